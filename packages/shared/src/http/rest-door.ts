@@ -1,0 +1,187 @@
+/**
+ * Mounts an operation table on Fastify as REST routes. It assembles one input object from path,
+ * query and body, turns query strings into the types the schema asks for, validates with the
+ * operation's own zod schema, and renders every refusal as an RFC 9457 problem document.
+ * The service supplies `execute`, where authentication, idempotency and storage happen.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Problem } from '../errors/problem.js';
+import { problemFromZod } from '../errors/zod-fields.js';
+import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
+import { pathParameterNames, type AnyOperation, type HttpMethod } from '../operations/operation.js';
+
+export interface OperationOutcome {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+export interface RestDoorOptions<Ctx> {
+  operations: readonly AnyOperation<Ctx>[];
+  /** Runs a validated call; the service wraps authentication, idempotency and transactions here. */
+  execute: (op: AnyOperation<Ctx>, input: unknown, request: FastifyRequest) => Promise<OperationOutcome>;
+}
+
+export function mountRestOperations<Ctx>(app: FastifyInstance, options: RestDoorOptions<Ctx>): void {
+  for (const op of options.operations) {
+    const properties = objectProperties(jsonSchemaOf(op.input, 'input'));
+    const pathNames = pathParameterNames(op.http.path);
+    app.route({
+      method: op.http.method,
+      url: op.http.path.replace(/\{([^}]+)\}/g, ':$1'),
+      handler: async (request, reply) => {
+        const raw = assembleInput(request, pathNames, properties);
+        const parsed = op.input.safeParse(raw);
+        if (!parsed.success) throw problemFromZod(parsed.error);
+        const outcome = await options.execute(op, parsed.data, request);
+        for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
+        if (!reply.hasHeader('cache-control')) {
+          reply.header('cache-control', op.cacheMaxAgeSec ? `public, max-age=${op.cacheMaxAgeSec}` : 'no-store');
+        }
+        reply.code(outcome.status);
+        if (outcome.status === 204) return reply.send();
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify(outcome.body));
+      },
+    });
+  }
+}
+
+function assembleInput(
+  request: FastifyRequest,
+  pathNames: string[],
+  properties: Record<string, Record<string, unknown>>,
+): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query)) {
+    const schema = properties[name];
+    input[name] = schema ? coerceQueryValue(value, schema) : value;
+  }
+  const body = request.body;
+  if (body !== undefined && body !== null) {
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw new Problem('invalid_input', 'The body must be a JSON object.', {
+        fields: [{ path: '(body)', problem: 'invalid', message: 'The body must be a JSON object.' }],
+      });
+    }
+    Object.assign(input, body);
+  }
+  const params = (request.params ?? {}) as Record<string, string>;
+  for (const name of pathNames) input[name] = params[name];
+  return input;
+}
+
+/** Query strings carry text; the schema says what the value is. Anything unconvertible is left for zod to refuse. */
+function coerceQueryValue(value: unknown, schema: Record<string, unknown>): unknown {
+  const kind = primitiveKind(schema);
+  const single = Array.isArray(value) ? value[value.length - 1] : value;
+  switch (kind) {
+    case 'integer':
+    case 'number':
+      return typeof single === 'string' && single.trim() !== '' && Number.isFinite(Number(single)) ? Number(single) : single;
+    case 'boolean':
+      return single === 'true' ? true : single === 'false' ? false : single;
+    case 'array': {
+      const list = Array.isArray(value) ? value : [value];
+      return list.flatMap((v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : [v]));
+    }
+    default:
+      return single;
+  }
+}
+
+export interface ProblemHandlingOptions {
+  problemsBase: () => string;
+  /** Routes that exist, for telling 405 from 404. */
+  knownRoutes: () => readonly { method: HttpMethod | 'HEAD'; path: string }[];
+  log?: (error: unknown) => void;
+}
+
+/** Makes every refusal of the server a problem document: our own, Fastify's, unknown routes and methods. */
+export function installProblemHandling(app: FastifyInstance, options: ProblemHandlingOptions): void {
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toProblem(error);
+    if (problem.status >= 500) (options.log ?? ((e) => request.log.error(e)))(error);
+    return sendProblem(reply, problem, options.problemsBase());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = options
+      .knownRoutes()
+      .filter((route) => routePattern(route.path).test(path))
+      .map((route) => route.method);
+    if (allowed.length > 0) {
+      const allow = [...new Set(allowed)].join(', ');
+      return sendProblem(
+        reply,
+        new Problem('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow}.`, { headers: { allow } }),
+        options.problemsBase(),
+      );
+    }
+    return sendProblem(reply, new Problem('not_found', `No resource at ${request.method} ${path}.`), options.problemsBase());
+  });
+}
+
+const patternCache = new Map<string, RegExp>();
+function routePattern(path: string): RegExp {
+  let pattern = patternCache.get(path);
+  if (!pattern) {
+    const source = path
+      .split(/(\{[^}]+\}|:[a-zA-Z_]+)/)
+      .map((part) => (part.startsWith('{') || part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('');
+    pattern = new RegExp(`^${source}/?$`);
+    patternCache.set(path, pattern);
+  }
+  return pattern;
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem, problemsBase: string): FastifyReply {
+  for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
+  reply.header('cache-control', 'no-store');
+  return reply.code(problem.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(problem.toDocument(problemsBase)));
+}
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+}
+
+export function toProblem(error: unknown): Problem {
+  if (error instanceof Problem) return error;
+  const e = (error ?? {}) as FastifyLikeError;
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new Problem('payload_too_large', 'The request body is larger than this server accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new Problem('unsupported_media_type', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new Problem('bad_request', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return new Problem('bad_request', 'The URL is malformed.');
+  }
+  if (e.statusCode === 400) return new Problem('bad_request', e.message ?? 'Bad request.');
+  if (e.statusCode === 413) return new Problem('payload_too_large', 'The request body is larger than this server accepts.');
+  if (e.statusCode === 415) return new Problem('unsupported_media_type', 'Send the body as application/json.');
+  return new Problem('internal_error', 'Something went wrong on our side; the request was not completed.');
+}
+
+/** A JSON body parser that takes an empty body as no body, and refuses bad JSON with a clear 400. */
+export function installJsonParser(app: FastifyInstance, bodyLimitBytes: number): void {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    ['application/json', /^application\/[a-z0-9.+-]*\+json$/],
+    { parseAs: 'string', bodyLimit: bodyLimitBytes },
+    (_request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        done(new Problem('bad_request', 'The body is not valid JSON.'), undefined);
+      }
+    },
+  );
+}
