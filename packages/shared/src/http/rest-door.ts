@@ -171,17 +171,15 @@ export function toProblem(error: unknown): Problem {
 /** A JSON body parser that takes an empty body as no body, and refuses bad JSON with a clear 400. */
 export function installJsonParser(app: FastifyInstance, bodyLimitBytes: number): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    ['application/json', /^application\/[a-z0-9.+-]*\+json$/],
-    { parseAs: 'string', bodyLimit: bodyLimitBytes },
-    (_request, body, done) => {
-      const text = typeof body === 'string' ? body : body.toString('utf8');
-      if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, JSON.parse(text));
-      } catch {
-        done(new Problem('bad_request', 'The body is not valid JSON.'), undefined);
-      }
-    },
-  );
+  const parse = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void => {
+    const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new Problem('bad_request', 'The body is not valid JSON.'), undefined);
+    }
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: bodyLimitBytes }, parse);
+  app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string', bodyLimit: bodyLimitBytes }, parse);
 }

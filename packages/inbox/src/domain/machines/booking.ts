@@ -11,6 +11,10 @@ export const proposalInput = z.object({
   note: z.string().max(2000).optional(),
 });
 
+export const confirmInput = z.object({
+  price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Price in minor units, for a booking the catalogue does not price.'),
+});
+
 export const bookingMachine = defineMachine({
   type: 'booking',
   initial: 'requested',
@@ -56,8 +60,9 @@ export const bookingMachine = defineMachine({
       to: 'confirmed',
       by: BUSINESS,
       guards: ['slot_available'],
-      effects: ['schedule_auto_complete'],
+      effects: ['price_booking', 'schedule_auto_complete'],
       label: 'Confirm',
+      input: confirmInput,
     },
     { event: 'decline', from: [...OPEN], to: 'declined', by: BUSINESS, guards: [], effects: [], label: 'Decline' },
     { event: 'cancel', from: [...OPEN], to: 'cancelled', by: CUSTOMERS, guards: [], effects: [], label: 'Cancel' },

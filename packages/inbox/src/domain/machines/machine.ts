@@ -31,9 +31,7 @@ export type GuardId =
   /** Payment was requested `orders.payDays` ago and never came. */
   | 'payment_overdue'
   /** The order was never charged back. */
-  | 'not_charged_back'
-  /** The booking start lies after now (a correction window does not apply). */
-  | 'correction_allowed';
+  | 'not_charged_back';
 
 /** Every effect a transition may have besides moving state. */
 export type EffectId =
@@ -43,6 +41,8 @@ export type EffectId =
   | 'store_quote'
   /** Store the owner's proposal on the booking. */
   | 'store_proposal'
+  /** Apply a price the business sets when confirming a booking the catalogue does not price. */
+  | 'price_booking'
   /** Apply business-set line prices given with the acceptance. */
   | 'price_lines'
   /** Record when payment was requested, and a payment URL. */

@@ -9,6 +9,9 @@ export const quoteInput = z.object({
   creates: z.enum(['booking', 'order']).default('order').describe('What an acceptance creates.'),
   startTime: z.iso.datetime({ offset: true }).optional().describe('For a quote that creates a booking: its start.'),
   endTime: z.iso.datetime({ offset: true }).optional(),
+}).refine((q) => q.creates !== 'booking' || q.startTime !== undefined, {
+  message: 'A quote that creates a booking needs its startTime.',
+  path: ['startTime'],
 });
 
 export const quoteRequestMachine = defineMachine({

@@ -74,6 +74,7 @@ export interface ItemsTable {
   version: number;
   payload: string;
   contact: string | null;
+  contact_email: string | null;
   needs_human: number;
   priority: number;
   sandbox: number;

@@ -1,5 +1,5 @@
 /** The inbox's first schema: catalogue, items with their events and conversation, keys, jobs. */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -74,6 +74,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('version', 'integer', (c) => c.notNull())
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('contact', 'text')
+    .addColumn('contact_email', 'text')
     .addColumn('needs_human', 'integer', (c) => c.notNull())
     .addColumn('priority', 'integer', (c) => c.notNull())
     .addColumn('sandbox', 'integer', (c) => c.notNull())
@@ -92,6 +93,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('items_newest').on('items').columns(['is_open', 'id']).execute();
   await db.schema.createIndex('items_by_type_state').on('items').columns(['type', 'state', 'id']).execute();
+  await db.schema.createIndex('items_by_contact_email').on('items').columns(['contact_email', 'id']).execute();
   await db.schema.createIndex('items_slots').on('items').columns(['service_id', 'state', 'start_at']).execute();
   await db.schema
     .createTable('item_events')
@@ -168,5 +170,4 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
-  void sql;
 }

@@ -1,0 +1,66 @@
+/**
+ * The composition root of one inbox: opens storage, wires the operation table to the doors, and
+ * starts the job runner. Tests build it with their own clock and data folder.
+ */
+import type { FastifyInstance } from 'fastify';
+import { join } from 'node:path';
+import type { Clock } from './domain/types.js';
+import { buildHttpServer } from './doors/rest/http-server.js';
+import { JobRunner } from './jobs/job-runner.js';
+import { systemEventHandler } from './jobs/system-event-job.js';
+import { OPERATIONS } from './operations/index.js';
+import { openSqliteStore } from './store/kysely/kysely-inbox-store.js';
+import type { InboxStore } from './store/store.js';
+
+export const SOFTWARE_VERSION = '0.1.0';
+
+export interface InboxOptions {
+  dataDir: string;
+  publicBaseUrl: string;
+  clock?: Clock;
+  logLevel?: string;
+  /** Start the background job loop (tests may drive jobs by hand). */
+  runJobs?: boolean;
+  jobPollIntervalMs?: number;
+}
+
+export interface Inbox {
+  http: FastifyInstance;
+  store: InboxStore;
+  jobs: JobRunner;
+  clock: Clock;
+  close(): Promise<void>;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export async function buildInbox(options: InboxOptions): Promise<Inbox> {
+  const clock = options.clock ?? systemClock;
+  const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
+  const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'));
+  const config = { publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''), softwareVersion: SOFTWARE_VERSION };
+  const http = buildHttpServer({
+    deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1' },
+    operations: OPERATIONS,
+    logLevel,
+  });
+  const jobs = new JobRunner(
+    store,
+    clock,
+    { 'item.system_event': systemEventHandler(clock) },
+    (message, detail) => http.log.warn({ err: detail }, message),
+    { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
+  );
+  if (options.runJobs ?? true) jobs.start();
+  return {
+    http,
+    store,
+    jobs,
+    clock,
+    async close() {
+      await jobs.stop();
+      await http.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** Settings from the environment, each with an embedded default (documented in README.md). */
+import { resolve } from 'node:path';
+
+export interface InboxEnvironment {
+  dataDir: string;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  logLevel: string;
+  seedDemo: boolean;
+}
+
+function port(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) throw new Error(`${name} must be a port number, not ${value}`);
+  return parsed;
+}
+
+export function readEnvironment(env: NodeJS.ProcessEnv = process.env): InboxEnvironment {
+  const host = env.INBOX_HOST || '127.0.0.1';
+  const inboxPort = port(env.INBOX_PORT, 8787, 'INBOX_PORT');
+  return {
+    dataDir: resolve(env.DATA_DIR || './data'),
+    host,
+    port: inboxPort,
+    publicBaseUrl: env.INBOX_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${inboxPort}`,
+    logLevel: env.LOG_LEVEL || 'info',
+    seedDemo: env.INBOX_SEED_DEMO !== 'false',
+  };
+}

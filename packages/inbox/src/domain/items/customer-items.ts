@@ -1,0 +1,270 @@
+/**
+ * What a customer's agent does with items: create the four kinds it may create, read an item's
+ * status with its access token, cancel it, message on it, accept an offer. Every function runs
+ * inside the caller's transaction.
+ */
+import { Problem, invalidField, newId } from '@svc/shared';
+import { loadProfile, type DomainContext } from '../context.js';
+import { isWithinOpeningHours } from '../availability/free-starts.js';
+import { priceBooking, priceOrder } from '../catalogue/pricing.js';
+import { isoInZone, parseInstant } from '../time.js';
+import type { Actor, Caller, Contact, ItemRecord, ItemType } from '../types.js';
+import { accessTokenMatches, newAccessToken } from './access-token.js';
+import { slotProblem } from './guards.js';
+import { buildSearchText, insertItem, moveItem, openMoves, type Mover } from './item-writer.js';
+import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
+import { conversationEntry, itemView, type ItemView } from './views.js';
+
+export interface CreateRequest<P> {
+  payload: P;
+  contact?: Contact | undefined;
+  message?: string | undefined;
+  sandbox?: boolean | undefined;
+}
+
+/** Which operation a customer uses for each event they may fire. */
+const CUSTOMER_OPERATION: Record<string, string> = {
+  cancel: 'cancel_item',
+  cancel_late: 'cancel_item',
+  close: 'cancel_item',
+  decline: 'decline_offer',
+  accept: 'accept_offer',
+  provide_info: 'send_message',
+  reopen: 'send_message',
+};
+
+/** cancel_item fires the customer's way out of each item type. */
+const CANCEL_EVENTS: Record<ItemType, readonly string[]> = {
+  booking: ['cancel', 'cancel_late'],
+  order: ['cancel'],
+  quote_request: ['decline'],
+  message: ['close'],
+  refund: [],
+};
+
+function moverOf(caller: Caller): Mover {
+  return { actor: caller.actor, channel: caller.channel };
+}
+
+async function ensureAccepts(ctx: DomainContext, type: ItemType): Promise<void> {
+  const { profile } = await loadProfile(ctx.store);
+  if (!profile.itemTypes.includes(type)) {
+    throw new Problem('not_allowed', `This business does not accept ${type.replace('_', ' ')}s.`);
+  }
+}
+
+export async function createBooking(ctx: DomainContext, caller: Caller, request: CreateRequest<BookingRequest>) {
+  await ensureAccepts(ctx, 'booking');
+  const { profile } = await loadProfile(ctx.store);
+  const nowMs = ctx.clock.now();
+  const p = request.payload;
+  const service = await ctx.store.catalogue.getService(p.serviceId);
+  if (!service || !service.active) throw invalidField('payload.serviceId', `No bookable service has id ${p.serviceId}; see list_services.`);
+  const startAt = parseInstant(p.startTime);
+  if (startAt <= nowMs) throw invalidField('payload.startTime', 'startTime must be in the future.');
+  const endAt = p.endTime ? parseInstant(p.endTime) : startAt + service.durationMinutes * 60_000;
+  if (endAt <= startAt) throw invalidField('payload.endTime', 'endTime must be after startTime.');
+  if (p.partySize > service.maxPartySize) {
+    throw invalidField('payload.partySize', `${service.name} takes parties of at most ${service.maxPartySize}.`);
+  }
+  const taken = await slotProblem(ctx, service.id, startAt, endAt, p.partySize, null);
+  if (taken?.code === 'slot_taken' && !request.sandbox) throw taken;
+
+  const durationMinutes = Math.round((endAt - startAt) / 60_000);
+  const pricing = priceBooking(service, durationMinutes, p.price);
+  const [openingHours, closures] = await Promise.all([ctx.store.catalogue.getOpeningHours(), ctx.store.catalogue.getClosures()]);
+  const inHours = isWithinOpeningHours(startAt, endAt, profile.timeZone, openingHours, closures);
+  const payload: BookingPayload = {
+    serviceId: service.id,
+    serviceName: service.name,
+    startTime: isoInZone(startAt, profile.timeZone),
+    endTime: isoInZone(endAt, profile.timeZone),
+    durationMinutes,
+    partySize: p.partySize,
+    priceModel: service.priceModel,
+    price: pricing.price,
+    priceCurrency: service.priceCurrency,
+    priceStatus: pricing.priceStatus,
+  };
+  if (pricing.customerStatedPrice !== undefined) payload.customerStatedPrice = pricing.customerStatedPrice;
+  if (p.description) payload.description = p.description;
+  return createFor(ctx, caller, request, {
+    type: 'booking',
+    payload,
+    needsHuman: pricing.priceStatus === 'awaiting_business' || !inHours,
+    serviceId: service.id,
+    startAt,
+    endAt,
+    partySize: p.partySize,
+  });
+}
+
+export async function createOrder(ctx: DomainContext, caller: Caller, request: CreateRequest<OrderRequest>) {
+  await ensureAccepts(ctx, 'order');
+  const { profile } = await loadProfile(ctx.store);
+  const catalogue = ctx.store.catalogue;
+  const { payload, awaitsBusiness } = await priceOrder(request.payload, profile.currency, {
+    byId: (id) => catalogue.getProduct(id),
+    bySku: (sku) => catalogue.getProductBySku(sku),
+  });
+  return createFor(ctx, caller, request, { type: 'order', payload, needsHuman: awaitsBusiness });
+}
+
+export async function requestQuote(ctx: DomainContext, caller: Caller, request: CreateRequest<Record<string, unknown>>) {
+  await ensureAccepts(ctx, 'quote_request');
+  const payload = request.payload;
+  if (typeof payload.serviceId === 'string' && !(await ctx.store.catalogue.getService(payload.serviceId))) {
+    throw invalidField('payload.serviceId', `No service has id ${payload.serviceId}; see list_services.`);
+  }
+  return createFor(ctx, caller, request, { type: 'quote_request', payload, needsHuman: true });
+}
+
+export async function startConversation(ctx: DomainContext, caller: Caller, request: CreateRequest<Record<string, unknown>>) {
+  await ensureAccepts(ctx, 'message');
+  if (!request.message) throw invalidField('message', 'A new conversation needs a message.', 'missing');
+  return createFor(ctx, caller, request, { type: 'message', payload: request.payload, needsHuman: true });
+}
+
+async function createFor(
+  ctx: DomainContext,
+  caller: Caller,
+  request: CreateRequest<unknown>,
+  spec: { type: ItemType; payload: Record<string, unknown>; needsHuman: boolean; serviceId?: string; startAt?: number; endAt?: number; partySize?: number },
+) {
+  const { token, hash } = newAccessToken();
+  const item = await insertItem(ctx, moverOf(caller), {
+    ...spec,
+    contact: request.contact ?? null,
+    sandbox: request.sandbox ?? false,
+    accessTokenHash: hash,
+    message: request.message,
+  });
+  const status = await statusView(ctx, item, caller.actor);
+  return { ...status, accessToken: token, identity: await identityOf(ctx, item) };
+}
+
+/** Whether the business has seen this contact before; proof (a one-time code) comes with identity work. */
+async function identityOf(ctx: DomainContext, item: ItemRecord) {
+  const email = item.contact?.email;
+  const earlier = email ? await ctx.store.items.historyByEmail(email, item.id) : [];
+  return {
+    recognised: earlier.length > 0 ? ('weak' as const) : ('none' as const),
+    passes: [],
+    networks: {},
+    guide: '/docs/agents',
+  };
+}
+
+export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Actor) {
+  const [moves, messages] = await Promise.all([openMoves(ctx, item, actor), ctx.store.items.listMessages(item.id, false)]);
+  return {
+    ...itemView(item),
+    next: moves.map((row) => ({
+      event: row.event === 'cancel_late' ? 'cancel' : row.event,
+      operation: CUSTOMER_OPERATION[row.event] ?? 'send_message',
+      label: row.label,
+    })),
+    conversation: messages.map(conversationEntry),
+  };
+}
+
+/** Loads an item for its token holder: unknown ids are 404, a missing or wrong token 401. */
+export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessToken: string | undefined): Promise<ItemRecord> {
+  const item = await ctx.store.items.get(itemId);
+  if (!item) throw new Problem('not_found', `No item has id ${itemId}.`);
+  if (!accessToken) {
+    throw new Problem('unauthorized', 'This item needs its access token (access_token, or header x-access-token).', {
+      headers: { 'www-authenticate': 'Bearer realm="item access token"' },
+    });
+  }
+  if (!accessTokenMatches(accessToken, item.accessTokenHash)) {
+    throw new Problem('unauthorized', 'That access token does not open this item.');
+  }
+  return item;
+}
+
+export async function getItemStatus(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined) {
+  const item = await loadOwnedItem(ctx, itemId, token);
+  return statusView(ctx, item, caller.actor);
+}
+
+export async function cancelItem(
+  ctx: DomainContext,
+  caller: Caller,
+  itemId: string,
+  token: string | undefined,
+  options: { reason?: string | undefined; expectedVersion?: number | undefined },
+) {
+  const item = await loadOwnedItem(ctx, itemId, token);
+  if (CANCEL_EVENTS[item.type].length === 0) throw new Problem('not_allowed', `A ${item.type} cannot be cancelled by the customer.`);
+  const moved = await moveItem(ctx, moverOf(caller), item, { events: CANCEL_EVENTS[item.type], reason: options.reason, expectedVersion: options.expectedVersion });
+  return statusView(ctx, moved, caller.actor);
+}
+
+export async function respondToOffer(
+  ctx: DomainContext,
+  caller: Caller,
+  itemId: string,
+  token: string | undefined,
+  answer: 'accept' | 'decline',
+  options: { expectedVersion?: number | undefined; reason?: string | undefined },
+) {
+  const item = await loadOwnedItem(ctx, itemId, token);
+  const moved = await moveItem(ctx, moverOf(caller), item, { events: [answer], expectedVersion: options.expectedVersion, reason: options.reason });
+  return statusView(ctx, moved, caller.actor);
+}
+
+/**
+ * A customer's message on an item they own. It never changes the version by itself; an item waiting
+ * for the customer's details moves on (provide_info), and a closed conversation reopens.
+ */
+export async function customerMessage(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined, text: string) {
+  let item = await loadOwnedItem(ctx, itemId, token);
+  const nowMs = ctx.clock.now();
+  const message = {
+    id: newId(nowMs),
+    itemId: item.id,
+    authorKind: caller.actor.kind,
+    authorId: null,
+    authorName: item.contact?.name ?? null,
+    body: text,
+    internal: false,
+    channel: caller.channel,
+    createdAt: nowMs,
+  };
+  await ctx.store.items.addMessage(message);
+  await recordMessageEvent(ctx, caller, item, message.id);
+  item = await touchSearchText(ctx, item, text);
+  const follow = item.state === 'needs_info' ? 'provide_info' : item.type === 'message' && item.state !== 'open' && item.state !== 'spam' ? 'reopen' : null;
+  if (follow) item = await moveItem(ctx, moverOf(caller), item, { events: [follow] });
+  return statusView(ctx, item, caller.actor);
+}
+
+/** A `<type>.message` event: recorded with the item's current version, never bumping it. */
+export async function recordMessageEvent(ctx: DomainContext, caller: Caller, item: ItemRecord, messageId: string): Promise<void> {
+  const nowMs = ctx.clock.now();
+  await ctx.store.items.appendEvent({
+    id: newId(nowMs),
+    itemId: item.id,
+    seq: null,
+    type: `${item.type}.message`,
+    event: 'message',
+    fromState: item.state,
+    toState: item.state,
+    version: item.version,
+    actor: caller.actor,
+    channel: caller.channel,
+    sandbox: item.sandbox,
+    reason: null,
+    data: { messageId },
+    createdAt: nowMs,
+  });
+}
+
+async function touchSearchText(ctx: DomainContext, item: ItemRecord, text: string): Promise<ItemRecord> {
+  const updated = { ...item, searchText: `${item.searchText} | ${buildSearchText(item, [text]).split(' | ')[1] ?? ''}`, updatedAt: ctx.clock.now() };
+  if (!(await ctx.store.items.update(updated, item.version))) throw new Problem('version_conflict', 'The item changed; try again.');
+  return updated;
+}
+
+export type { ItemView };

@@ -1,0 +1,108 @@
+/**
+ * Guard evaluation: each GuardId is a read-only check over a snapshot of the item and its world.
+ * A failing guard answers guard_failed (409), except a full slot, which answers slot_taken (409).
+ */
+import { Problem } from '@svc/shared';
+import type { DomainContext } from '../context.js';
+import type { GuardId, TransitionRow } from '../machines/machine.js';
+import type { Settings } from '../settings/settings-document.js';
+import { parseInstant } from '../time.js';
+import type { ActorKind, ItemRecord } from '../types.js';
+import type { BookingPayload, OrderPayload, QuotePayload } from './payloads.js';
+
+export interface GuardSnapshot {
+  ctx: DomainContext;
+  item: ItemRecord;
+  row: TransitionRow;
+  input: Record<string, unknown>;
+  settings: Settings;
+  actor: ActorKind;
+  nowMs: number;
+}
+
+type Guard = (snap: GuardSnapshot) => Promise<Problem | null> | Problem | null;
+
+const failed = (detail: string): Problem => new Problem('guard_failed', detail);
+
+const GUARDS: Record<GuardId, Guard> = {
+  slot_available: async ({ ctx, item }) => {
+    const payload = item.payload as BookingPayload;
+    const startAt = payload.proposal ? parseInstant(payload.proposal.startTime) : item.startAt;
+    const endAt = payload.proposal ? parseInstant(payload.proposal.endTime) : item.endAt;
+    if (!item.serviceId || startAt === null || endAt === null) return failed('The booking has no slot.');
+    return slotProblem(ctx, item.serviceId, startAt, endAt, item.partySize ?? 1, item.id);
+  },
+  not_too_soon: async ({ ctx, item, nowMs }) => {
+    const payload = item.payload as BookingPayload;
+    const startAt = payload.proposal ? parseInstant(payload.proposal.startTime) : item.startAt;
+    const service = item.serviceId ? await ctx.store.catalogue.getService(item.serviceId) : null;
+    const noticeMs = (service?.minNoticeMinutes ?? 0) * 60_000;
+    return startAt !== null && startAt >= nowMs + noticeMs ? null : failed('The time is too soon (or already past) to book.');
+  },
+  has_started: ({ item, nowMs }) =>
+    item.startAt !== null && item.startAt <= nowMs ? null : failed('The booking has not started yet.'),
+  within_cancellation_window: ({ item, settings, nowMs }) => {
+    const windowMs = settings.booking.cancellationWindowMinutes * 60_000;
+    return item.startAt !== null && item.startAt - nowMs >= windowMs
+      ? null
+      : failed(`Free cancellation ends ${settings.booking.cancellationWindowMinutes} minutes before the start.`);
+  },
+  late_cancellation_recorded: ({ item, settings, nowMs }) => {
+    const windowMs = settings.booking.cancellationWindowMinutes * 60_000;
+    if (item.startAt !== null && item.startAt - nowMs >= windowMs) return failed('The booking is still inside the free cancellation window.');
+    return settings.booking.lateCancellation === 'record'
+      ? null
+      : failed('The free cancellation window has passed and this business does not accept late cancellations.');
+  },
+  proposal_present: ({ item }) => ((item.payload as BookingPayload).proposal ? null : failed('There is no proposal to accept.')),
+  quote_valid: ({ item, nowMs }) => {
+    const quote = (item.payload as QuotePayload).quote;
+    if (!quote) return failed('There is no quote to accept.');
+    return parseInstant(quote.validThrough) > nowMs ? null : failed('The quote is no longer valid.');
+  },
+  quote_lapsed: ({ item, nowMs }) => {
+    const quote = (item.payload as QuotePayload).quote;
+    return quote && parseInstant(quote.validThrough) <= nowMs ? null : failed('The quote is still valid.');
+  },
+  order_priced: ({ item, input }) => {
+    const payload = item.payload as OrderPayload;
+    const given = new Set(((input.linePrices ?? []) as { line: number }[]).map((l) => l.line));
+    const unpriced = payload.lines.map((line, index) => ({ line, index })).filter(({ line, index }) => line.price === null && !given.has(index));
+    return unpriced.length === 0
+      ? null
+      : failed(`Lines ${unpriced.map((u) => u.index).join(', ')} have no price; give them in input.linePrices.`);
+  },
+  payment_overdue: ({ item, settings, nowMs }) => {
+    const payload = item.payload as OrderPayload;
+    if (payload.lapsedAt) return failed('The payment promise already lapsed.');
+    if (!payload.paymentRequestedAt) return failed('Payment was never requested.');
+    const dueMs = parseInstant(payload.paymentRequestedAt) + settings.orders.payDays * 86_400_000;
+    return dueMs <= nowMs ? null : failed('Payment is not overdue yet.');
+  },
+  not_charged_back: ({ item }) => ((item.payload as OrderPayload).chargedBackAt ? failed('A charge-back is already recorded.') : null),
+};
+
+/** The first failing guard's refusal, or null when every guard passes. */
+export async function checkGuards(snap: GuardSnapshot): Promise<Problem | null> {
+  for (const id of snap.row.guards) {
+    const problem = await GUARDS[id](snap);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Whether a booking of `partySize` fits among the service's confirmed (non-sandbox) bookings. */
+export async function slotProblem(
+  ctx: DomainContext,
+  serviceId: string,
+  startAt: number,
+  endAt: number,
+  partySize: number,
+  excludeItemId: string | null,
+): Promise<Problem | null> {
+  const service = await ctx.store.catalogue.getService(serviceId);
+  if (!service) return failed('The service no longer exists.');
+  const busy = await ctx.store.items.confirmedBookings(serviceId, startAt, endAt);
+  const taken = busy.filter((b) => b.itemId !== excludeItemId).reduce((sum, b) => sum + b.partySize, 0);
+  return taken + partySize <= service.capacity ? null : new Problem('slot_taken', 'That time is no longer free; check availability for another.');
+}

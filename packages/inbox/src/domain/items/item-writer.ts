@@ -1,0 +1,248 @@
+/**
+ * The two writes every item goes through: creating it (version 1, its `<type>.create` event) and
+ * moving it (load, resolve, guard, apply effects, compare-and-set, event, follow-ups). Callers run
+ * these inside a store transaction; nothing here commits on its own.
+ */
+import { Problem, newId, problemFromZod } from '@svc/shared';
+import { loadProfile, loadSettings, type DomainContext } from '../context.js';
+import { MACHINES, candidateTransitions, normaliseEventName, resolveTransition, type TransitionRow } from '../machines/index.js';
+import { foldText } from '../text.js';
+import type { Actor, Channel, Contact, ItemRecord, ItemType } from '../types.js';
+import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.js';
+import { checkGuards } from './guards.js';
+
+export interface NewItem {
+  type: ItemType;
+  payload: Record<string, unknown>;
+  contact: Contact | null;
+  sandbox: boolean;
+  needsHuman: boolean;
+  accessTokenHash: string;
+  serviceId?: string | null;
+  startAt?: number | null;
+  endAt?: number | null;
+  partySize?: number | null;
+  linkedItemId?: string | null;
+  message?: string | undefined;
+}
+
+export interface Mover {
+  actor: Actor;
+  channel: Channel;
+}
+
+export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem): Promise<ItemRecord> {
+  const nowMs = ctx.clock.now();
+  const machine = MACHINES[spec.type];
+  const item: ItemRecord = {
+    id: newId(nowMs),
+    type: spec.type,
+    state: machine.initial,
+    version: 1,
+    payload: spec.payload,
+    contact: spec.contact,
+    needsHuman: spec.needsHuman,
+    priority: 0,
+    sandbox: spec.sandbox,
+    accessTokenHash: spec.accessTokenHash,
+    channel: mover.channel,
+    serviceId: spec.serviceId ?? null,
+    startAt: spec.startAt ?? null,
+    endAt: spec.endAt ?? null,
+    partySize: spec.partySize ?? null,
+    linkedItemId: spec.linkedItemId ?? null,
+    searchText: '',
+    isOpen: !machine.terminal.includes(machine.initial),
+    createdAt: nowMs,
+    updatedAt: nowMs,
+    closedAt: null,
+  };
+  item.searchText = buildSearchText(item, spec.message ? [spec.message] : []);
+  await ctx.store.items.insert(item);
+  await ctx.store.items.appendEvent({
+    id: newId(nowMs),
+    itemId: item.id,
+    seq: 1,
+    type: `${item.type}.create`,
+    event: 'create',
+    fromState: null,
+    toState: item.state,
+    version: 1,
+    actor: mover.actor,
+    channel: mover.channel,
+    sandbox: item.sandbox,
+    reason: null,
+    data: null,
+    createdAt: nowMs,
+  });
+  if (spec.message) {
+    await ctx.store.items.addMessage({
+      id: newId(nowMs),
+      itemId: item.id,
+      authorKind: mover.actor.kind,
+      authorId: mover.actor.id,
+      authorName: spec.contact?.name ?? mover.actor.name,
+      body: spec.message,
+      internal: false,
+      channel: mover.channel,
+      createdAt: nowMs,
+    });
+  }
+  return item;
+}
+
+export interface TransitionRequest {
+  /** Events to try in order; the first whose guards pass is fired (cancel, then cancel_late). */
+  events: readonly string[];
+  input?: Record<string, unknown> | undefined;
+  reason?: string | undefined;
+  expectedVersion?: number | undefined;
+}
+
+export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecord, request: TransitionRequest): Promise<ItemRecord> {
+  if (request.expectedVersion !== undefined && request.expectedVersion !== item.version) {
+    throw new Problem('version_conflict', `The item is at version ${item.version}, not ${request.expectedVersion}; read it again.`, {
+      extensions: { currentVersion: item.version },
+    });
+  }
+  const machine = MACHINES[item.type];
+  const { settings } = await loadSettings(ctx.store);
+  const nowMs = ctx.clock.now();
+
+  let chosen: { row: TransitionRow; input: Record<string, unknown> } | null = null;
+  let firstRefusal: Problem | null = null;
+  for (const rawEvent of request.events) {
+    const event = normaliseEventName(item.type, rawEvent);
+    let rows: TransitionRow[];
+    try {
+      rows = resolveTransition(machine, item.state, event, mover.actor.kind);
+    } catch (problem) {
+      firstRefusal ??= problem as Problem;
+      continue;
+    }
+    for (const row of rows) {
+      const input = parseTransitionInput(row, request.input);
+      const refusal = await checkGuards({ ctx, item, row, input, settings, actor: mover.actor.kind, nowMs });
+      if (!refusal) {
+        chosen = { row, input };
+        break;
+      }
+      firstRefusal ??= refusal;
+    }
+    if (chosen) break;
+  }
+  if (!chosen) throw firstRefusal ?? new Problem('unknown_event', 'No event was named.');
+
+  const { row, input } = chosen;
+  const { profile } = await loadProfile(ctx.store);
+  const draft: ItemRecord = structuredClone(item);
+  const jobs: ScheduledJob[] = [];
+  const newItems: NewItemRequest[] = [];
+  await applyEffects(row.effects, {
+    ctx,
+    draft,
+    input,
+    settings,
+    timeZone: profile.timeZone,
+    currency: profile.currency,
+    nowMs,
+    jobs,
+    newItems,
+  });
+
+  for (const request of newItems) {
+    const created = await insertItem(ctx, mover, {
+      type: request.type,
+      payload: request.payload,
+      contact: item.contact,
+      sandbox: item.sandbox,
+      needsHuman: false,
+      accessTokenHash: item.accessTokenHash,
+      serviceId: request.serviceId ?? null,
+      startAt: request.startAt ?? null,
+      endAt: request.endAt ?? null,
+      partySize: request.partySize ?? null,
+      linkedItemId: item.id,
+    });
+    request.link(created.id);
+  }
+
+  const to = row.to ?? item.state;
+  draft.state = to;
+  draft.version = item.version + 1;
+  draft.updatedAt = nowMs;
+  draft.isOpen = !machine.terminal.includes(to);
+  draft.closedAt = draft.isOpen ? null : (item.closedAt ?? nowMs);
+  draft.searchText = [buildSearchText(draft, []), ...item.searchText.split(' | ').slice(1)].join(' | ');
+  const written = await ctx.store.items.update(draft, item.version);
+  if (!written) throw new Problem('version_conflict', 'The item changed while this move was being made; read it again.');
+  await ctx.store.items.appendEvent({
+    id: newId(nowMs),
+    itemId: item.id,
+    seq: draft.version,
+    type: `${item.type}.${row.event}`,
+    event: row.event,
+    fromState: item.state,
+    toState: to,
+    version: draft.version,
+    actor: mover.actor,
+    channel: mover.channel,
+    sandbox: item.sandbox,
+    reason: request.reason ?? null,
+    data: Object.keys(input).length > 0 ? input : null,
+    createdAt: nowMs,
+  });
+  for (const job of jobs) {
+    await ctx.store.jobs.enqueue({ id: newId(nowMs), ...job }, nowMs);
+  }
+  return draft;
+}
+
+function parseTransitionInput(row: TransitionRow, raw: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (!row.input) return {};
+  const parsed = row.input.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const problem = problemFromZod(parsed.error);
+    throw new Problem('invalid_input', problem.message, { fields: problem.fields?.map((f) => ({ ...f, path: `input.${f.path}` })) ?? [] });
+  }
+  return parsed.data as Record<string, unknown>;
+}
+
+/** Rows the actor may fire now: candidates whose guards pass, one per event. */
+export async function openMoves(ctx: DomainContext, item: ItemRecord, actor: Actor): Promise<TransitionRow[]> {
+  const machine = MACHINES[item.type];
+  const { settings } = await loadSettings(ctx.store);
+  const nowMs = ctx.clock.now();
+  const open: TransitionRow[] = [];
+  const seen = new Set<string>();
+  for (const row of candidateTransitions(machine, item.state, actor.kind, true)) {
+    const key = row.unlisted && row.event === 'cancel_late' ? 'cancel' : row.event;
+    if (seen.has(key)) continue;
+    // Guards that need input (order_priced) are judged as if no input were given.
+    const refusal = await checkGuards({ ctx, item, row, input: {}, settings, actor: actor.kind, nowMs });
+    if (refusal && !(row.input && refusal.code === 'guard_failed' && row.guards.includes('order_priced'))) continue;
+    seen.add(key);
+    open.push(row);
+  }
+  return open;
+}
+
+/**
+ * Folded words an owner can search by: the head from the item's fields, then a tail of message
+ * text after ' | ' separators that transitions keep.
+ */
+export function buildSearchText(item: ItemRecord, messages: readonly string[]): string {
+  const p = item.payload as Record<string, unknown>;
+  const parts: unknown[] = [
+    item.type,
+    item.contact?.name,
+    item.contact?.email,
+    item.contact?.phone,
+    p.serviceName,
+    p.description,
+    p.subject,
+    Array.isArray(p.lines) ? (p.lines as { name?: string; sku?: string | null }[]).map((l) => `${l.name ?? ''} ${l.sku ?? ''}`).join(' ') : null,
+  ];
+  const head = foldText(parts.filter((v) => typeof v === 'string' && v.length > 0).join(' ')).replace(/\|/g, ' ');
+  return [head, ...messages.map((m) => foldText(m).replace(/\|/g, ' '))].join(' | ');
+}

@@ -1,0 +1,62 @@
+/** get_settings / update_settings (inbox spec §2 Settings document, §4). */
+import { Problem } from '@svc/shared';
+import { z } from 'zod';
+import { loadSettings } from '../domain/context.js';
+import { applySettingsWrite, redact, withDefaults } from '../domain/settings/settings-document.js';
+import { PUT, READ, inboxOperation } from './context.js';
+
+const settingsAnswer = z.object({
+  version: z.number().int(),
+  settings: z.record(z.string(), z.unknown()).describe('The whole document, defaults filled in; set secrets read as "[redacted]".'),
+  redacted: z.array(z.string()).describe('Paths of secrets that are set and shown redacted.'),
+});
+
+export const getSettingsOperation = inboxOperation({
+  name: 'get_settings',
+  title: 'Read the settings',
+  description: 'The settings document with its version. Secrets that are set read as "[redacted]" and `redacted` names their paths.',
+  audience: 'owner',
+  kind: 'read',
+  http: { method: 'GET', path: '/v1/owner/settings' },
+  scope: 'settings:read',
+  input: z.object({}),
+  output: settingsAnswer,
+  annotations: READ,
+  errors: ['unauthorized'],
+  run: async (ctx) => {
+    const { settings, version } = await loadSettings(ctx.domain.store);
+    return { version, ...redact(settings) };
+  },
+});
+
+export const updateSettingsOperation = inboxOperation({
+  name: 'update_settings',
+  title: 'Change the settings',
+  description:
+    'Merges the document sent over the current one: objects merge key by key, null removes a key so its default applies. Writing a document back as read (secrets "[redacted]") or without a secret keeps it.',
+  audience: 'owner',
+  kind: 'write',
+  http: { method: 'PUT', path: '/v1/owner/settings' },
+  scope: 'settings:write',
+  input: z.object({
+    settings: z.record(z.string(), z.unknown()).describe('The part of the document to change.'),
+    expected_version: z.number().int().min(0).optional().describe('Refuse with version_conflict unless the document is at this version.'),
+    idempotency_key: z.string().min(1).max(200).optional(),
+  }),
+  output: settingsAnswer,
+  annotations: PUT,
+  errors: ['unauthorized', 'invalid_input', 'version_conflict'],
+  run: async (ctx, input) => {
+    const store = ctx.domain.store;
+    const current = await loadSettings(store);
+    if (input.expected_version !== undefined && input.expected_version !== current.version) {
+      throw new Problem('version_conflict', `The settings are at version ${current.version}; read them again.`, {
+        extensions: { currentVersion: current.version },
+      });
+    }
+    const next = applySettingsWrite(current.stored, input.settings);
+    const written = await store.settings.put(next, current.version === 0 ? null : current.version, ctx.domain.clock.now());
+    if (!written) throw new Problem('version_conflict', 'The settings changed meanwhile; read them again.');
+    return { version: current.version + 1, ...redact(withDefaults(next as Record<string, never>)) };
+  },
+});

@@ -1,0 +1,99 @@
+/** Public reads of the business: profile, services, products, availability (inbox spec §4). */
+import { z } from 'zod';
+import { checkAvailability } from '../domain/availability/check-availability.js';
+import { productSchema, serviceSchema } from '../domain/catalogue/catalogue-schemas.js';
+import { productView, serviceView } from '../domain/catalogue/catalogue-service.js';
+import { loadProfile } from '../domain/context.js';
+import { businessProfileSchema } from '../domain/catalogue/profile.js';
+import { searchWords } from '../domain/text.js';
+import { READ, cursorPosition, inboxOperation, isPairPosition, nextCursor, pageFields } from './context.js';
+
+export const getBusinessProfile = inboxOperation({
+  name: 'get_business_profile',
+  title: 'Read the business profile',
+  description: 'Name, time zone, currency, languages and the item types the business accepts.',
+  audience: 'public',
+  kind: 'read',
+  http: { method: 'GET', path: '/v1/business' },
+  input: z.object({}),
+  output: businessProfileSchema,
+  annotations: READ,
+  cacheMaxAgeSec: 300,
+  errors: [],
+  run: async (ctx) => (await loadProfile(ctx.domain.store)).profile,
+});
+
+export const listServices = inboxOperation({
+  name: 'list_services',
+  title: 'List bookable services',
+  description: 'Services with duration and price model (fixed, from, quote, none); prices in minor units. Paged.',
+  audience: 'public',
+  kind: 'read',
+  http: { method: 'GET', path: '/v1/services' },
+  input: z.object({ ...pageFields }),
+  output: z.object({ items: z.array(serviceSchema), next_cursor: z.string().nullable() }),
+  annotations: READ,
+  cacheMaxAgeSec: 60,
+  errors: ['invalid_input'],
+  run: async (ctx, input) => {
+    const after = cursorPosition(input.cursor, isPairPosition('number'));
+    const rows = await ctx.domain.store.catalogue.listServices({ activeOnly: true, after, limit: input.limit + 1 });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(serviceView),
+      next_cursor: rows.length > input.limit && last ? nextCursor(JSON.stringify([last.position, last.id])) : null,
+    };
+  },
+});
+
+export const listProducts = inboxOperation({
+  name: 'list_products',
+  title: 'List orderable products',
+  description: 'Products with prices in minor units, by name. `q` finds products by every word (case and accents ignored). Paged.',
+  audience: 'public',
+  kind: 'read',
+  http: { method: 'GET', path: '/v1/products' },
+  input: z.object({ q: z.string().max(200).optional().describe('Words to search for.'), ...pageFields }),
+  output: z.object({ items: z.array(productSchema), next_cursor: z.string().nullable() }),
+  annotations: READ,
+  cacheMaxAgeSec: 60,
+  errors: ['invalid_input'],
+  run: async (ctx, input) => {
+    const after = cursorPosition(input.cursor, isPairPosition('string'));
+    const rows = await ctx.domain.store.catalogue.listProducts({ activeOnly: true, search: searchWords(input.q), after, limit: input.limit + 1 });
+    const page = rows.slice(0, input.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map(productView),
+      next_cursor: rows.length > input.limit && last ? nextCursor(JSON.stringify([last.name, last.productId])) : null,
+    };
+  },
+});
+
+export const checkAvailabilityOperation = inboxOperation({
+  name: 'check_availability',
+  title: 'Check free start times',
+  description:
+    'Free start times of a service between `from` and `to` (at most 14 days apart), from opening hours in the business\'s time zone, closures, the service\'s duration and confirmed bookings.',
+  audience: 'public',
+  kind: 'read',
+  http: { method: 'GET', path: '/v1/availability' },
+  input: z.object({
+    service: z.string().min(1).max(100).describe('Service id (see list_services).'),
+    from: z.string().min(10).max(40).describe('Start: a local date YYYY-MM-DD or an ISO 8601 instant with offset.'),
+    to: z.string().min(10).max(40).describe('End: a local date (inclusive) or an instant; at most 14 days after from.'),
+    party_size: z.number().int().min(1).max(1000).default(1).describe('How many people.'),
+  }),
+  output: z.object({
+    service: z.object({ id: z.string(), name: z.string(), durationMinutes: z.number().int() }),
+    timeZone: z.string(),
+    from: z.string(),
+    to: z.string(),
+    partySize: z.number().int(),
+    slots: z.array(z.object({ start: z.string(), end: z.string() })).describe('Free starts with their ends, in the business\'s offset.'),
+  }),
+  annotations: READ,
+  errors: ['invalid_input'],
+  run: (ctx, input) => checkAvailability(ctx.domain, { service: input.service, from: input.from, to: input.to, partySize: input.party_size }),
+});

@@ -1,0 +1,117 @@
+/**
+ * Runs one operation call for any door: authenticates the caller, applies idempotency to writes,
+ * and runs the handler inside one store transaction so the item, its events, its jobs and the
+ * stored answer commit together (two concurrent calls with one key therefore make one item).
+ */
+import { Problem, canonicalJson, sha256Hex, type AnyOperation, type OperationOutcome, type ResponseExtras } from '@svc/shared';
+import { authenticateBearer } from '../domain/access/api-keys.js';
+import type { Caller, Channel, Clock } from '../domain/types.js';
+import type { InboxStore } from '../store/store.js';
+import type { InboxConfigView, OperationContext } from './context.js';
+
+/** Idempotency keys are kept 30 days (inbox spec §8). */
+export const IDEMPOTENCY_KEEP_MS = 30 * 86_400_000;
+
+export interface RunnerDeps {
+  store: InboxStore;
+  clock: Clock;
+  config: InboxConfigView;
+  validateOutput: boolean;
+}
+
+/** What a door extracted from its transport besides the input. */
+export interface CallEnvelope {
+  channel: Channel;
+  /** The family idempotency keys of customers are scoped to: REST and MCP share one, so a retry may switch doors. */
+  doorFamily: 'public' | 'owner';
+  authorization: string | undefined;
+  idempotencyKeyHeader: string | undefined;
+  accessTokenHeader: string | undefined;
+}
+
+export async function runOperation(
+  deps: RunnerDeps,
+  op: AnyOperation<OperationContext>,
+  input: Record<string, unknown>,
+  envelope: CallEnvelope,
+): Promise<OperationOutcome> {
+  const caller = await resolveCaller(deps, op, envelope);
+  const extras: ResponseExtras = {};
+  const successStatus = op.http.successStatus ?? 200;
+
+  const execute = async (store: InboxStore): Promise<unknown> => {
+    const ctx: OperationContext = {
+      domain: { store, clock: deps.clock },
+      caller,
+      accessTokenHeader: envelope.accessTokenHeader,
+      config: deps.config,
+    };
+    const body = await op.run(ctx, input, extras);
+    if (deps.validateOutput) {
+      const checked = op.output.safeParse(body);
+      if (!checked.success) throw new Error(`${op.name} answered outside its output schema: ${checked.error.message}`);
+    }
+    return body;
+  };
+
+  if (op.kind === 'read') {
+    const body = await execute(deps.store);
+    return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
+  }
+
+  const key = idempotencyKeyOf(envelope, input);
+  if (key === undefined) {
+    const body = await deps.store.transaction(execute);
+    return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
+  }
+
+  const { idempotency_key: _ignored, ...request } = input;
+  const requestHash = sha256Hex(canonicalJson({ operation: op.name, request }));
+  const scopeKey = `${idempotencyScope(caller, envelope)}|${op.name}|${key}`;
+  return deps.store.transaction(async (tx) => {
+    const nowMs = deps.clock.now();
+    const stored = await tx.idempotency.find(scopeKey, nowMs);
+    if (stored) {
+      if (stored.requestHash !== requestHash) {
+        throw new Problem('idempotency_mismatch', 'This idempotency key was used with a different request; use a new key for a new request.', {
+          fields: [{ path: 'idempotency_key', problem: 'invalid', message: 'Already used with a different request.' }],
+        });
+      }
+      const replay = stored.response as { body: unknown; headers: Record<string, string> };
+      return { status: 200, body: replay.body, headers: { ...replay.headers, 'idempotent-replayed': 'true' } };
+    }
+    const body = await execute(tx);
+    const headers = extras.headers ?? {};
+    const status = extras.status ?? successStatus;
+    await tx.idempotency.save(scopeKey, { requestHash, status, response: { body, headers } }, nowMs, IDEMPOTENCY_KEEP_MS);
+    return { status, body, headers };
+  });
+}
+
+function idempotencyKeyOf(envelope: CallEnvelope, input: Record<string, unknown>): string | undefined {
+  const header = envelope.idempotencyKeyHeader;
+  const body = typeof input.idempotency_key === 'string' ? input.idempotency_key : undefined;
+  if (header !== undefined && (header.length === 0 || header.length > 200)) {
+    throw new Problem('invalid_input', 'The Idempotency-Key header must be 1 to 200 characters.', {
+      fields: [{ path: 'Idempotency-Key', problem: 'invalid', message: 'Must be 1 to 200 characters.' }],
+    });
+  }
+  if (header !== undefined && body !== undefined && header !== body) {
+    throw new Problem('invalid_input', 'The Idempotency-Key header and idempotency_key differ; send one.', {
+      fields: [{ path: 'idempotency_key', problem: 'invalid', message: 'Differs from the Idempotency-Key header.' }],
+    });
+  }
+  return header ?? body;
+}
+
+/** Owner keys share the business's scope; an integration key has its own; customers share their door family. */
+function idempotencyScope(caller: Caller, envelope: CallEnvelope): string {
+  if (caller.kind === 'owner') return caller.actor.kind === 'integration' ? `key:${caller.keyId}` : 'owner';
+  return `customer:${envelope.doorFamily}`;
+}
+
+async function resolveCaller(deps: RunnerDeps, op: AnyOperation<OperationContext>, envelope: CallEnvelope): Promise<Caller> {
+  if (op.audience === 'owner') return authenticateBearer(deps.store, envelope.authorization, envelope.channel, deps.clock.now());
+  if (op.audience === 'system') return { kind: 'system', actor: { kind: 'system', id: null, name: 'inbox' }, channel: envelope.channel };
+  return { kind: 'customer', actor: { kind: 'customer_agent', id: null, name: null }, channel: envelope.channel };
+}

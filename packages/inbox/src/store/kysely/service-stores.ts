@@ -1,0 +1,271 @@
+/** Idempotency answers, API keys, durable jobs and versioned documents in SQLite. */
+import type { Kysely, Selectable } from 'kysely';
+import type { ActorKind } from '../../domain/types.js';
+import type {
+  ApiKeyRecord,
+  ApiKeyStore,
+  DocumentStore,
+  IdempotencyStore,
+  JobRecord,
+  JobStore,
+  StoredAnswer,
+  VersionedDocument,
+} from '../store.js';
+import type { ApiKeysTable, Database, JobsTable } from './schema.js';
+
+export class KyselyDocumentStore implements DocumentStore {
+  readonly #db: Kysely<Database>;
+  readonly #table: 'business' | 'settings';
+  constructor(db: Kysely<Database>, table: 'business' | 'settings') {
+    this.#db = db;
+    this.#table = table;
+  }
+
+  async get(): Promise<VersionedDocument | null> {
+    const row = await this.#db.selectFrom(this.#table).select(['document', 'version']).where('id', '=', 'self').executeTakeFirst();
+    return row ? { document: JSON.parse(row.document) as Record<string, unknown>, version: row.version } : null;
+  }
+
+  async put(document: Record<string, unknown>, expectedVersion: number | null, nowMs: number): Promise<boolean> {
+    const text = JSON.stringify(document);
+    if (expectedVersion === null) {
+      const result = await this.#db
+        .insertInto(this.#table)
+        .values({ id: 'self', document: text, version: 1, updated_at: nowMs })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    }
+    const result = await this.#db
+      .updateTable(this.#table)
+      .set({ document: text, version: expectedVersion + 1, updated_at: nowMs })
+      .where('id', '=', 'self')
+      .where('version', '=', expectedVersion)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}
+
+export class KyselyIdempotencyStore implements IdempotencyStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async find(scopeKey: string, nowMs: number): Promise<StoredAnswer | null> {
+    const row = await this.#db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('scope_key', '=', scopeKey)
+      .where('expires_at', '>', nowMs)
+      .executeTakeFirst();
+    return row ? { requestHash: row.request_hash, status: row.status, response: JSON.parse(row.response) } : null;
+  }
+
+  async save(scopeKey: string, answer: StoredAnswer, nowMs: number, keepMs: number): Promise<void> {
+    const values = {
+      scope_key: scopeKey,
+      request_hash: answer.requestHash,
+      status: answer.status,
+      response: JSON.stringify(answer.response),
+      created_at: nowMs,
+      expires_at: nowMs + keepMs,
+    };
+    // An expired row with the same key is replaced; a live one cannot exist here (checked in the same transaction).
+    await this.#db
+      .insertInto('idempotency_keys')
+      .values(values)
+      .onConflict((oc) => oc.column('scope_key').doUpdateSet({ ...values }))
+      .execute();
+  }
+
+  async prune(nowMs: number): Promise<number> {
+    const result = await this.#db.deleteFrom('idempotency_keys').where('expires_at', '<=', nowMs).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}
+
+export class KyselyApiKeyStore implements ApiKeyStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async insert(k: ApiKeyRecord): Promise<void> {
+    await this.#db
+      .insertInto('api_keys')
+      .values({
+        id: k.id,
+        name: k.name,
+        kind: k.kind,
+        preset: k.preset,
+        scopes: JSON.stringify(k.scopes),
+        key_hash: k.keyHash,
+        key_hint: k.keyHint,
+        created_by_kind: k.createdByKind,
+        created_at: k.createdAt,
+        expires_at: k.expiresAt,
+        revoked_at: k.revokedAt,
+        last_used_at: k.lastUsedAt,
+      })
+      .execute();
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+    return row ? toKey(row) : null;
+  }
+
+  async list(): Promise<ApiKeyRecord[]> {
+    return (await this.#db.selectFrom('api_keys').selectAll().orderBy('id').execute()).map(toKey);
+  }
+
+  async countActive(kind: ApiKeyRecord['kind'], nowMs: number): Promise<number> {
+    const row = await this.#db
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', kind)
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowMs)]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async touch(id: string, nowMs: number): Promise<void> {
+    await this.#db.updateTable('api_keys').set({ last_used_at: nowMs }).where('id', '=', id).execute();
+  }
+
+  async revoke(id: string, nowMs: number): Promise<boolean> {
+    const result = await this.#db
+      .updateTable('api_keys')
+      .set({ revoked_at: nowMs })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+}
+
+function toKey(r: Selectable<ApiKeysTable>): ApiKeyRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind as ApiKeyRecord['kind'],
+    preset: r.preset,
+    scopes: JSON.parse(r.scopes) as string[],
+    keyHash: r.key_hash,
+    keyHint: r.key_hint,
+    createdByKind: r.created_by_kind as ActorKind,
+    createdAt: Number(r.created_at),
+    expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+  };
+}
+
+export class KyselyJobStore implements JobStore {
+  readonly #db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  async enqueue(
+    job: { id: string; kind: string; payload: Record<string, unknown>; runAt: number; dedupeKey: string | null },
+    nowMs: number,
+  ): Promise<void> {
+    await this.#db
+      .insertInto('jobs')
+      .values({
+        id: job.id,
+        kind: job.kind,
+        payload: JSON.stringify(job.payload),
+        run_at: job.runAt,
+        dedupe_key: job.dedupeKey,
+        status: 'pending',
+        attempts: 0,
+        lease_until: null,
+        last_error: null,
+        created_at: nowMs,
+        updated_at: nowMs,
+      })
+      .onConflict((oc) =>
+        oc.column('dedupe_key').doUpdateSet({
+          payload: JSON.stringify(job.payload),
+          run_at: job.runAt,
+          status: 'pending',
+          attempts: 0,
+          lease_until: null,
+          last_error: null,
+          updated_at: nowMs,
+        }),
+      )
+      .execute();
+  }
+
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]> {
+    return this.#db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom('jobs')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', nowMs)]),
+            eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowMs)]),
+          ]),
+        )
+        .orderBy('run_at')
+        .limit(limit)
+        .execute();
+      if (due.length === 0) return [];
+      await trx
+        .updateTable('jobs')
+        .set((eb) => ({ status: 'running', lease_until: nowMs + leaseMs, attempts: eb('attempts', '+', 1), updated_at: nowMs }))
+        .where(
+          'id',
+          'in',
+          due.map((j) => j.id),
+        )
+        .execute();
+      return due.map((row) => ({ ...toJob(row), status: 'running' as const, attempts: row.attempts + 1 }));
+    });
+  }
+
+  async finish(id: string, nowMs: number): Promise<void> {
+    await this.#db.updateTable('jobs').set({ status: 'done', lease_until: null, updated_at: nowMs }).where('id', '=', id).execute();
+  }
+
+  async retry(id: string, runAt: number, error: string, nowMs: number): Promise<void> {
+    await this.#db
+      .updateTable('jobs')
+      .set({ status: 'pending', run_at: runAt, lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async bury(id: string, error: string, nowMs: number): Promise<void> {
+    await this.#db
+      .updateTable('jobs')
+      .set({ status: 'dead', lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async list(kind?: string): Promise<JobRecord[]> {
+    let query = this.#db.selectFrom('jobs').selectAll().orderBy('run_at');
+    if (kind) query = query.where('kind', '=', kind);
+    return (await query.execute()).map(toJob);
+  }
+}
+
+function toJob(r: Selectable<JobsTable>): JobRecord {
+  return {
+    id: r.id,
+    kind: r.kind,
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+    runAt: Number(r.run_at),
+    dedupeKey: r.dedupe_key,
+    status: r.status as JobRecord['status'],
+    attempts: r.attempts,
+    lastError: r.last_error,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The storage seam: what the domain needs from a database, in domain types. The only
+ * implementation today is store/kysely (SQLite); PostgreSQL can slot in behind the same interface.
+ */
+import type {
+  ActorKind,
+  Closure,
+  ItemEventRecord,
+  ItemRecord,
+  ItemType,
+  MessageRecord,
+  OpeningHoursRange,
+  Product,
+  Service,
+} from '../domain/types.js';
+
+export interface VersionedDocument {
+  document: Record<string, unknown>;
+  version: number;
+}
+
+export interface DocumentStore {
+  get(): Promise<VersionedDocument | null>;
+  /** Compare-and-set on version; false when someone else wrote first. */
+  put(document: Record<string, unknown>, expectedVersion: number | null, nowMs: number): Promise<boolean>;
+}
+
+export interface PageRequest {
+  /** Exclusive bound from the previous page. */
+  after?: string | undefined;
+  limit: number;
+}
+
+export interface CatalogueStore {
+  listServices(options: PageRequest & { activeOnly: boolean }): Promise<Service[]>;
+  getService(id: string): Promise<Service | null>;
+  upsertService(service: Service): Promise<void>;
+  listProducts(options: PageRequest & { activeOnly: boolean; search?: string[] | undefined }): Promise<Product[]>;
+  getProduct(productId: string): Promise<Product | null>;
+  getProductBySku(sku: string): Promise<Product | null>;
+  upsertProduct(product: Product, searchText: string): Promise<void>;
+  getOpeningHours(): Promise<OpeningHoursRange[]>;
+  setOpeningHours(ranges: readonly OpeningHoursRange[]): Promise<void>;
+  getClosures(): Promise<Closure[]>;
+  setClosures(closures: readonly Closure[]): Promise<void>;
+}
+
+export interface ItemFilter {
+  type?: ItemType | undefined;
+  state?: string | undefined;
+  needsHuman?: boolean | undefined;
+  openOnly: boolean;
+  sandbox?: boolean | undefined;
+  /** Every word must appear in the item's search text (already normalised). */
+  words?: string[] | undefined;
+}
+
+export interface BusyBooking {
+  itemId: string;
+  startAt: number;
+  endAt: number;
+  partySize: number;
+}
+
+export interface ItemStore {
+  insert(item: ItemRecord): Promise<void>;
+  get(id: string): Promise<ItemRecord | null>;
+  /** Writes the item only if its stored version is still `expectedVersion`. */
+  update(item: ItemRecord, expectedVersion: number): Promise<boolean>;
+  /** Newest first, ids below `after`. */
+  list(filter: ItemFilter, page: PageRequest): Promise<ItemRecord[]>;
+  appendEvent(event: ItemEventRecord): Promise<void>;
+  listEvents(itemId: string): Promise<ItemEventRecord[]>;
+  addMessage(message: MessageRecord): Promise<void>;
+  listMessages(itemId: string, includeInternal: boolean): Promise<MessageRecord[]>;
+  /** Confirmed bookings of a service overlapping [fromMs, toMs). */
+  confirmedBookings(serviceId: string, fromMs: number, toMs: number): Promise<BusyBooking[]>;
+  /** Counts of earlier items by a contact's email, newest first, for the owner's customer view. */
+  historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string }[]>;
+}
+
+export interface StoredAnswer {
+  requestHash: string;
+  status: number;
+  response: unknown;
+}
+
+export interface IdempotencyStore {
+  find(scopeKey: string, nowMs: number): Promise<StoredAnswer | null>;
+  save(scopeKey: string, answer: StoredAnswer, nowMs: number, keepMs: number): Promise<void>;
+  prune(nowMs: number): Promise<number>;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  kind: 'owner' | 'integration';
+  preset: string | null;
+  scopes: string[];
+  keyHash: string;
+  keyHint: string;
+  createdByKind: ActorKind;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  lastUsedAt: number | null;
+}
+
+export interface ApiKeyStore {
+  insert(key: ApiKeyRecord): Promise<void>;
+  findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  list(): Promise<ApiKeyRecord[]>;
+  countActive(kind: ApiKeyRecord['kind'], nowMs: number): Promise<number>;
+  touch(id: string, nowMs: number): Promise<void>;
+  revoke(id: string, nowMs: number): Promise<boolean>;
+}
+
+export interface JobRecord {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  runAt: number;
+  dedupeKey: string | null;
+  status: 'pending' | 'running' | 'done' | 'dead' | 'cancelled';
+  attempts: number;
+  lastError: string | null;
+}
+
+export interface JobStore {
+  /** Adds a job; a job with the same dedupe key that is still pending is moved to the new time instead. */
+  enqueue(job: { id: string; kind: string; payload: Record<string, unknown>; runAt: number; dedupeKey: string | null }, nowMs: number): Promise<void>;
+  /** Leases up to `limit` due jobs (pending, or running with an expired lease after a crash). */
+  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]>;
+  finish(id: string, nowMs: number): Promise<void>;
+  retry(id: string, runAt: number, error: string, nowMs: number): Promise<void>;
+  bury(id: string, error: string, nowMs: number): Promise<void>;
+  list(kind?: string): Promise<JobRecord[]>;
+}
+
+export interface InboxStore {
+  readonly business: DocumentStore;
+  readonly settings: DocumentStore;
+  readonly catalogue: CatalogueStore;
+  readonly items: ItemStore;
+  readonly idempotency: IdempotencyStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly jobs: JobStore;
+  /** Runs `work` atomically; inside a transaction, nested calls join it. */
+  transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,105 @@
+/**
+ * Test harness: a real inbox on a temporary data folder, listening on 127.0.0.1 with an ephemeral
+ * port, a movable clock, the demo business and an owner key. Tests talk to it over real HTTP.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildInbox, type Inbox } from '../../src/app.js';
+import { createOwnerKey } from '../../src/domain/access/api-keys.js';
+import { seedDemoBusiness } from '../../src/demo/seed-demo.js';
+
+/** A clock tests move by hand. Defaults to 2026-11-23T10:00:00Z, a Monday. */
+export class TestClock {
+  nowMs: number;
+  constructor(start = Date.parse('2026-11-23T10:00:00Z')) {
+    this.nowMs = start;
+  }
+  now(): number {
+    return this.nowMs;
+  }
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+  set(iso: string): void {
+    this.nowMs = Date.parse(iso);
+  }
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestInbox {
+  inbox: Inbox;
+  baseUrl: string;
+  dataDir: string;
+  ownerKey: string;
+  clock: TestClock;
+  /** A request with a JSON body (if any); the body of the answer is parsed when it is JSON. */
+  request<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<ApiResponse<T>>;
+  /** The same with the owner's Bearer key. */
+  owner<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  /** Stops the server; keeps the data folder unless `removeData`. */
+  close(options?: { removeData?: boolean }): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: TestClock;
+  dataDir?: string;
+  seed?: boolean;
+  runJobs?: boolean;
+  ownerKey?: string;
+}
+
+export async function startInbox(options: StartOptions = {}): Promise<TestInbox> {
+  const clock = options.clock ?? new TestClock();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'inbox-test-'));
+  const inbox = await buildInbox({
+    dataDir,
+    publicBaseUrl: 'http://127.0.0.1',
+    clock,
+    logLevel: 'silent',
+    runJobs: options.runJobs ?? false,
+    jobPollIntervalMs: 50,
+  });
+  if (options.seed ?? true) await seedDemoBusiness({ store: inbox.store, clock });
+  const ownerKey = options.ownerKey ?? (await createOwnerKey(inbox.store, 'test owner', clock.now())).value;
+  const address = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
+
+  const request: TestInbox['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${address}${path}`, { method, headers, body });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    const parsed = type.includes('json') && text.length > 0 ? JSON.parse(text) : text;
+    return { status: response.status, headers: response.headers, body: parsed };
+  };
+
+  return {
+    inbox,
+    baseUrl: address,
+    dataDir,
+    ownerKey,
+    clock,
+    request,
+    owner: (method, path, opts = {}) =>
+      request(method, path, { ...opts, headers: { authorization: `Bearer ${ownerKey}`, ...(opts.headers ?? {}) } }),
+    async close(closeOptions = {}) {
+      await inbox.close();
+      if (closeOptions.removeData ?? true) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A booking request for the demo's haircut (45 min, fixed 25.00 EUR) at a free time. */
+export function haircutAt(startTime: string, extra: Record<string, unknown> = {}) {
+  return { payload: { serviceId: 'haircut', startTime, ...extra }, contact: { name: 'Ana Silva', email: 'ana@example.com' } };
+}
