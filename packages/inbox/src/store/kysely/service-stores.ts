@@ -230,8 +230,15 @@ export class KyselyJobStore implements JobStore {
     });
   }
 
+  // finish, retry and bury end a lease: they only touch a job still running. A job scheduled again
+  // (enqueue with its dedupe key) while leased is pending again, and the old run must not undo that.
   async finish(id: string, nowMs: number): Promise<void> {
-    await this.#db.updateTable('jobs').set({ status: 'done', lease_until: null, updated_at: nowMs }).where('id', '=', id).execute();
+    await this.#db
+      .updateTable('jobs')
+      .set({ status: 'done', lease_until: null, updated_at: nowMs })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
   }
 
   async retry(id: string, runAt: number, error: string, nowMs: number): Promise<void> {
@@ -239,6 +246,7 @@ export class KyselyJobStore implements JobStore {
       .updateTable('jobs')
       .set({ status: 'pending', run_at: runAt, lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
       .where('id', '=', id)
+      .where('status', '=', 'running')
       .execute();
   }
 
@@ -247,6 +255,7 @@ export class KyselyJobStore implements JobStore {
       .updateTable('jobs')
       .set({ status: 'dead', lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
       .where('id', '=', id)
+      .where('status', '=', 'running')
       .execute();
   }
 
