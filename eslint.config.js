@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 /** Layering rules (docs/architecture.md): domain never imports doors or storage drivers. */
 const noDriverImports = {
@@ -24,6 +25,6 @@ export default tseslint.config(
   { files: ['packages/*/src/domain/**/*.ts'], rules: { 'no-restricted-imports': ['error', noDriverImports] } },
   {
     files: ['scripts/**/*.mjs', '.ci/**/*.mjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    languageOptions: { globals: globals.node },
   },
 );

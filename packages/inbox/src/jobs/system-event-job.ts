@@ -17,7 +17,7 @@ export function systemEventHandler(clock: Clock) {
     const item = await store.items.get(itemId);
     if (!item) return;
     try {
-      await moveItem({ store, clock }, { actor: { kind: 'rule', id: null, name: 'inbox' }, channel: 'system' }, item, { events: [event] });
+      await moveItem({ store, clock }, { actor: { kind: 'system', id: null, name: 'inbox' }, channel: 'system' }, item, { events: [event] });
     } catch (error) {
       if (error instanceof Problem && OUTGROWN.has(error.code)) return;
       throw error;

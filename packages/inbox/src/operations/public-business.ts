@@ -71,6 +71,15 @@ export const listProducts = inboxOperation({
   },
 });
 
+/** A bare local date, or an instant that carries its offset: an instant without one would be read in the server's zone. */
+const dateOrInstant = z
+  .string()
+  .min(10)
+  .max(40)
+  .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value) || /T.*(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value), {
+    message: 'Use a date (YYYY-MM-DD) or an ISO 8601 instant with an offset (Z or ±HH:MM).',
+  });
+
 export const checkAvailabilityOperation = inboxOperation({
   name: 'check_availability',
   title: 'Check free start times',
@@ -81,8 +90,8 @@ export const checkAvailabilityOperation = inboxOperation({
   http: { method: 'GET', path: '/v1/availability' },
   input: z.object({
     service: z.string().min(1).max(100).describe('Service id (see list_services).'),
-    from: z.string().min(10).max(40).describe('Start: a local date YYYY-MM-DD or an ISO 8601 instant with offset.'),
-    to: z.string().min(10).max(40).describe('End: a local date (inclusive) or an instant; at most 14 days after from.'),
+    from: dateOrInstant.describe('Start: a local date YYYY-MM-DD or an ISO 8601 instant with offset.'),
+    to: dateOrInstant.describe('End: a local date (inclusive) or an instant with offset; at most 14 days after from.'),
     party_size: z.number().int().min(1).max(1000).default(1).describe('How many people.'),
   }),
   output: z.object({

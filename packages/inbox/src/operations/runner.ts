@@ -65,9 +65,13 @@ export async function runOperation(
     return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
   }
 
-  const { idempotency_key: _ignored, ...request } = input;
+  const { idempotency_key: _ignored, access_token: bodyToken, ...fields } = input;
+  // The item token (header or body) is part of the request, so a replay never answers a caller without it.
+  const accessToken = envelope.accessTokenHeader ?? bodyToken;
+  const request = accessToken === undefined ? fields : { ...fields, access_token: sha256Hex(String(accessToken)) };
   const requestHash = sha256Hex(canonicalJson({ operation: op.name, request }));
-  const scopeKey = `${idempotencyScope(caller, envelope)}|${op.name}|${key}`;
+  // One key names one request in its scope: the same key on another operation is a different request.
+  const scopeKey = `${idempotencyScope(caller, envelope)}|${key}`;
   return deps.store.transaction(async (tx) => {
     const nowMs = deps.clock.now();
     const stored = await tx.idempotency.find(scopeKey, nowMs);

@@ -2,11 +2,19 @@
 import type { z } from 'zod';
 import { Problem, type FieldProblem } from './problem.js';
 
+function joinPath(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.') || '(body)';
+}
+
 export function fieldsFromZod(error: z.ZodError): FieldProblem[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.map(String).join('.') || '(body)';
+  return error.issues.flatMap((issue): FieldProblem[] => {
+    // An unknown key is a problem of that key, not of the object holding it: name each one.
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: joinPath([...issue.path, key]), problem: 'invalid', message: `${key} is not a known field.` }));
+    }
+    const path = joinPath(issue.path);
     const isMissing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
-    return { path, problem: isMissing ? 'missing' : 'invalid', message: isMissing ? `${path} is required.` : issue.message };
+    return [{ path, problem: isMissing ? 'missing' : 'invalid', message: isMissing ? `${path} is required.` : issue.message }];
   });
 }
 

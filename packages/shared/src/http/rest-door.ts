@@ -112,7 +112,8 @@ export function installProblemHandling(app: FastifyInstance, options: ProblemHan
       .filter((route) => routePattern(route.path).test(path))
       .map((route) => route.method);
     if (allowed.length > 0) {
-      const allow = [...new Set(allowed)].join(', ');
+      // A GET route answers HEAD too, so HEAD belongs in Allow.
+      const allow = [...new Set(allowed.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method])))].join(', ');
       return sendProblem(
         reply,
         new Problem('method_not_allowed', `${request.method} is not allowed on ${path}; use ${allow}.`, { headers: { allow } }),
@@ -131,7 +132,8 @@ function routePattern(path: string): RegExp {
       .split(/(\{[^}]+\}|:[a-zA-Z_]+)/)
       .map((part) => (part.startsWith('{') || part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('');
-    pattern = new RegExp(`^${source}/?$`);
+    // Exact: the router does not ignore a trailing slash, so /v1/business/ is another (unknown) path.
+    pattern = new RegExp(`^${source}$`);
     patternCache.set(path, pattern);
   }
   return pattern;
@@ -168,17 +170,27 @@ export function toProblem(error: unknown): Problem {
   return new Problem('internal_error', 'Something went wrong on our side; the request was not completed.');
 }
 
-/** A JSON body parser that takes an empty body as no body, and refuses bad JSON with a clear 400. */
+/** The only body parser: JSON (and +json types); an empty body is no body, bad JSON a clear 400, anything else 415. */
 export function installJsonParser(app: FastifyInstance, bodyLimitBytes: number): void {
-  app.removeContentTypeParser('application/json');
+  // Only JSON is taken: Fastify's built-in text/plain parser would let a plain-text body through to
+  // validation (422) instead of the 415 a body in another media type gets.
+  app.removeAllContentTypeParsers();
   const parse = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void => {
     const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
     if (text.trim() === '') return done(null, undefined);
+    let poisoned = false;
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      // A `__proto__` key would become the prototype of the assembled input; refused as Fastify's own parser does.
+      value = JSON.parse(text, (key, v: unknown) => {
+        if (key === '__proto__') poisoned = true;
+        return v;
+      });
     } catch {
-      done(new Problem('bad_request', 'The body is not valid JSON.'), undefined);
+      return done(new Problem('bad_request', 'The body is not valid JSON.'), undefined);
     }
+    if (poisoned) return done(new Problem('bad_request', 'The body must not contain a "__proto__" key.'), undefined);
+    done(null, value);
   };
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: bodyLimitBytes }, parse);
   app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string', bodyLimit: bodyLimitBytes }, parse);

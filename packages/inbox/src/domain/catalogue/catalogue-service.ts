@@ -1,5 +1,5 @@
 /** Reading and changing the catalogue: profile, services, products, opening hours, closures. */
-import { Problem, newId } from '@svc/shared';
+import { Problem, invalidField, newId } from '@svc/shared';
 import type { z } from 'zod';
 import { loadProfile, type DomainContext } from '../context.js';
 import { foldText } from '../text.js';
@@ -106,9 +106,8 @@ export async function upsertProduct(ctx: DomainContext, input: z.output<typeof p
   if (input.sku) {
     const holder = await ctx.store.catalogue.getProductBySku(input.sku);
     if (holder && holder.productId !== productId) {
-      throw new Problem('invalid_input', `SKU ${input.sku} already belongs to product ${holder.productId}.`, {
-        fields: [{ path: 'sku', problem: 'invalid', message: `SKU ${input.sku} already belongs to product ${holder.productId}.` }],
-      });
+      // The path as upsert_product's input names it (REST body and MCP arguments alike).
+      throw invalidField('product.sku', `SKU ${input.sku} already belongs to product ${holder.productId}.`);
     }
   }
   const nowMs = ctx.clock.now();

@@ -78,6 +78,11 @@ const EFFECTS: Record<EffectId, Effect> = {
   price_booking: ({ draft, input }) => {
     if (typeof input.price !== 'number') return;
     const payload = draft.payload as BookingPayload;
+    // Pricing rule 1 (spec §4): a fixed-price booking costs what the catalogue says.
+    if (payload.priceStatus === 'catalogue') {
+      if (input.price === payload.price) return;
+      throw invalidField('input.price', `This booking costs what the catalogue says (${payload.price}); change the service to change its price.`);
+    }
     payload.price = input.price;
     payload.priceStatus = 'business';
   },
@@ -85,6 +90,12 @@ const EFFECTS: Record<EffectId, Effect> = {
     const payload = draft.payload as QuotePayload;
     const validThroughMs = input.validThrough ? parseInstant(String(input.validThrough)) : nowMs + settings.quotes.defaultValidityHours * 3_600_000;
     if (validThroughMs <= nowMs) throw invalidField('input.validThrough', 'validThrough must be in the future.');
+    if (input.creates === 'booking') {
+      if (!payload.serviceId) throw invalidField('input.creates', 'The request names no service, so its quote can create an order, not a booking.');
+      const startAt = parseInstant(String(input.startTime));
+      if (startAt <= nowMs) throw invalidField('input.startTime', 'startTime must be in the future.');
+      if (typeof input.endTime === 'string' && parseInstant(input.endTime) <= startAt) throw invalidField('input.endTime', 'endTime must be after startTime.');
+    }
     payload.quote = {
       totalPrice: Number(input.totalPrice),
       priceCurrency: currency,
@@ -100,10 +111,20 @@ const EFFECTS: Record<EffectId, Effect> = {
     for (const { line, price } of (input.linePrices ?? []) as { line: number; price: number }[]) {
       const target = payload.lines[line];
       if (!target) throw invalidField(`input.linePrices`, `The order has no line ${line}.`);
+      // Pricing rule 1 (spec §4): a line naming a product costs what the catalogue says.
+      if (target.priceStatus === 'catalogue' && price !== target.price) {
+        throw invalidField('input.linePrices', `Line ${line} costs what the catalogue says (${target.price}); only unpriced lines take a price.`);
+      }
+      if (target.priceStatus === 'catalogue') continue;
       target.price = price;
       target.priceStatus = 'business';
     }
-    payload.totalPrice = orderTotal(payload.lines);
+    try {
+      payload.totalPrice = orderTotal(payload.lines);
+    } catch (error) {
+      if (error instanceof Problem && error.code === 'invalid_input') throw invalidField('input.linePrices', error.message);
+      throw error;
+    }
   },
   record_payment_request: ({ draft, input, nowMs }) => {
     const payload = draft.payload as OrderPayload;
@@ -117,7 +138,7 @@ const EFFECTS: Record<EffectId, Effect> = {
   mark_charged_back: ({ draft, nowMs }) => {
     (draft.payload as OrderPayload).chargedBackAt = isoUtc(nowMs);
   },
-  link_item: ({ draft, newItems }) => {
+  link_item: async ({ ctx, draft, newItems, timeZone }) => {
     const payload = draft.payload as QuotePayload;
     const quote = payload.quote;
     if (!quote) throw new Problem('guard_failed', 'There is no quote to accept.');
@@ -127,19 +148,21 @@ const EFFECTS: Record<EffectId, Effect> = {
     };
     const name = quote.description ?? payload.description.slice(0, 300);
     if (quote.creates === 'booking' && quote.startTime) {
+      const service = payload.serviceId ? await ctx.store.catalogue.getService(payload.serviceId) : null;
+      if (!service) throw new Problem('guard_failed', 'The quoted service no longer exists; ask the business for a new quote.');
       const startAt = parseInstant(quote.startTime);
-      const endAt = quote.endTime ? parseInstant(quote.endTime) : startAt + 60 * 60_000;
+      const endAt = quote.endTime ? parseInstant(quote.endTime) : startAt + service.durationMinutes * 60_000;
       newItems.push({
         type: 'booking',
-        serviceId: payload.serviceId ?? 'quoted',
+        serviceId: service.id,
         startAt,
         endAt,
         partySize: 1,
         payload: {
-          serviceId: payload.serviceId ?? 'quoted',
+          serviceId: service.id,
           serviceName: name,
-          startTime: quote.startTime,
-          endTime: quote.endTime ?? new Date(endAt).toISOString(),
+          startTime: isoInZone(startAt, timeZone),
+          endTime: isoInZone(endAt, timeZone),
           durationMinutes: Math.round((endAt - startAt) / 60_000),
           partySize: 1,
           priceModel: 'quote',
@@ -162,6 +185,12 @@ const EFFECTS: Record<EffectId, Effect> = {
         link,
       });
     }
+  },
+  record_refund: ({ draft, input }) => {
+    const payload = draft.payload as RefundPayload;
+    const amount = typeof input.amount === 'number' ? input.amount : payload.amount;
+    if (amount > payload.amount) throw invalidField('input.amount', `At most the amount asked (${payload.amount}) can be refunded.`);
+    payload.refundedAmount = amount;
   },
   open_refund: ({ draft, newItems }) => {
     const payload = draft.payload as OrderPayload;

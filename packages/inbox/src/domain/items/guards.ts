@@ -25,16 +25,13 @@ type Guard = (snap: GuardSnapshot) => Promise<Problem | null> | Problem | null;
 const failed = (detail: string): Problem => new Problem('guard_failed', detail);
 
 const GUARDS: Record<GuardId, Guard> = {
-  slot_available: async ({ ctx, item }) => {
-    const payload = item.payload as BookingPayload;
-    const startAt = payload.proposal ? parseInstant(payload.proposal.startTime) : item.startAt;
-    const endAt = payload.proposal ? parseInstant(payload.proposal.endTime) : item.endAt;
+  slot_available: async ({ ctx, item, row }) => {
+    const { startAt, endAt } = slotOf(item, row);
     if (!item.serviceId || startAt === null || endAt === null) return failed('The booking has no slot.');
     return slotProblem(ctx, item.serviceId, startAt, endAt, item.partySize ?? 1, item.id);
   },
-  not_too_soon: async ({ ctx, item, nowMs }) => {
-    const payload = item.payload as BookingPayload;
-    const startAt = payload.proposal ? parseInstant(payload.proposal.startTime) : item.startAt;
+  not_too_soon: async ({ ctx, item, row, nowMs }) => {
+    const { startAt } = slotOf(item, row);
     const service = item.serviceId ? await ctx.store.catalogue.getService(item.serviceId) : null;
     const noticeMs = (service?.minNoticeMinutes ?? 0) * 60_000;
     return startAt !== null && startAt >= nowMs + noticeMs ? null : failed('The time is too soon (or already past) to book.');
@@ -81,6 +78,19 @@ const GUARDS: Record<GuardId, Guard> = {
   },
   not_charged_back: ({ item }) => ((item.payload as OrderPayload).chargedBackAt ? failed('A charge-back is already recorded.') : null),
 };
+
+/**
+ * The slot a booking move would hold: the proposal's for a row that applies it (accept), else the
+ * booking's own. A proposal left on the item (e.g. after request_info) never stands in for the
+ * booked time when the owner confirms.
+ */
+function slotOf(item: ItemRecord, row: TransitionRow): { startAt: number | null; endAt: number | null } {
+  const proposal = (item.payload as BookingPayload).proposal;
+  if (proposal && row.effects.includes('apply_proposal')) {
+    return { startAt: parseInstant(proposal.startTime), endAt: parseInstant(proposal.endTime) };
+  }
+  return { startAt: item.startAt, endAt: item.endAt };
+}
 
 /** The first failing guard's refusal, or null when every guard passes. */
 export async function checkGuards(snap: GuardSnapshot): Promise<Problem | null> {

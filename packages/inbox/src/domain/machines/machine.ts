@@ -55,6 +55,8 @@ export type EffectId =
   | 'link_item'
   /** Open a refund item for money already taken. */
   | 'open_refund'
+  /** Record the amount sent back on a refund (the amount asked unless given; never more). */
+  | 'record_refund'
   /** Schedule booking.complete after autoCompleteHours. */
   | 'schedule_auto_complete'
   /** Schedule order.lapse after payDays. */

@@ -4,9 +4,12 @@ import { BUSINESS, CUSTOMERS, defineMachine } from './machine.js';
 
 export const quoteInput = z.object({
   totalPrice: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).describe('The quoted total in minor units.'),
-  validThrough: z.iso.datetime({ offset: true }).describe('Until when the quote may be accepted.'),
+  validThrough: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Until when the quote may be accepted; defaults to now plus the quotes.defaultValidityHours setting.'),
   description: z.string().max(5000).optional().describe('What the quote covers.'),
-  creates: z.enum(['booking', 'order']).default('order').describe('What an acceptance creates.'),
+  creates: z.enum(['booking', 'order']).default('order').describe('What an acceptance creates; a booking only when the request names a service.'),
   startTime: z.iso.datetime({ offset: true }).optional().describe('For a quote that creates a booking: its start.'),
   endTime: z.iso.datetime({ offset: true }).optional(),
 }).refine((q) => q.creates !== 'booking' || q.startTime !== undefined, {
@@ -35,6 +38,8 @@ export const quoteRequestMachine = defineMachine({
     { event: 'accept', from: ['quoted'], to: 'accepted', by: CUSTOMERS, guards: ['quote_valid'], effects: ['link_item'], label: 'Accept the quote' },
     { event: 'decline', from: ['received', 'needs_info', 'quoted'], to: 'declined', by: [...BUSINESS, ...CUSTOMERS], guards: [], effects: [], label: 'Decline' },
     { event: 'expire', from: ['quoted'], to: 'expired', by: ['rule', 'system'], guards: ['quote_lapsed'], effects: [], label: 'Expire' },
-    { event: 'expire', from: ['received', 'needs_info'], to: 'expired', by: ['rule', 'system'], guards: [], effects: [], label: 'Expire' },
+    // Only a rule expires a request that has no live quote: the system's job fires at a quote's
+    // validity date, and must not expire a request sent back for details after that quote.
+    { event: 'expire', from: ['received', 'needs_info'], to: 'expired', by: ['rule'], guards: [], effects: [], label: 'Expire' },
   ],
 });

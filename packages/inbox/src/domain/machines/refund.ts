@@ -20,7 +20,7 @@ export const refundMachine = defineMachine({
       to: 'refunded',
       by: ['owner', 'owner_ai', 'integration', 'connector'],
       guards: [],
-      effects: [],
+      effects: ['record_refund'],
       label: 'Money sent back',
       input: refundInput,
     },

@@ -4,7 +4,7 @@
  * Pure functions; storage keeps the document and its version.
  */
 import { z } from 'zod';
-import { Problem, problemFromZod } from '@svc/shared';
+import { Problem, fieldsFromZod } from '@svc/shared';
 
 export const REDACTED = '[redacted]';
 /** Paths of values that are secrets: read back redacted, kept when written back as read or left out. */
@@ -139,10 +139,9 @@ export function applySettingsWrite(stored: Record<string, unknown>, patch: unkno
   const next = mergeDocument(stored as JsonObject, incoming);
   const parsed = settingsSchema.safeParse(withDefaults(next));
   if (!parsed.success) {
-    const problem = problemFromZod(parsed.error);
-    throw new Problem('invalid_input', problem.message, {
-      fields: problem.fields?.map((f) => ({ ...f, path: `settings.${f.path}` })) ?? [],
-    });
+    // Paths as the caller wrote them: inside the `settings` field of the request.
+    const fields = fieldsFromZod(parsed.error).map((f) => ({ ...f, path: f.path === '(body)' ? 'settings' : `settings.${f.path}` }));
+    throw new Problem('invalid_input', `Fix these fields: ${[...new Set(fields.map((f) => f.path))].join(', ')}.`, { fields });
   }
   return next;
 }

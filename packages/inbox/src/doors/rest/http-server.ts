@@ -11,6 +11,8 @@ import {
   installProblemHandling,
   isProblemCode,
   mountRestOperations,
+  sendProblem,
+  toProblem,
   type AnyOperation,
 } from '@svc/shared';
 import type { OperationContext } from '../../operations/context.js';
@@ -33,13 +35,15 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const { deps, operations } = options;
+  const problemsBase = `${deps.config.publicBaseUrl}/problems`;
   const app = Fastify({
     logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: false,
     return503OnClosing: true,
+    // Errors Fastify raises before routing (a malformed URL) skip the error handler; answer them as problems too.
+    frameworkErrors: (error, _request, reply) => sendProblem(reply, toProblem(error), problemsBase),
   });
-  const problemsBase = `${deps.config.publicBaseUrl}/problems`;
   const extraRoutes = [
     { method: 'GET' as const, path: '/healthz' },
     { method: 'GET' as const, path: '/openapi.json' },
