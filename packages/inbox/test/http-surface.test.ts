@@ -231,3 +231,21 @@ describe('problem documents', () => {
     expectProblem(await t.request('GET', '/problems/no_such_code'), 404, 'not_found');
   });
 });
+
+describe('the agent guide', () => {
+  it('is served where create answers point (identity.guide)', async () => {
+    const t = await startInbox();
+    try {
+      const created = await t.request('POST', '/v1/quotes', { body: { payload: { description: 'A quote for a wedding.' } } });
+      expect(created.status).toBe(201);
+      const guide = new URL(created.body.identity.guide);
+      expect(guide.pathname).toBe('/docs/agents');
+      const page = await t.request('GET', guide.pathname);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/markdown/);
+      expect(page.body).toContain('/v1/availability');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -179,6 +179,18 @@ describe('system moves run by the job runner', () => {
       expect(lastEvent(item).type).toBe('order.lapse');
     });
 
+    it('keeps the pay-by date fixed at the request when orders.payDays changes afterwards', async () => {
+      const { id, requestedAt } = await awaitingPayment();
+      const raised = await t.owner('PUT', '/v1/owner/settings', { body: { settings: { orders: { payDays: 30 } } } });
+      expect(raised.status).toBe(200);
+      expect((await getItem(t, id)).payload.paymentDueAt).toBe(new Date(requestedAt + 14 * DAY).toISOString());
+      clock.nowMs = requestedAt + 14 * DAY;
+      expect(await t.inbox.jobs.runDue()).toBe(1);
+      const item = await getItem(t, id);
+      expect(lastEvent(item).type).toBe('order.lapse');
+      expect(item.payload.lapsedAt).toBe(new Date(requestedAt + 14 * DAY).toISOString());
+    });
+
     it('does not lapse an order paid in time', async () => {
       const { id, requestedAt } = await awaitingPayment();
       clock.advance(DAY);

@@ -582,6 +582,7 @@ describe('cancel_item on confirmed bookings and the cancellation window', () => 
       c.clock.set('2026-11-27T09:00:00Z'); // 5 h before
       const r = await c.request('POST', `/v1/items/${b.id}/cancel`, { headers: { 'x-access-token': b.accessToken } });
       expectProblem(r, 409, 'guard_failed');
+      expect(r.body.detail).toMatch(/does not accept late cancellations/);
       const after = await status(c, b.id, b.accessToken);
       expect(after).toMatchObject({ state: 'confirmed', version: 2 });
       expect(after.next.map((n: any) => n.event)).not.toContain('cancel');

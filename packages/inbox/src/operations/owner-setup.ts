@@ -16,8 +16,6 @@ import {
   archiveProduct,
   archiveService,
   availabilitySetup,
-  productView,
-  serviceView,
   setClosures,
   setOpeningHours,
   updateProfile,
@@ -26,8 +24,8 @@ import {
 } from '../domain/catalogue/catalogue-service.js';
 import { businessProfileSchema } from '../domain/catalogue/profile.js';
 import { loadProfile } from '../domain/context.js';
-import { searchWords } from '../domain/text.js';
-import { PUT, READ, cursorPosition, inboxOperation, isPairPosition, nextCursor, pageFields } from './context.js';
+import { productPage, servicePage } from './catalogue-pages.js';
+import { PUT, READ, inboxOperation, pageFields } from './context.js';
 
 const OWNER_ERRORS = ['unauthorized', 'not_allowed', 'invalid_input'] as const;
 const idempotency_key = z.string().min(1).max(200).optional();
@@ -87,13 +85,7 @@ export const listAllServicesOperation = inboxOperation({
   output: z.object({ items: z.array(serviceSchema), next_cursor: z.string().nullable() }),
   annotations: READ,
   errors: ['unauthorized', 'invalid_input'],
-  run: async (ctx, input) => {
-    const after = cursorPosition(input.cursor, isPairPosition('number'));
-    const rows = await ctx.domain.store.catalogue.listServices({ activeOnly: false, after, limit: input.limit + 1 });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return { items: page.map(serviceView), next_cursor: rows.length > input.limit && last ? nextCursor(JSON.stringify([last.position, last.id])) : null };
-  },
+  run: (ctx, input) => servicePage(ctx.domain.store, { activeOnly: false, cursor: input.cursor, limit: input.limit }),
 });
 
 export const upsertServiceOperation = inboxOperation({
@@ -142,13 +134,7 @@ export const listAllProductsOperation = inboxOperation({
   output: z.object({ items: z.array(productSchema), next_cursor: z.string().nullable() }),
   annotations: READ,
   errors: ['unauthorized', 'invalid_input'],
-  run: async (ctx, input) => {
-    const after = cursorPosition(input.cursor, isPairPosition('string'));
-    const rows = await ctx.domain.store.catalogue.listProducts({ activeOnly: false, search: searchWords(input.q), after, limit: input.limit + 1 });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return { items: page.map(productView), next_cursor: rows.length > input.limit && last ? nextCursor(JSON.stringify([last.name, last.productId])) : null };
-  },
+  run: (ctx, input) => productPage(ctx.domain.store, { activeOnly: false, q: input.q, cursor: input.cursor, limit: input.limit }),
 });
 
 export const upsertProductOperation = inboxOperation({

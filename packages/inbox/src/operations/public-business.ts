@@ -2,11 +2,10 @@
 import { z } from 'zod';
 import { checkAvailability } from '../domain/availability/check-availability.js';
 import { productSchema, serviceSchema } from '../domain/catalogue/catalogue-schemas.js';
-import { productView, serviceView } from '../domain/catalogue/catalogue-service.js';
 import { loadProfile } from '../domain/context.js';
 import { businessProfileSchema } from '../domain/catalogue/profile.js';
-import { searchWords } from '../domain/text.js';
-import { READ, cursorPosition, inboxOperation, isPairPosition, nextCursor, pageFields } from './context.js';
+import { productPage, servicePage } from './catalogue-pages.js';
+import { READ, inboxOperation, pageFields } from './context.js';
 
 export const getBusinessProfile = inboxOperation({
   name: 'get_business_profile',
@@ -35,16 +34,7 @@ export const listServices = inboxOperation({
   annotations: READ,
   cacheMaxAgeSec: 60,
   errors: ['invalid_input'],
-  run: async (ctx, input) => {
-    const after = cursorPosition(input.cursor, isPairPosition('number'));
-    const rows = await ctx.domain.store.catalogue.listServices({ activeOnly: true, after, limit: input.limit + 1 });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(serviceView),
-      next_cursor: rows.length > input.limit && last ? nextCursor(JSON.stringify([last.position, last.id])) : null,
-    };
-  },
+  run: (ctx, input) => servicePage(ctx.domain.store, { activeOnly: true, cursor: input.cursor, limit: input.limit }),
 });
 
 export const listProducts = inboxOperation({
@@ -59,16 +49,7 @@ export const listProducts = inboxOperation({
   annotations: READ,
   cacheMaxAgeSec: 60,
   errors: ['invalid_input'],
-  run: async (ctx, input) => {
-    const after = cursorPosition(input.cursor, isPairPosition('string'));
-    const rows = await ctx.domain.store.catalogue.listProducts({ activeOnly: true, search: searchWords(input.q), after, limit: input.limit + 1 });
-    const page = rows.slice(0, input.limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map(productView),
-      next_cursor: rows.length > input.limit && last ? nextCursor(JSON.stringify([last.name, last.productId])) : null,
-    };
-  },
+  run: (ctx, input) => productPage(ctx.domain.store, { activeOnly: true, q: input.q, cursor: input.cursor, limit: input.limit }),
 });
 
 /** A bare local date, or an instant that carries its offset: an instant without one would be read in the server's zone. */

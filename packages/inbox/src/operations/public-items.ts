@@ -53,7 +53,7 @@ export const requestQuoteOperation = inboxOperation({
   output: createdItemSchema,
   annotations: CREATE,
   errors: CREATE_ERRORS,
-  run: (ctx, input, extras) => withLocation(extras, requestQuote(ctx.domain, ctx.caller, input)),
+  run: (ctx, input, extras) => answerCreated(ctx, extras, requestQuote(ctx.domain, ctx.caller, input)),
 });
 
 export const createBookingOperation = inboxOperation({
@@ -68,7 +68,7 @@ export const createBookingOperation = inboxOperation({
   output: createdItemSchema,
   annotations: CREATE,
   errors: [...CREATE_ERRORS, 'slot_taken'],
-  run: (ctx, input, extras) => withLocation(extras, createBooking(ctx.domain, ctx.caller, input)),
+  run: (ctx, input, extras) => answerCreated(ctx, extras, createBooking(ctx.domain, ctx.caller, input)),
 });
 
 export const createOrderOperation = inboxOperation({
@@ -83,13 +83,18 @@ export const createOrderOperation = inboxOperation({
   output: createdItemSchema,
   annotations: CREATE,
   errors: CREATE_ERRORS,
-  run: (ctx, input, extras) => withLocation(extras, createOrder(ctx.domain, ctx.caller, input)),
+  run: (ctx, input, extras) => answerCreated(ctx, extras, createOrder(ctx.domain, ctx.caller, input)),
 });
 
-async function withLocation<T extends { id: string }>(extras: { headers?: Record<string, string> }, created: Promise<T>): Promise<T> {
+/** A create answer: `Location` of the new item, and the agent guide as an absolute URL. */
+async function answerCreated<T extends { id: string; identity: { guide: string } }>(
+  ctx: OperationContext,
+  extras: { headers?: Record<string, string> },
+  created: Promise<T>,
+): Promise<T> {
   const item = await created;
   extras.headers = { ...extras.headers, location: `/v1/items/${item.id}` };
-  return item;
+  return { ...item, identity: { ...item.identity, guide: `${ctx.config.publicBaseUrl}${item.identity.guide}` } };
 }
 
 export const getItemStatusOperation = inboxOperation({
@@ -153,7 +158,8 @@ export const sendMessageOperation = inboxOperation({
       extras.status = 200;
       return customerMessage(ctx.domain, ctx.caller, input.item_id, tokenOf(ctx, input), input.message);
     }
-    return withLocation(
+    return answerCreated(
+      ctx,
       extras,
       startConversation(ctx.domain, ctx.caller, { payload: input.payload ?? {}, contact: input.contact, message: input.message, sandbox: input.sandbox }),
     );

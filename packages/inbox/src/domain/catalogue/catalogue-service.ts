@@ -1,5 +1,5 @@
 /** Reading and changing the catalogue: profile, services, products, opening hours, closures. */
-import { Problem, invalidField, newId } from '@svc/shared';
+import { Problem, invalidField, newId, problemFromZod } from '@svc/shared';
 import type { z } from 'zod';
 import { loadProfile, type DomainContext } from '../context.js';
 import { foldText } from '../text.js';
@@ -50,7 +50,12 @@ export async function updateProfile(ctx: DomainContext, patch: Partial<BusinessP
     if (value === null) delete merged[key];
     else if (value !== undefined) merged[key] = value;
   }
-  const parsed = businessProfileSchema.parse(merged);
+  const checked = businessProfileSchema.safeParse(merged);
+  if (!checked.success) {
+    const problem = problemFromZod(checked.error);
+    throw new Problem('invalid_input', problem.message, { fields: problem.fields?.map((f) => ({ ...f, path: `profile.${f.path}` })) ?? [] });
+  }
+  const parsed = checked.data;
   const written = await ctx.store.business.put(parsed, version === 0 ? null : version, ctx.clock.now());
   if (!written) throw new Problem('version_conflict', 'The profile changed meanwhile; read it again.');
   return { profile: parsed, version: version + 1 };

@@ -11,7 +11,7 @@ import { isoInZone, parseInstant } from '../time.js';
 import type { Actor, Caller, Contact, ItemRecord, ItemType } from '../types.js';
 import { accessTokenMatches, newAccessToken } from './access-token.js';
 import { slotProblem } from './guards.js';
-import { buildSearchText, insertItem, moveItem, openMoves, type Mover } from './item-writer.js';
+import { addToSearchText, insertItem, moveItem, openMoves, recordSideEvent, type Mover } from './item-writer.js';
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { conversationEntry, itemView, type ItemView } from './views.js';
 
@@ -233,38 +233,11 @@ export async function customerMessage(ctx: DomainContext, caller: Caller, itemId
     createdAt: nowMs,
   };
   await ctx.store.items.addMessage(message);
-  await recordMessageEvent(ctx, caller, item, message.id);
-  item = await touchSearchText(ctx, item, text);
+  await recordSideEvent(ctx, moverOf(caller), item, 'message', { messageId: message.id });
+  item = await addToSearchText(ctx, item, text);
   const follow = item.state === 'needs_info' ? 'provide_info' : item.type === 'message' && item.state !== 'open' && item.state !== 'spam' ? 'reopen' : null;
   if (follow) item = await moveItem(ctx, moverOf(caller), item, { events: [follow] });
   return statusView(ctx, item, caller.actor);
-}
-
-/** A `<type>.message` event: recorded with the item's current version, never bumping it. */
-export async function recordMessageEvent(ctx: DomainContext, caller: Caller, item: ItemRecord, messageId: string): Promise<void> {
-  const nowMs = ctx.clock.now();
-  await ctx.store.items.appendEvent({
-    id: newId(nowMs),
-    itemId: item.id,
-    seq: null,
-    type: `${item.type}.message`,
-    event: 'message',
-    fromState: item.state,
-    toState: item.state,
-    version: item.version,
-    actor: caller.actor,
-    channel: caller.channel,
-    sandbox: item.sandbox,
-    reason: null,
-    data: { messageId },
-    createdAt: nowMs,
-  });
-}
-
-async function touchSearchText(ctx: DomainContext, item: ItemRecord, text: string): Promise<ItemRecord> {
-  const updated = { ...item, searchText: `${item.searchText} | ${buildSearchText(item, [text]).split(' | ')[1] ?? ''}`, updatedAt: ctx.clock.now() };
-  if (!(await ctx.store.items.update(updated, item.version))) throw new Problem('version_conflict', 'The item changed; try again.');
-  return updated;
 }
 
 export type { ItemView };

@@ -126,9 +126,11 @@ const EFFECTS: Record<EffectId, Effect> = {
       throw error;
     }
   },
-  record_payment_request: ({ draft, input, nowMs }) => {
+  record_payment_request: ({ draft, input, settings, nowMs }) => {
     const payload = draft.payload as OrderPayload;
     payload.paymentRequestedAt = isoUtc(nowMs);
+    // The pay-by date is fixed when payment is asked for; a later change of orders.payDays does not move it.
+    payload.paymentDueAt = isoUtc(nowMs + settings.orders.payDays * 86_400_000);
     if (typeof input.paymentUrl === 'string') payload.paymentUrl = input.paymentUrl;
     delete payload.lapsedAt;
   },
@@ -211,8 +213,9 @@ const EFFECTS: Record<EffectId, Effect> = {
     if (draft.endAt === null) return;
     jobs.push(systemEventJob(draft.id, 'booking', 'complete', draft.endAt + settings.booking.autoCompleteHours * 3_600_000));
   },
-  schedule_lapse: ({ draft, settings, nowMs, jobs }) => {
-    jobs.push(systemEventJob(draft.id, 'order', 'lapse', nowMs + settings.orders.payDays * 86_400_000));
+  schedule_lapse: ({ draft, jobs }) => {
+    const dueAt = (draft.payload as OrderPayload).paymentDueAt;
+    if (dueAt) jobs.push(systemEventJob(draft.id, 'order', 'lapse', parseInstant(dueAt)));
   },
   schedule_quote_expiry: ({ draft, jobs }) => {
     const quote = (draft.payload as QuotePayload).quote;

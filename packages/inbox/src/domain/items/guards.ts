@@ -73,7 +73,9 @@ const GUARDS: Record<GuardId, Guard> = {
     const payload = item.payload as OrderPayload;
     if (payload.lapsedAt) return failed('The payment promise already lapsed.');
     if (!payload.paymentRequestedAt) return failed('Payment was never requested.');
-    const dueMs = parseInstant(payload.paymentRequestedAt) + settings.orders.payDays * 86_400_000;
+    const dueMs = payload.paymentDueAt
+      ? parseInstant(payload.paymentDueAt)
+      : parseInstant(payload.paymentRequestedAt) + settings.orders.payDays * 86_400_000;
     return dueMs <= nowMs ? null : failed('Payment is not overdue yet.');
   },
   not_charged_back: ({ item }) => ((item.payload as OrderPayload).chargedBackAt ? failed('A charge-back is already recorded.') : null),

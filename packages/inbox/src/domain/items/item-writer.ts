@@ -110,14 +110,17 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
   const nowMs = ctx.clock.now();
 
   let chosen: { row: TransitionRow; input: Record<string, unknown> } | null = null;
-  let firstRefusal: Problem | null = null;
+  // The first structural refusal (unknown event, wrong state, not allowed), and the last guard refusal:
+  // the events are tried from the general to the specific, so the last guard says most (cancel → cancel_late).
+  let structuralRefusal: Problem | null = null;
+  let guardRefusal: Problem | null = null;
   for (const rawEvent of request.events) {
     const event = normaliseEventName(item.type, rawEvent);
     let rows: TransitionRow[];
     try {
       rows = resolveTransition(machine, item.state, event, mover.actor.kind);
     } catch (problem) {
-      firstRefusal ??= problem as Problem;
+      structuralRefusal ??= problem as Problem;
       continue;
     }
     for (const row of rows) {
@@ -127,11 +130,11 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
         chosen = { row, input };
         break;
       }
-      firstRefusal ??= refusal;
+      guardRefusal = refusal;
     }
     if (chosen) break;
   }
-  if (!chosen) throw firstRefusal ?? new Problem('unknown_event', 'No event was named.');
+  if (!chosen) throw guardRefusal ?? structuralRefusal ?? new Problem('unknown_event', 'No event was named.');
 
   const { row, input } = chosen;
   const { profile } = await loadProfile(ctx.store);
@@ -196,6 +199,44 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
     await ctx.store.jobs.enqueue({ id: newId(nowMs), ...job }, nowMs);
   }
   return draft;
+}
+
+/**
+ * An event that is not a transition (`<type>.message`, `<type>.flags`): recorded with the item's
+ * current version and state, never bumping the version.
+ */
+export async function recordSideEvent(
+  ctx: DomainContext,
+  mover: Mover,
+  item: ItemRecord,
+  event: 'message' | 'flags',
+  data: Record<string, unknown>,
+): Promise<void> {
+  const nowMs = ctx.clock.now();
+  await ctx.store.items.appendEvent({
+    id: newId(nowMs),
+    itemId: item.id,
+    seq: null,
+    type: `${item.type}.${event}`,
+    event,
+    fromState: item.state,
+    toState: item.state,
+    version: item.version,
+    actor: mover.actor,
+    channel: mover.channel,
+    sandbox: item.sandbox,
+    reason: null,
+    data,
+    createdAt: nowMs,
+  });
+}
+
+/** Makes a message's words findable by list_items `q`; the item's version stays. */
+export async function addToSearchText(ctx: DomainContext, item: ItemRecord, text: string): Promise<ItemRecord> {
+  const messageWords = buildSearchText(item, [text]).split(' | ')[1] ?? '';
+  const updated = { ...item, searchText: `${item.searchText} | ${messageWords}`, updatedAt: ctx.clock.now() };
+  if (!(await ctx.store.items.update(updated, item.version))) throw new Problem('version_conflict', 'The item changed; try again.');
+  return updated;
 }
 
 function parseTransitionInput(row: TransitionRow, raw: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -3,7 +3,7 @@ import { Problem, jsonSchemaOf, newId } from '@svc/shared';
 import type { DomainContext } from '../context.js';
 import { searchWords } from '../text.js';
 import type { Caller, ItemRecord, ItemType } from '../types.js';
-import { buildSearchText, moveItem, openMoves } from './item-writer.js';
+import { addToSearchText, moveItem, openMoves, recordSideEvent } from './item-writer.js';
 import { conversationEntry, eventView, itemView } from './views.js';
 
 export interface ListItemsQuery {
@@ -102,9 +102,7 @@ export async function replyToItem(ctx: DomainContext, caller: Caller, itemId: st
     channel: caller.channel,
     createdAt: nowMs,
   });
-  const searchable = { ...item, searchText: `${item.searchText} | ${buildSearchText(item, [request.message]).split(' | ')[1] ?? ''}`, updatedAt: nowMs };
-  if (!(await ctx.store.items.update(searchable, item.version))) throw new Problem('version_conflict', 'The item changed; try again.');
-  item = searchable;
+  item = await addToSearchText(ctx, item, request.message);
   if (!request.internal && item.type === 'message' && item.state === 'open') {
     item = await moveItem(ctx, { actor: caller.actor, channel: caller.channel }, item, { events: ['answer'] });
   }
@@ -129,21 +127,9 @@ export async function setItemFlags(
   const changed = updated.needsHuman !== item.needsHuman || updated.priority !== item.priority;
   if (changed) {
     if (!(await ctx.store.items.update(updated, item.version))) throw new Problem('version_conflict', 'The item changed; try again.');
-    await ctx.store.items.appendEvent({
-      id: newId(nowMs),
-      itemId: item.id,
-      seq: null,
-      type: `${item.type}.flags`,
-      event: 'flags',
-      fromState: item.state,
-      toState: item.state,
-      version: item.version,
-      actor: caller.actor,
-      channel: caller.channel,
-      sandbox: item.sandbox,
-      reason: null,
-      data: { needsHuman: updated.needsHuman, priority: updated.priority },
-      createdAt: nowMs,
+    await recordSideEvent(ctx, { actor: caller.actor, channel: caller.channel }, item, 'flags', {
+      needsHuman: updated.needsHuman,
+      priority: updated.priority,
     });
   }
   return ownerView(ctx, caller, changed ? updated : item);

@@ -111,6 +111,7 @@ export const orderPayload = z.object({
   description: z.string().optional(),
   paymentUrl: z.string().optional(),
   paymentRequestedAt: z.string().optional(),
+  paymentDueAt: z.string().optional().describe('When the unpaid order lapses: orders.payDays after the payment request.'),
   lapsedAt: z.string().optional().describe('When the unpaid promise was closed for the networks.'),
   chargedBackAt: z.string().optional(),
   refundItemId: z.string().optional(),

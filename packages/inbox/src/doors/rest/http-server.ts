@@ -17,6 +17,7 @@ import {
 } from '@svc/shared';
 import type { OperationContext } from '../../operations/context.js';
 import { runOperation, type RunnerDeps } from '../../operations/runner.js';
+import { AGENT_GUIDE } from './agent-guide.js';
 import { buildManifest } from './manifest.js';
 
 /** Request bodies above 1 MiB are refused with 413 (inbox spec leaves the size to us). */
@@ -49,6 +50,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     { method: 'GET' as const, path: '/openapi.json' },
     { method: 'GET' as const, path: '/.well-known/agent-inbox.json' },
     { method: 'GET' as const, path: '/problems/{code}' },
+    { method: 'GET' as const, path: '/docs/agents' },
   ];
 
   installJsonParser(app, BODY_LIMIT_BYTES);
@@ -94,6 +96,11 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   app.get('/.well-known/agent-inbox.json', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return buildManifest(deps.store, deps.config);
+  });
+
+  app.get('/docs/agents', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return reply.type('text/markdown; charset=utf-8').send(AGENT_GUIDE);
   });
 
   app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {

@@ -1,0 +1,20 @@
+/** The agent guide at /docs/agents: how a customer's agent books, orders, asks and follows up here. */
+export const AGENT_GUIDE = `# Using this business inbox as an agent
+
+1. Read the business: GET /v1/business (name, time zone, currency, languages, item types),
+   GET /v1/services and GET /v1/products (prices are integers in minor units).
+2. Book: GET /v1/availability?service=<id>&from=<date>&to=<date> lists free start times in the
+   business's time zone; POST /v1/bookings {payload: {serviceId, startTime, partySize}, contact, message}.
+   Order: POST /v1/orders {payload: {lines: [{productId, quantity}]}}. Ask for a price:
+   POST /v1/quotes {payload: {description}}. Write: POST /v1/messages {message}.
+3. Send an Idempotency-Key header (or idempotency_key) with every write; a retry with the same key
+   returns the first answer and never creates a second item.
+4. Keep the accessToken of the answer. It reads (GET /v1/items/{id}), cancels
+   (POST /v1/items/{id}/cancel), answers offers (POST /v1/items/{id}/accept or /decline) and writes
+   on the item (POST /v1/messages {item_id, message}); send it as header x-access-token.
+5. The business sets prices: a price you send is kept as customerStatedPrice and never changes the
+   price. Nothing is confirmed until the business confirms it; \`next\` in the item says what you may do.
+6. Refusals are problem documents (application/problem+json) whose \`fields\` name what to fix.
+
+The whole interface: /openapi.json.
+`;
