@@ -1,10 +1,10 @@
 // Installs dependencies when they are missing or the lock file changed since the last install.
 // Plain Node with no dependencies, so it runs on a fresh clone before anything is installed.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-const manifests = ['package.json', 'package-lock.json', 'packages/shared/package.json', 'packages/inbox/package.json'];
+const manifests = ['package.json', 'package-lock.json', ...readdirSync('packages').map((name) => `packages/${name}/package.json`)];
 const fingerprint = createHash('sha256');
 for (const file of manifests) if (existsSync(file)) fingerprint.update(readFileSync(file));
 const wanted = fingerprint.digest('hex');

@@ -6,13 +6,15 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import type { Clock } from './domain/types.js';
 import { buildHttpServer } from './doors/rest/http-server.js';
-import { JobRunner } from './jobs/job-runner.js';
+import { JobRunner } from '@svc/shared';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { OPERATIONS } from './operations/index.js';
 import { openSqliteStore } from './store/kysely/kysely-inbox-store.js';
 import type { InboxStore } from './store/store.js';
 
 export const SOFTWARE_VERSION = '0.1.0';
+/** Expired idempotency keys are deleted hourly. */
+const IDEMPOTENCY_PRUNE_EVERY_MS = 3_600_000;
 
 export interface InboxOptions {
   dataDir: string;
@@ -27,7 +29,7 @@ export interface InboxOptions {
 export interface Inbox {
   http: FastifyInstance;
   store: InboxStore;
-  jobs: JobRunner;
+  jobs: JobRunner<InboxStore>;
   clock: Clock;
   close(): Promise<void>;
 }
@@ -49,7 +51,10 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     clock,
     { 'item.system_event': systemEventHandler(clock) },
     (message, detail) => http.log.warn({ err: detail }, message),
-    { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
+    {
+      pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
+      chores: [{ everyMs: IDEMPOTENCY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.idempotency.prune(nowMs)) }],
+    },
   );
   if (options.runJobs ?? true) jobs.start();
   return {

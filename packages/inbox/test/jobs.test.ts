@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobRunner, type JobHandler } from '../src/jobs/job-runner.js';
+import { JobRunner, type JobHandler } from '@svc/shared';
 import { openSqliteStore } from '../src/store/kysely/kysely-inbox-store.js';
 import type { InboxStore, JobRecord } from '../src/store/store.js';
 import { TestClock, haircutAt, startInbox, type TestInbox } from './support/harness.js';
@@ -373,7 +373,7 @@ describe('JobRunner', () => {
 
   it('retries a failing handler with backoff and buries it after maxAttempts', async () => {
     let calls = 0;
-    const failing: JobHandler = async () => {
+    const failing: JobHandler<InboxStore> = async () => {
       calls += 1;
       throw new Error(`boom ${calls}`);
     };
@@ -418,7 +418,7 @@ describe('JobRunner', () => {
 
   it('rolls back what a failing handler wrote, and finishes once it succeeds', async () => {
     let calls = 0;
-    const flaky: JobHandler = async (_job, tx) => {
+    const flaky: JobHandler<InboxStore> = async (_job, tx) => {
       calls += 1;
       await tx.jobs.enqueue({ id: `side-${calls}`, kind: 'test.side', payload: {}, runAt: clock.now() + DAY, dedupeKey: null }, clock.now());
       if (calls === 1) throw new Error('transient');
@@ -436,7 +436,7 @@ describe('JobRunner', () => {
 
   it('keeps a job its own handler scheduled again under the same dedupe key', async () => {
     let calls = 0;
-    const recurring: JobHandler = async (j, tx) => {
+    const recurring: JobHandler<InboxStore> = async (j, tx) => {
       calls += 1;
       await tx.jobs.enqueue({ id: `r-${calls}`, kind: j.kind, payload: {}, runAt: clock.now() + HOUR, dedupeKey: 'recurring' }, clock.now());
     };

@@ -8,3 +8,6 @@ export * from './operations/operation.js';
 export * from './operations/json-schema.js';
 export * from './http/openapi.js';
 export * from './http/rest-door.js';
+export * from './jobs/job-store.js';
+export * from './jobs/kysely-job-store.js';
+export * from './jobs/job-runner.js';

@@ -115,27 +115,9 @@ export interface ApiKeyStore {
   revoke(id: string, nowMs: number): Promise<boolean>;
 }
 
-export interface JobRecord {
-  id: string;
-  kind: string;
-  payload: Record<string, unknown>;
-  runAt: number;
-  dedupeKey: string | null;
-  status: 'pending' | 'running' | 'done' | 'dead' | 'cancelled';
-  attempts: number;
-  lastError: string | null;
-}
+export type { JobRecord, JobStore } from '@svc/shared';
 
-export interface JobStore {
-  /** Adds a job; a job with the same dedupe key that is still pending is moved to the new time instead. */
-  enqueue(job: { id: string; kind: string; payload: Record<string, unknown>; runAt: number; dedupeKey: string | null }, nowMs: number): Promise<void>;
-  /** Leases up to `limit` due jobs (pending, or running with an expired lease after a crash). */
-  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]>;
-  finish(id: string, nowMs: number): Promise<void>;
-  retry(id: string, runAt: number, error: string, nowMs: number): Promise<void>;
-  bury(id: string, error: string, nowMs: number): Promise<void>;
-  list(kind?: string): Promise<JobRecord[]>;
-}
+import type { JobStore } from '@svc/shared';
 
 export interface InboxStore {
   readonly business: DocumentStore;

@@ -5,7 +5,8 @@ import { KyselyCatalogueStore } from './catalogue-store.js';
 import { openDatabase } from './database.js';
 import { KyselyItemStore } from './item-store.js';
 import type { Database } from './schema.js';
-import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore, KyselyJobStore } from './service-stores.js';
+import { KyselyJobStore } from '@svc/shared';
+import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
 
 export class KyselyInboxStore implements InboxStore {
   readonly business;

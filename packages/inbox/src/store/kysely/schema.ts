@@ -2,6 +2,7 @@
  * Table shapes as Kysely sees them. Times are INTEGER milliseconds since the epoch (UTC);
  * documents are JSON TEXT; booleans are INTEGER 0/1. Only code under store/kysely reads these.
  */
+import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 
 export interface BusinessTable {
@@ -147,19 +148,6 @@ export interface ApiKeysTable {
   last_used_at: number | null;
 }
 
-export interface JobsTable {
-  id: string;
-  kind: string;
-  payload: string;
-  run_at: number;
-  dedupe_key: string | null;
-  status: string; // pending | running | done | dead | cancelled
-  attempts: number;
-  lease_until: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
 
 export interface Database {
   business: BusinessTable;

@@ -6,12 +6,10 @@ import type {
   ApiKeyStore,
   DocumentStore,
   IdempotencyStore,
-  JobRecord,
-  JobStore,
   StoredAnswer,
   VersionedDocument,
 } from '../store.js';
-import type { ApiKeysTable, Database, JobsTable } from './schema.js';
+import type { ApiKeysTable, Database } from './schema.js';
 
 export class KyselyDocumentStore implements DocumentStore {
   readonly #db: Kysely<Database>;
@@ -160,121 +158,5 @@ function toKey(r: Selectable<ApiKeysTable>): ApiKeyRecord {
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
     lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
-  };
-}
-
-export class KyselyJobStore implements JobStore {
-  readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.#db = db;
-  }
-
-  async enqueue(
-    job: { id: string; kind: string; payload: Record<string, unknown>; runAt: number; dedupeKey: string | null },
-    nowMs: number,
-  ): Promise<void> {
-    await this.#db
-      .insertInto('jobs')
-      .values({
-        id: job.id,
-        kind: job.kind,
-        payload: JSON.stringify(job.payload),
-        run_at: job.runAt,
-        dedupe_key: job.dedupeKey,
-        status: 'pending',
-        attempts: 0,
-        lease_until: null,
-        last_error: null,
-        created_at: nowMs,
-        updated_at: nowMs,
-      })
-      .onConflict((oc) =>
-        oc.column('dedupe_key').doUpdateSet({
-          payload: JSON.stringify(job.payload),
-          run_at: job.runAt,
-          status: 'pending',
-          attempts: 0,
-          lease_until: null,
-          last_error: null,
-          updated_at: nowMs,
-        }),
-      )
-      .execute();
-  }
-
-  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]> {
-    return this.#db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom('jobs')
-        .selectAll()
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', nowMs)]),
-            eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowMs)]),
-          ]),
-        )
-        .orderBy('run_at')
-        .limit(limit)
-        .execute();
-      if (due.length === 0) return [];
-      await trx
-        .updateTable('jobs')
-        .set((eb) => ({ status: 'running', lease_until: nowMs + leaseMs, attempts: eb('attempts', '+', 1), updated_at: nowMs }))
-        .where(
-          'id',
-          'in',
-          due.map((j) => j.id),
-        )
-        .execute();
-      return due.map((row) => ({ ...toJob(row), status: 'running' as const, attempts: row.attempts + 1 }));
-    });
-  }
-
-  // finish, retry and bury end a lease: they only touch a job still running. A job scheduled again
-  // (enqueue with its dedupe key) while leased is pending again, and the old run must not undo that.
-  async finish(id: string, nowMs: number): Promise<void> {
-    await this.#db
-      .updateTable('jobs')
-      .set({ status: 'done', lease_until: null, updated_at: nowMs })
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .execute();
-  }
-
-  async retry(id: string, runAt: number, error: string, nowMs: number): Promise<void> {
-    await this.#db
-      .updateTable('jobs')
-      .set({ status: 'pending', run_at: runAt, lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .execute();
-  }
-
-  async bury(id: string, error: string, nowMs: number): Promise<void> {
-    await this.#db
-      .updateTable('jobs')
-      .set({ status: 'dead', lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
-      .where('id', '=', id)
-      .where('status', '=', 'running')
-      .execute();
-  }
-
-  async list(kind?: string): Promise<JobRecord[]> {
-    let query = this.#db.selectFrom('jobs').selectAll().orderBy('run_at');
-    if (kind) query = query.where('kind', '=', kind);
-    return (await query.execute()).map(toJob);
-  }
-}
-
-function toJob(r: Selectable<JobsTable>): JobRecord {
-  return {
-    id: r.id,
-    kind: r.kind,
-    payload: JSON.parse(r.payload) as Record<string, unknown>,
-    runAt: Number(r.run_at),
-    dedupeKey: r.dedupe_key,
-    status: r.status as JobRecord['status'],
-    attempts: r.attempts,
-    lastError: r.last_error,
   };
 }

@@ -1,4 +1,5 @@
 /** The inbox's first schema: catalogue, items with their events and conversation, keys, jobs. */
+import { createJobsTable } from '@svc/shared';
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -155,19 +156,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('revoked_at', 'bigint')
     .addColumn('last_used_at', 'bigint')
     .execute();
-  await db.schema
-    .createTable('jobs')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('run_at', 'bigint', (c) => c.notNull())
-    .addColumn('dedupe_key', 'text', (c) => c.unique())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('attempts', 'integer', (c) => c.notNull())
-    .addColumn('lease_until', 'bigint')
-    .addColumn('last_error', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
-  await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
+  await createJobsTable(db);
 }

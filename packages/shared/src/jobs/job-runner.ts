@@ -1,48 +1,60 @@
 /**
- * Runs durable jobs from the jobs table. Jobs are written in the same transaction as the change
- * that needs them, so a crash loses none; a job leased by a process that died is taken again once
- * its lease runs out. Handlers are registered by kind.
+ * Runs durable jobs from a jobs table. Jobs are written in the same transaction as the change that
+ * needs them, so a crash loses none; a job leased by a process that died is taken again once its
+ * lease runs out. Handlers are registered by kind and run inside a transaction with the job's finish.
+ * Failures back off exponentially; a job is buried after its last attempt.
  */
-import type { InboxStore, JobRecord } from '../store/store.js';
-import type { Clock } from '../domain/types.js';
+import type { JobRecord, JobStore } from './job-store.js';
 
-export type JobHandler = (job: JobRecord, store: InboxStore) => Promise<void>;
+/** What the runner needs of a service's storage: its jobs, and transactions that carry them. */
+export interface JobHost<Tx extends { jobs: JobStore }> {
+  jobs: JobStore;
+  transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+export type JobHandler<Tx> = (job: JobRecord, tx: Tx) => Promise<void>;
 
 export interface JobRunnerOptions {
   pollIntervalMs: number;
   leaseMs: number;
   batchSize: number;
   maxAttempts: number;
+  /** Housekeeping run after each pass, at most once per `everyMs` (pruning, sweeps). */
+  chores: { everyMs: number; run: (nowMs: number) => Promise<void> }[];
 }
 
-const DEFAULTS: JobRunnerOptions = { pollIntervalMs: 1_000, leaseMs: 60_000, batchSize: 20, maxAttempts: 8 };
+const DEFAULTS: JobRunnerOptions = { pollIntervalMs: 1_000, leaseMs: 60_000, batchSize: 20, maxAttempts: 8, chores: [] };
 /** Backoff 30 s × 2^(attempt-1), at most 6 hours. */
 const BACKOFF_BASE_MS = 30_000;
 const BACKOFF_CAP_MS = 6 * 3_600_000;
-const PRUNE_EVERY_MS = 3_600_000;
 
-export class JobRunner {
-  readonly #store: InboxStore;
-  readonly #clock: Clock;
-  readonly #handlers: Record<string, JobHandler>;
+export interface RunnerClock {
+  now(): number;
+}
+
+export class JobRunner<Tx extends { jobs: JobStore }> {
+  readonly #host: JobHost<Tx>;
+  readonly #clock: RunnerClock;
+  readonly #handlers: Record<string, JobHandler<Tx>>;
   readonly #options: JobRunnerOptions;
   readonly #log: (message: string, detail?: unknown) => void;
+  readonly #choreLastRun: number[];
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<number> | null = null;
-  #lastPruneMs = 0;
 
   constructor(
-    store: InboxStore,
-    clock: Clock,
-    handlers: Record<string, JobHandler>,
+    host: JobHost<Tx>,
+    clock: RunnerClock,
+    handlers: Record<string, JobHandler<Tx>>,
     log: (message: string, detail?: unknown) => void,
     options: Partial<JobRunnerOptions> = {},
   ) {
-    this.#store = store;
+    this.#host = host;
     this.#clock = clock;
     this.#handlers = handlers;
     this.#log = log;
     this.#options = { ...DEFAULTS, ...options };
+    this.#choreLastRun = this.#options.chores.map(() => Number.NEGATIVE_INFINITY);
   }
 
   start(): void {
@@ -71,15 +83,16 @@ export class JobRunner {
     let ran = 0;
     for (;;) {
       const nowMs = this.#clock.now();
-      const jobs = await this.#store.jobs.claimDue(nowMs, this.#options.leaseMs, this.#options.batchSize);
+      const jobs = await this.#host.jobs.claimDue(nowMs, this.#options.leaseMs, this.#options.batchSize);
       for (const job of jobs) await this.#runOne(job);
       ran += jobs.length;
       if (jobs.length < this.#options.batchSize) break;
     }
     const nowMs = this.#clock.now();
-    if (nowMs - this.#lastPruneMs >= PRUNE_EVERY_MS) {
-      this.#lastPruneMs = nowMs;
-      await this.#store.idempotency.prune(nowMs);
+    for (const [index, chore] of this.#options.chores.entries()) {
+      if (nowMs - (this.#choreLastRun[index] ?? 0) < chore.everyMs) continue;
+      this.#choreLastRun[index] = nowMs;
+      await chore.run(nowMs);
     }
     return ran;
   }
@@ -88,21 +101,21 @@ export class JobRunner {
     const handler = this.#handlers[job.kind];
     const nowMs = () => this.#clock.now();
     if (!handler) {
-      await this.#store.jobs.bury(job.id, `no handler for ${job.kind}`, nowMs());
+      await this.#host.jobs.bury(job.id, `no handler for ${job.kind}`, nowMs());
       return;
     }
     try {
-      await this.#store.transaction(async (tx) => {
+      await this.#host.transaction(async (tx) => {
         await handler(job, tx);
         await tx.jobs.finish(job.id, nowMs());
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.#log(`job ${job.kind} ${job.id} failed (attempt ${job.attempts})`, error);
-      if (job.attempts >= this.#options.maxAttempts) await this.#store.jobs.bury(job.id, message, nowMs());
+      if (job.attempts >= this.#options.maxAttempts) await this.#host.jobs.bury(job.id, message, nowMs());
       else {
         const delay = Math.min(BACKOFF_BASE_MS * 2 ** (job.attempts - 1), BACKOFF_CAP_MS);
-        await this.#store.jobs.retry(job.id, nowMs() + delay, message, nowMs());
+        await this.#host.jobs.retry(job.id, nowMs() + delay, message, nowMs());
       }
     }
   }

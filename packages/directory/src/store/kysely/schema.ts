@@ -1,0 +1,71 @@
+/**
+ * Directory tables as Kysely sees them. Times are INTEGER ms since the epoch; documents are JSON
+ * TEXT; booleans INTEGER 0/1. Only store/kysely reads these shapes.
+ */
+import type { Generated } from 'kysely';
+
+export interface ListingsTable {
+  seq: Generated<number>; // INTEGER PRIMARY KEY: dense, used by the search index and stored orders
+  id: string;
+  domain: string;
+  source: string;
+  kind: string;
+  /** The whole ListingRecord (minus seq) as JSON; columns beside it exist for lookups and counts. */
+  document: string;
+  listed: number;
+  delisted_at: number | null;
+  dormant_since: number | null;
+  verified_at: number | null;
+  last_ping_at: number | null;
+  updated_at: number;
+}
+
+export interface InstancesTable {
+  domain: string;
+  origin: string;
+  status: string; // pending | verified | unreachable
+  manifest: string | null;
+  manifest_url: string;
+  listing_id: string | null;
+  registered_at: number;
+  verified_at: number | null;
+  last_checked_at: number | null;
+  last_ping_at: number | null;
+  fail_count: number;
+  attempts: number;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  delisted_at: number | null;
+  dormant_since: number | null;
+  software: string | null;
+}
+
+export interface RankSnapshotsTable {
+  hour_start: number; // ms, on the hour (UTC)
+  rules_version: number;
+  /** Little-endian Int32 listing seq values in rank order. */
+  order_blob: Buffer;
+  count: number;
+  computed_at: number;
+}
+
+export interface JobsTable {
+  id: string;
+  kind: string;
+  payload: string;
+  run_at: number;
+  dedupe_key: string | null;
+  status: string;
+  attempts: number;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DirectoryDatabase {
+  listings: ListingsTable;
+  instances: InstancesTable;
+  rank_snapshots: RankSnapshotsTable;
+  jobs: JobsTable;
+}

@@ -1,0 +1,31 @@
+/** The durable job queue both services use: the seam between the runner and its table. */
+
+export interface JobRecord {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  runAt: number;
+  dedupeKey: string | null;
+  status: 'pending' | 'running' | 'done' | 'dead' | 'cancelled';
+  attempts: number;
+  lastError: string | null;
+}
+
+export interface NewJob {
+  id: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  runAt: number;
+  /** A pending job with the same key is moved to the new time instead of adding a second one. */
+  dedupeKey: string | null;
+}
+
+export interface JobStore {
+  enqueue(job: NewJob, nowMs: number): Promise<void>;
+  /** Leases up to `limit` due jobs (pending, or running with an expired lease after a crash). */
+  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]>;
+  finish(id: string, nowMs: number): Promise<void>;
+  retry(id: string, runAt: number, error: string, nowMs: number): Promise<void>;
+  bury(id: string, error: string, nowMs: number): Promise<void>;
+  list(kind?: string): Promise<JobRecord[]>;
+}

@@ -1,0 +1,154 @@
+/** The jobs table through Kysely; the same table shape in every service (see createJobsTable). */
+import type { Kysely, Selectable } from 'kysely';
+import type { JobRecord, JobStore, NewJob } from './job-store.js';
+
+export interface JobsTable {
+  id: string;
+  kind: string;
+  payload: string;
+  run_at: number;
+  dedupe_key: string | null;
+  status: string;
+  attempts: number;
+  lease_until: number | null;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface JobsDatabase {
+  jobs: JobsTable;
+}
+
+/** Creates the jobs table and its due index (used by each service's first migration). */
+export async function createJobsTable(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('jobs')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('payload', 'text', (c) => c.notNull())
+    .addColumn('run_at', 'bigint', (c) => c.notNull())
+    .addColumn('dedupe_key', 'text', (c) => c.unique())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('attempts', 'integer', (c) => c.notNull())
+    .addColumn('lease_until', 'bigint')
+    .addColumn('last_error', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
+}
+
+export class KyselyJobStore implements JobStore {
+  readonly #db: Kysely<JobsDatabase>;
+  /** Any Kysely handle whose database has the jobs table. */
+  constructor(db: Kysely<JobsDatabase> | Kysely<never>) {
+    this.#db = db as Kysely<JobsDatabase>;
+  }
+
+  async enqueue(job: NewJob, nowMs: number): Promise<void> {
+    await this.#db
+      .insertInto('jobs')
+      .values({
+        id: job.id,
+        kind: job.kind,
+        payload: JSON.stringify(job.payload),
+        run_at: job.runAt,
+        dedupe_key: job.dedupeKey,
+        status: 'pending',
+        attempts: 0,
+        lease_until: null,
+        last_error: null,
+        created_at: nowMs,
+        updated_at: nowMs,
+      })
+      .onConflict((oc) =>
+        oc.column('dedupe_key').doUpdateSet({
+          payload: JSON.stringify(job.payload),
+          run_at: job.runAt,
+          status: 'pending',
+          attempts: 0,
+          lease_until: null,
+          last_error: null,
+          updated_at: nowMs,
+        }),
+      )
+      .execute();
+  }
+
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]> {
+    return this.#db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom('jobs')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', nowMs)]),
+            eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowMs)]),
+          ]),
+        )
+        .orderBy('run_at')
+        .limit(limit)
+        .execute();
+      if (due.length === 0) return [];
+      await trx
+        .updateTable('jobs')
+        .set((eb) => ({ status: 'running', lease_until: nowMs + leaseMs, attempts: eb('attempts', '+', 1), updated_at: nowMs }))
+        .where(
+          'id',
+          'in',
+          due.map((j) => j.id),
+        )
+        .execute();
+      return due.map((row) => ({ ...toJob(row), status: 'running' as const, attempts: row.attempts + 1 }));
+    });
+  }
+
+  // finish, retry and bury end a lease: they only touch a job still running. A job scheduled again
+  // (enqueue with its dedupe key) while leased is pending again, and the old run must not undo that.
+  async finish(id: string, nowMs: number): Promise<void> {
+    await this.#db
+      .updateTable('jobs')
+      .set({ status: 'done', lease_until: null, updated_at: nowMs })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  async retry(id: string, runAt: number, error: string, nowMs: number): Promise<void> {
+    await this.#db
+      .updateTable('jobs')
+      .set({ status: 'pending', run_at: runAt, lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  async bury(id: string, error: string, nowMs: number): Promise<void> {
+    await this.#db
+      .updateTable('jobs')
+      .set({ status: 'dead', lease_until: null, last_error: error.slice(0, 500), updated_at: nowMs })
+      .where('id', '=', id)
+      .where('status', '=', 'running')
+      .execute();
+  }
+
+  async list(kind?: string): Promise<JobRecord[]> {
+    let query = this.#db.selectFrom('jobs').selectAll().orderBy('run_at');
+    if (kind) query = query.where('kind', '=', kind);
+    return (await query.execute()).map(toJob);
+  }
+}
+
+function toJob(r: Selectable<JobsTable>): JobRecord {
+  return {
+    id: r.id,
+    kind: r.kind,
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+    runAt: Number(r.run_at),
+    dedupeKey: r.dedupe_key,
+    status: r.status as JobRecord['status'],
+    attempts: r.attempts,
+    lastError: r.last_error,
+  };
+}
