@@ -8,6 +8,7 @@ import type { Clock } from './domain/types.js';
 import { buildHttpServer } from './doors/rest/http-server.js';
 import { JobRunner } from '@svc/shared';
 import { systemEventHandler } from './jobs/system-event-job.js';
+import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
 import { OPERATIONS } from './operations/index.js';
 import { openSqliteStore } from './store/kysely/kysely-inbox-store.js';
 import type { InboxStore } from './store/store.js';
@@ -21,6 +22,8 @@ export interface InboxOptions {
   publicBaseUrl: string;
   clock?: Clock;
   logLevel?: string;
+  /** Development: report to directory networks on 127.0.0.1 over http. */
+  allowLocalNetworks?: boolean;
   /** Start the background job loop (tests may drive jobs by hand). */
   runJobs?: boolean;
   jobPollIntervalMs?: number;
@@ -46,16 +49,22 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     operations: OPERATIONS,
     logLevel,
   });
+  const reporting = { publicBaseUrl: config.publicBaseUrl, softwareVersion: SOFTWARE_VERSION, allowLocalNetworks: options.allowLocalNetworks ?? false };
   const jobs = new JobRunner(
     store,
     clock,
-    { 'item.system_event': systemEventHandler(clock) },
+    {
+      'item.system_event': systemEventHandler(clock),
+      [REGISTER_JOB]: registerHandler(store, clock, reporting),
+      [PING_JOB]: pingHandler(store, clock, reporting),
+    },
     (message, detail) => http.log.warn({ err: detail }, message),
     {
       pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
       chores: [{ everyMs: IDEMPOTENCY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.idempotency.prune(nowMs)) }],
     },
   );
+  await scheduleNetworkRegistrations(store, clock.now());
   if (options.runJobs ?? true) jobs.start();
   return {
     http,

@@ -8,6 +8,10 @@ export interface InboxEnvironment {
   publicBaseUrl: string;
   logLevel: string;
   seedDemo: boolean;
+  /** Development: report to directory networks on 127.0.0.1 over http (INBOX_ALLOW_LOCAL_NETWORKS). */
+  allowLocalNetworks: boolean;
+  /** A directory network to register with on first start (INBOX_DIRECTORY_URL); none by default. */
+  directoryUrl: string | null;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -27,5 +31,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): InboxEnvi
     publicBaseUrl: env.INBOX_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${inboxPort}`,
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: env.INBOX_SEED_DEMO !== 'false',
+    allowLocalNetworks: env.INBOX_ALLOW_LOCAL_NETWORKS === 'true',
+    directoryUrl: env.INBOX_DIRECTORY_URL || null,
   };
 }

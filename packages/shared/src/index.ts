@@ -11,3 +11,5 @@ export * from './http/rest-door.js';
 export * from './jobs/job-store.js';
 export * from './jobs/kysely-job-store.js';
 export * from './jobs/job-runner.js';
+export * from './net/public-address.js';
+export * from './net/public-fetch.js';

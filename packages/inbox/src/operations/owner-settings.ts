@@ -3,6 +3,7 @@ import { Problem } from '@svc/shared';
 import { z } from 'zod';
 import { loadSettings } from '../domain/context.js';
 import { applySettingsWrite, redact, withDefaults } from '../domain/settings/settings-document.js';
+import { scheduleNetworkRegistrations } from '../networks/network-jobs.js';
 import { PUT, READ, inboxOperation } from './context.js';
 
 const settingsAnswer = z.object({
@@ -57,6 +58,8 @@ export const updateSettingsOperation = inboxOperation({
     const next = applySettingsWrite(current.stored, input.settings);
     const written = await store.settings.put(next, current.version === 0 ? null : current.version, ctx.domain.clock.now());
     if (!written) throw new Problem('version_conflict', 'The settings changed meanwhile; read them again.');
+    // A network just enabled is registered with at once (in the same transaction as the change).
+    await scheduleNetworkRegistrations(store, ctx.domain.clock.now());
     return { version: current.version + 1, ...redact(withDefaults(next as Record<string, never>)) };
   },
 });

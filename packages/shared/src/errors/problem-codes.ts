@@ -26,6 +26,10 @@ export const PROBLEM_CODES = {
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   not_acceptable: { status: 406, title: 'Not acceptable' },
+  cursor_expired: { status: 410, title: 'Cursor expired' },
+  category_unresolved: { status: 400, title: 'Category not found' },
+  page_too_deep: { status: 400, title: 'Page too deep' },
+  search_timeout: { status: 503, title: 'Search took too long' },
   internal_error: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -23,3 +23,10 @@ export function problemFromZod(error: z.ZodError): Problem {
   const names = [...new Set(fields.map((f) => f.path))].join(', ');
   return new Problem('invalid_input', `Fix these fields: ${names}.`, { fields });
 }
+
+/** The same fields as a 400 bad_request, for services whose contract answers invalid parameters with 400. */
+export function badRequestFromZod(error: z.ZodError): Problem {
+  const fields = fieldsFromZod(error);
+  const names = [...new Set(fields.map((f) => f.path))].join(', ');
+  return new Problem('bad_request', `Invalid parameters: ${names}.`, { fields });
+}

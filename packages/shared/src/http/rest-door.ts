@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../errors/problem.js';
 import { problemFromZod } from '../errors/zod-fields.js';
+import type { z } from 'zod';
 import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
 import { pathParameterNames, type AnyOperation, type HttpMethod } from '../operations/operation.js';
 
@@ -14,12 +15,16 @@ export interface OperationOutcome {
   status: number;
   body: unknown;
   headers: Record<string, string>;
+  /** The body already serialised (e.g. to compute an ETag); sent as is when present. */
+  json?: string;
 }
 
 export interface RestDoorOptions<Ctx> {
   operations: readonly AnyOperation<Ctx>[];
   /** Runs a validated call; the service wraps authentication, idempotency and transactions here. */
   execute: (op: AnyOperation<Ctx>, input: unknown, request: FastifyRequest) => Promise<OperationOutcome>;
+  /** The refusal for input that fails its schema; defaults to 422 invalid_input with fields. */
+  inputProblem?: (error: z.ZodError) => Problem;
 }
 
 export function mountRestOperations<Ctx>(app: FastifyInstance, options: RestDoorOptions<Ctx>): void {
@@ -32,15 +37,15 @@ export function mountRestOperations<Ctx>(app: FastifyInstance, options: RestDoor
       handler: async (request, reply) => {
         const raw = assembleInput(request, pathNames, properties);
         const parsed = op.input.safeParse(raw);
-        if (!parsed.success) throw problemFromZod(parsed.error);
+        if (!parsed.success) throw (options.inputProblem ?? problemFromZod)(parsed.error);
         const outcome = await options.execute(op, parsed.data, request);
         for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
         if (!reply.hasHeader('cache-control')) {
           reply.header('cache-control', op.cacheMaxAgeSec ? `public, max-age=${op.cacheMaxAgeSec}` : 'no-store');
         }
         reply.code(outcome.status);
-        if (outcome.status === 204) return reply.send();
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(outcome.body));
+        if (outcome.status === 204 || outcome.status === 304) return reply.send();
+        return reply.type('application/json; charset=utf-8').send(outcome.json ?? JSON.stringify(outcome.body));
       },
     });
   }

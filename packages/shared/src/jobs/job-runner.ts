@@ -12,7 +12,13 @@ export interface JobHost<Tx extends { jobs: JobStore }> {
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
 }
 
-export type JobHandler<Tx> = (job: JobRecord, tx: Tx) => Promise<void>;
+/**
+ * A handler runs inside a transaction together with its job's finish. One that must wait on the
+ * network first gives a `prepare` step, run outside any transaction, whose result `commit` writes.
+ */
+export type JobHandler<Tx> =
+  | ((job: JobRecord, tx: Tx) => Promise<void>)
+  | { prepare: (job: JobRecord) => Promise<unknown>; commit: (job: JobRecord, tx: Tx, prepared: unknown) => Promise<void> };
 
 export interface JobRunnerOptions {
   pollIntervalMs: number;
@@ -105,10 +111,18 @@ export class JobRunner<Tx extends { jobs: JobStore }> {
       return;
     }
     try {
-      await this.#host.transaction(async (tx) => {
-        await handler(job, tx);
-        await tx.jobs.finish(job.id, nowMs());
-      });
+      if (typeof handler === 'function') {
+        await this.#host.transaction(async (tx) => {
+          await handler(job, tx);
+          await tx.jobs.finish(job.id, nowMs());
+        });
+      } else {
+        const prepared = await handler.prepare(job);
+        await this.#host.transaction(async (tx) => {
+          await handler.commit(job, tx, prepared);
+          await tx.jobs.finish(job.id, nowMs());
+        });
+      }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.#log(`job ${job.kind} ${job.id} failed (attempt ${job.attempts})`, error);

@@ -2,6 +2,7 @@
  * Directory tables as Kysely sees them. Times are INTEGER ms since the epoch; documents are JSON
  * TEXT; booleans INTEGER 0/1. Only store/kysely reads these shapes.
  */
+import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 
 export interface ListingsTable {
@@ -17,6 +18,11 @@ export interface ListingsTable {
   dormant_since: number | null;
   verified_at: number | null;
   last_ping_at: number | null;
+  /** Rank inputs kept as columns, so the hourly order is computed without reading documents. */
+  level: number;
+  agent_door: number;
+  /** Last change of what search reads (not pings): the search index is rebuilt when it moves. */
+  content_at: number;
   updated_at: number;
 }
 
@@ -38,6 +44,7 @@ export interface InstancesTable {
   delisted_at: number | null;
   dormant_since: number | null;
   software: string | null;
+  counts: string | null;
 }
 
 export interface RankSnapshotsTable {
@@ -49,19 +56,6 @@ export interface RankSnapshotsTable {
   computed_at: number;
 }
 
-export interface JobsTable {
-  id: string;
-  kind: string;
-  payload: string;
-  run_at: number;
-  dedupe_key: string | null;
-  status: string;
-  attempts: number;
-  lease_until: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-}
 
 export interface DirectoryDatabase {
   listings: ListingsTable;

@@ -95,7 +95,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
 
   app.get('/.well-known/agent-inbox.json', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
-    return buildManifest(deps.store, deps.config);
+    return buildManifest(deps.store, deps.config, deps.clock.now());
   });
 
   app.get('/docs/agents', async (_request, reply) => {

@@ -3,8 +3,41 @@ import { loadProfile } from '../../domain/context.js';
 import type { InboxStore } from '../../store/store.js';
 import type { InboxConfigView } from '../../operations/context.js';
 
-export async function buildManifest(store: InboxStore, config: InboxConfigView) {
+const WEEKDAY_KEYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+/** Directory profiles take at most 30 services of at most 80 characters. */
+const MAX_PUBLISHED_SERVICES = 30;
+
+/** Opening hours and closures in the directory's shape: weekday → [opens, closes) windows, whole-day closures. */
+async function publishedHours(store: InboxStore, timeZone: string, todayIso: string) {
+  const [ranges, closures] = await Promise.all([store.catalogue.getOpeningHours(), store.catalogue.getClosures()]);
+  if (ranges.length === 0) return undefined;
+  const weekly: Record<string, [string, string][]> = {};
+  for (const range of ranges) {
+    const day = WEEKDAY_KEYS[range.dayOfWeek - 1];
+    if (day) (weekly[day] ??= []).push([range.opens, range.closes]);
+  }
+  return {
+    timezone: timeZone,
+    weekly,
+    closures: closures.filter((c) => c.endDate >= todayIso).map((c) => ({ from: c.startDate, to: c.endDate })),
+  };
+}
+
+async function publishedServices(store: InboxStore) {
+  const [services, products] = await Promise.all([
+    store.catalogue.listServices({ activeOnly: true, limit: MAX_PUBLISHED_SERVICES }),
+    store.catalogue.listProducts({ activeOnly: true, limit: MAX_PUBLISHED_SERVICES }),
+  ]);
+  return [
+    ...services.map((s) => ({ name: s.name.slice(0, 80), type: s.priceModel === 'quote' ? ('quote_request' as const) : ('booking' as const) })),
+    ...products.map((p) => ({ name: p.name.slice(0, 80), type: 'order' as const })),
+  ].slice(0, MAX_PUBLISHED_SERVICES);
+}
+
+export async function buildManifest(store: InboxStore, config: InboxConfigView, nowMs: number = Date.now()) {
   const { profile } = await loadProfile(store);
+  const hours = await publishedHours(store, profile.timeZone, new Date(nowMs).toISOString().slice(0, 10));
+  const services = await publishedServices(store);
   const base = config.publicBaseUrl;
   return {
     spec: 'svc-inbox/0',
@@ -25,6 +58,8 @@ export async function buildManifest(store: InboxStore, config: InboxConfigView) 
       ...(profile.address ? { address: profile.address } : {}),
       ...(profile.geo ? { geo: profile.geo } : {}),
       ...(profile.url ? { url: profile.url } : {}),
+      ...(hours ? { hours } : {}),
+      services,
     },
     agent_policy: { tiers: ['anonymous'], signatures: [], passes: false, networks: [] },
   };

@@ -109,6 +109,10 @@ export class KyselyItemStore implements ItemStore {
     return rows.map((r) => ({ itemId: r.id, startAt: Number(r.start_at), endAt: Number(r.end_at), partySize: r.party_size ?? 1 }));
   }
 
+  countCreatedSince(sinceMs: number): Promise<Partial<Record<ItemType, number>>> {
+    return countCreatedSince(this.#db, sinceMs);
+  }
+
   async historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string }[]> {
     const rows = await this.#db
       .selectFrom('items')
@@ -120,6 +124,17 @@ export class KyselyItemStore implements ItemStore {
       .execute();
     return rows.map((r) => ({ type: r.type as ItemType, state: r.state }));
   }
+}
+
+export async function countCreatedSince(db: Kysely<Database>, sinceMs: number): Promise<Partial<Record<ItemType, number>>> {
+  const rows = await db
+    .selectFrom('items')
+    .select(['type', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('created_at', '>=', sinceMs)
+    .where('sandbox', '=', 0)
+    .groupBy('type')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.type, Number(r.n)]));
 }
 
 function toRow(item: ItemRecord): ItemsTable {

@@ -1,5 +1,6 @@
 /** The directory's first schema: listings, registered instances, hourly orders, durable jobs. */
-import { sql, type Kysely } from 'kysely';
+import { createJobsTable } from '@svc/shared';
+import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -15,6 +16,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('dormant_since', 'bigint')
     .addColumn('verified_at', 'bigint')
     .addColumn('last_ping_at', 'bigint')
+    .addColumn('level', 'integer', (c) => c.notNull())
+    .addColumn('agent_door', 'integer', (c) => c.notNull())
+    .addColumn('content_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('listings_listed').on('listings').columns(['listed', 'seq']).execute();
@@ -37,6 +41,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('delisted_at', 'bigint')
     .addColumn('dormant_since', 'bigint')
     .addColumn('software', 'text')
+    .addColumn('counts', 'text')
     .execute();
   await db.schema
     .createTable('rank_snapshots')
@@ -46,20 +51,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('count', 'integer', (c) => c.notNull())
     .addColumn('computed_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createTable('jobs')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('run_at', 'bigint', (c) => c.notNull())
-    .addColumn('dedupe_key', 'text', (c) => c.unique())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('attempts', 'integer', (c) => c.notNull())
-    .addColumn('lease_until', 'bigint')
-    .addColumn('last_error', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
-  await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
-  void sql;
+  await createJobsTable(db);
 }

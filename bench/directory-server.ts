@@ -1,0 +1,30 @@
+/**
+ * Benchmark server: a directory over a prepared data folder, on 127.0.0.1, with its clock set to
+ * BENCH_NOW (so the rules in force are known), printing one JSON line when ready.
+ */
+import { buildDirectory } from '../packages/directory/src/app.js';
+
+const dataDir = process.env.DATA_DIR as string;
+const port = Number(process.env.PORT ?? 0);
+const offset = Date.parse(process.env.BENCH_NOW ?? new Date().toISOString()) - Date.now();
+const started = performance.now();
+const directory = await buildDirectory({
+  dataDir,
+  baseUrl: `http://127.0.0.1:${port}`,
+  clock: { now: () => Date.now() + offset },
+  logLevel: 'silent',
+  runJobs: false,
+  hourlyTimer: false,
+});
+await directory.search.hour();
+global.gc?.();
+const address = await directory.http.listen({ host: '127.0.0.1', port });
+const memory = process.memoryUsage();
+process.stdout.write(
+  `${JSON.stringify({ ready: true, address, prepareMs: Math.round(performance.now() - started), rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20), stats: directory.search.peek()?.index.stats() })}\n`,
+);
+process.on('SIGTERM', () => {
+  const after = process.memoryUsage();
+  process.stdout.write(`${JSON.stringify({ stopped: true, rssMb: Math.round(after.rss / 2 ** 20) })}\n`);
+  void directory.close().then(() => process.exit(0));
+});

@@ -1,0 +1,168 @@
+/**
+ * Directory search benchmark (issue 3): realistic listings at 100k and 1M, a query mix, and a
+ * baseline in the same run (a bare Fastify route serving a precomputed page of the same size).
+ *
+ *   npx tsx bench/directory.ts [--sizes 100000,1000000] [--duration 10] [--connections 10] [--prepare-only true]
+ *
+ * Data folders are kept under bench/.data and reused. The server runs in its own process (with the
+ * clock at BENCH_NOW, default 2026-12-08T12:00Z, when ranking rules 7 are in force so order=nearest
+ * is available); autocannon drives it from this process, all on 127.0.0.1.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+import { generateListings } from '../packages/directory/src/demo/listing-generator.js';
+import { taxonomyCategoryPicker } from '../packages/directory/src/demo/seed-directory.js';
+import { openDirectoryStore } from '../packages/directory/src/store/kysely/kysely-directory-store.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
+const sizes = (args.get('sizes') ?? '100000,1000000').split(',').map(Number);
+const durationSec = Number(args.get('duration') ?? 10);
+const connections = Number(args.get('connections') ?? 10);
+const benchNow = args.get('now') ?? '2026-12-08T12:00:00Z';
+const root = new URL('.', import.meta.url).pathname;
+
+async function prepareData(size: number): Promise<string> {
+  const dir = join(root, '.data', `directory-${size}`);
+  mkdirSync(dir, { recursive: true });
+  const store = await openDirectoryStore(join(dir, 'directory.sqlite'));
+  const have = await store.listings.countAll();
+  if (have !== size) {
+    if (have > 0) throw new Error(`${dir} holds ${have} listings, not ${size}; remove it`);
+    const started = performance.now();
+    const listings = generateListings({ count: size, seed: 42, nowMs: Date.parse(benchNow), placeCategoryOf: taxonomyCategoryPicker() });
+    let written = 0;
+    const batch: Parameters<typeof store.listings.insertMany>[0] extends Iterable<infer T> ? T[] : never = [];
+    for (const listing of listings) {
+      batch.push(listing);
+      if (batch.length === 20_000) {
+        written += await store.transaction((tx) => tx.listings.insertMany(batch.splice(0)));
+        process.stdout.write(`\r  generating ${size}: ${written}`);
+      }
+    }
+    written += await store.transaction((tx) => tx.listings.insertMany(batch.splice(0)));
+    process.stdout.write(`\r  generated and stored ${written} listings in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  }
+  await store.close();
+  return dir;
+}
+
+interface Started {
+  child: ChildProcess;
+  info: Record<string, unknown>;
+  lines: string[];
+}
+
+async function startProcess(script: string, env: Record<string, string>, heapMb: number): Promise<Started> {
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '--expose-gc', '--import', 'tsx', join(root, script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  const reader = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    reader.on('line', (line) => {
+      lines.push(line);
+      const info = JSON.parse(line) as Record<string, unknown>;
+      if (info.ready) resolve({ child, info, lines });
+    });
+  });
+}
+
+async function stop(started: Started): Promise<void> {
+  started.child.removeAllListeners('exit');
+  await new Promise<void>((resolve) => {
+    started.child.once('exit', () => resolve());
+    started.child.kill('SIGTERM');
+  });
+}
+
+interface Measured {
+  name: string;
+  path: string;
+  status: number;
+  hits: number;
+  p50: number;
+  p99: number;
+  rps: number;
+  errors: number;
+}
+
+async function measure(name: string, base: string, path: string): Promise<Measured> {
+  const probe = await fetch(`${base}${path}`);
+  const body = (await probe.json()) as { businesses?: unknown[] };
+  const result = await autocannon({ url: `${base}${path}`, connections, duration: durationSec });
+  return {
+    name,
+    path,
+    status: probe.status,
+    hits: body.businesses?.length ?? 0,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    rps: Math.round(result.requests.average),
+    errors: result.errors + result.non2xx,
+  };
+}
+
+async function deepCursor(base: string, targetOffset: number): Promise<string> {
+  let cursor: string | null = null;
+  for (let offset = 0; offset < targetOffset; offset += 100) {
+    const response = await fetch(`${base}/v1/businesses?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+    const page = (await response.json()) as { next_cursor: string | null };
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  if (!cursor) throw new Error('could not page deep');
+  return cursor;
+}
+
+const report: Record<string, unknown>[] = [];
+if (args.get('prepare-only') === 'true') {
+  for (const size of sizes) await prepareData(size);
+  process.exit(0);
+}
+for (const size of sizes) {
+  console.log(`\n== ${size.toLocaleString('en')} listings`);
+  const dataDir = await prepareData(size);
+  const server = await startProcess('directory-server.ts', { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow }, 20_000);
+  const base = String(server.info.address);
+  console.log(`  server ready in ${server.info.prepareMs} ms; RSS ${server.info.rssMb} MB, heap ${server.info.heapMb} MB`);
+  const cursor = await deepCursor(base, 5_000);
+  const mix: [string, string][] = [
+    ['plain page', '/v1/businesses'],
+    ['q', '/v1/businesses?q=coffee'],
+    ['near', '/v1/businesses?near=40.7128,-74.0060&radius_km=10'],
+    ['category', '/v1/businesses?category=restaurant'],
+    ['open_now', '/v1/businesses?open_now=true'],
+    ['three filters', '/v1/businesses?category=hair-beauty&language=en&open_now=true'],
+    ['deep cursor (offset 5000)', `/v1/businesses?cursor=${cursor}`],
+    ['nearest', '/v1/businesses?near=38.7223,-9.1393&radius_km=50&order=nearest'],
+  ];
+  const results: Measured[] = [];
+  for (const [name, path] of mix) {
+    const m = await measure(name, base, path);
+    results.push(m);
+    console.log(`  ${name.padEnd(26)} ${String(m.status).padEnd(4)} hits ${String(m.hits).padStart(3)}  p50 ${String(m.p50).padStart(4)} ms  p99 ${String(m.p99).padStart(4)} ms  ${String(m.rps).padStart(6)} req/s  errors ${m.errors}`);
+  }
+  const page = await (await fetch(`${base}/v1/businesses`)).text();
+  await stop(server);
+  const pageFile = join(root, '.data', `page-${size}.json`);
+  writeFileSync(pageFile, page);
+  const baseline = await startProcess('baseline-server.ts', { PAGE_FILE: pageFile }, 1_024);
+  const b = await measure('baseline (bare Fastify, same page)', String(baseline.info.address), '/page');
+  await stop(baseline);
+  console.log(`  ${b.name.padEnd(26)} p50 ${b.p50} ms  p99 ${b.p99} ms  ${b.rps} req/s  (page ${page.length} bytes)`);
+  for (const m of results) {
+    console.log(`    ${m.name.padEnd(26)} ${((m.rps / b.rps) * 100).toFixed(0)}% of baseline throughput; p99 ${m.p99 < 50 ? 'under' : 'OVER'} 50 ms`);
+  }
+  report.push({ size, server: server.info, results, baseline: b, pageBytes: page.length });
+}
+mkdirSync(join(root, 'results'), { recursive: true });
+const file = join(root, 'results', `directory-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(file, JSON.stringify({ benchNow, durationSec, connections, report }, null, 2));
+console.log(`\nwrote ${file}`);
+if (!existsSync(file)) process.exit(1);

@@ -1,0 +1,93 @@
+/**
+ * The composition root of the directory: storage, the vocabulary, the search service, the job
+ * runner (manifest verification and refresh) and the HTTP server. Tests build it with their own
+ * clock and data folder.
+ */
+import { JobRunner } from '@svc/shared';
+import type { FastifyInstance } from 'fastify';
+import { join } from 'node:path';
+import type { DirectoryContext, DirectorySettings } from './domain/context.js';
+import { HOUR_MS } from './domain/ranking/hourly-order.js';
+import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
+import { DirectorySearch } from './domain/search/search-service.js';
+import { categoryKeysOf, categoryPath, categoryWordsOf, resolveManifestCategories } from './domain/vocab/vocabulary-hooks.js';
+import { loadTaxonomy } from './domain/vocab/taxonomy.js';
+import { buildDirectoryHttp } from './doors/rest/http-server.js';
+import { DIRECTORY_OPERATIONS } from './operations/index.js';
+import { openDirectoryStore } from './store/kysely/kysely-directory-store.js';
+import type { DirectoryStore } from './store/store.js';
+
+export const DIRECTORY_VERSION = '0.1.0';
+
+export interface DirectoryOptions {
+  dataDir: string;
+  baseUrl: string;
+  allowLocalInboxes?: boolean;
+  clock?: { now(): number };
+  logLevel?: string;
+  runJobs?: boolean;
+  jobPollIntervalMs?: number;
+  /** Prepare each hour's order on the hour (off in tests that move the clock by hand). */
+  hourlyTimer?: boolean;
+}
+
+export interface Directory {
+  http: FastifyInstance;
+  store: DirectoryStore;
+  search: DirectorySearch;
+  jobs: JobRunner<DirectoryStore>;
+  context: DirectoryContext;
+  close(): Promise<void>;
+}
+
+export async function buildDirectory(options: DirectoryOptions): Promise<Directory> {
+  const clock = options.clock ?? { now: () => Date.now() };
+  const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
+  const store = await openDirectoryStore(join(options.dataDir, 'directory.sqlite'));
+  loadTaxonomy();
+  const settings: DirectorySettings = {
+    baseUrl: options.baseUrl.replace(/\/$/, ''),
+    allowLocalInboxes: options.allowLocalInboxes ?? false,
+    manifestTimeoutMs: 5_000,
+    manifestMaxBytes: 256 * 1024,
+  };
+  const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories };
+  const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath });
+  const http = buildDirectoryHttp({
+    operations: DIRECTORY_OPERATIONS,
+    context: { domain: context, search },
+    softwareVersion: DIRECTORY_VERSION,
+    logLevel,
+    validateOutput: process.env.VALIDATE_OUTPUT === '1',
+  });
+  const jobs = new JobRunner<DirectoryStore>(store, clock, { [VERIFY_JOB]: verificationHandler(context) }, (message, detail) =>
+    http.log.warn({ err: detail }, message),
+    { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
+  );
+  if (options.runJobs ?? true) jobs.start();
+
+  let hourTimer: NodeJS.Timeout | null = null;
+  const scheduleHour = () => {
+    const wait = HOUR_MS - (clock.now() % HOUR_MS) + 50;
+    hourTimer = setTimeout(() => {
+      void search.hour().catch((error) => http.log.error(error));
+      scheduleHour();
+    }, wait);
+    hourTimer.unref();
+  };
+  if (options.hourlyTimer ?? true) scheduleHour();
+
+  return {
+    http,
+    store,
+    search,
+    jobs,
+    context,
+    async close() {
+      if (hourTimer) clearTimeout(hourTimer);
+      await jobs.stop();
+      await http.close();
+      await store.close();
+    },
+  };
+}

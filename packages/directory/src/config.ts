@@ -1,0 +1,35 @@
+/** Directory settings from the environment, each with an embedded default (documented in README.md). */
+import { resolve } from 'node:path';
+
+export interface DirectoryEnvironment {
+  dataDir: string;
+  host: string;
+  port: number;
+  baseUrl: string;
+  allowLocalInboxes: boolean;
+  seedDemo: boolean;
+  demoListings: number;
+  logLevel: string;
+}
+
+function integer(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not ${value}`);
+  return parsed;
+}
+
+export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): DirectoryEnvironment {
+  const host = env.DIRECTORY_HOST || '127.0.0.1';
+  const port = integer(env.DIRECTORY_PORT, 8080, 'DIRECTORY_PORT', 0, 65_535);
+  return {
+    dataDir: resolve(env.DATA_DIR || './data'),
+    host,
+    port,
+    baseUrl: env.DIRECTORY_PUBLIC_URL || `http://${host}:${port}`,
+    allowLocalInboxes: env.DIRECTORY_ALLOW_LOCAL_INBOXES === 'true',
+    seedDemo: env.DIRECTORY_SEED_DEMO !== 'false',
+    demoListings: integer(env.DIRECTORY_DEMO_LISTINGS, 3000, 'DIRECTORY_DEMO_LISTINGS', 0, 2_000_000),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}

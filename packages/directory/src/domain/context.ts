@@ -1,0 +1,20 @@
+/** What every directory domain function gets: storage, the clock and the service's settings. */
+import type { DirectoryStore } from '../store/store.js';
+import type { CategoryResolution } from './registration/member-listing.js';
+
+export interface DirectorySettings {
+  /** This directory's public origin (used in URLs it hands out). */
+  baseUrl: string;
+  /** Development: verify inboxes on 127.0.0.1 over http. Off by default. */
+  allowLocalInboxes: boolean;
+  manifestTimeoutMs: number;
+  manifestMaxBytes: number;
+}
+
+export interface DirectoryContext {
+  store: DirectoryStore;
+  clock: { now(): number };
+  settings: DirectorySettings;
+  /** Manifest category terms → our groups, a place category, and tags. */
+  resolveCategories: (terms: string[]) => CategoryResolution;
+}

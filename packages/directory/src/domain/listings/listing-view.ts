@@ -1,0 +1,165 @@
+/**
+ * A listing as the API shows it (directory spec §2 "Listing"). Only facts the business published
+ * are shown; never a phone number, an e-mail address or anything about a customer. A business that
+ * is not a member shows its town, never its street, until it claims its entry.
+ */
+import { DateTime } from 'luxon';
+import { isAnswering } from '../ranking/hourly-order.js';
+import { attributeKey } from '../vocab/attributes.js';
+import { LEVELS, levelRank, listingLevel, type ListingRecord, type RequestKind } from './listing.js';
+
+export interface RankPlacement {
+  rankPos: number;
+  shuffle: string;
+  why: string;
+}
+
+export interface ViewOptions {
+  nowMs: number;
+  answeringHours: number;
+  rulesVersion: number;
+  rulesUrl: string;
+  openNow: boolean | null;
+  placement?: RankPlacement | undefined;
+  distanceKm?: number | undefined;
+  /** Path of a place category in the taxonomy (group first). */
+  categoryPath: (placeId: string) => string[];
+  detail: boolean;
+}
+
+/** Facts that are a way to reach a person are never shown (spec §1: no phone number, no e-mail address). */
+const CONTACT_FIELD = /(^|[._-])(phone|telephone|tel|mobile|fax|e-?mail)($|[._-])/i;
+const EMAIL_VALUE = /[^\s@]+@[^\s@]+\.[^\s@]+/;
+
+/** Only keys of GET /v1/attributes that can be filtered on are shown; one that needs a register's proof is not shown yet. */
+function shownAttributes(attributes: ListingRecord['attributes']): ListingRecord['attributes'] {
+  return Object.fromEntries(Object.entries(attributes).filter(([key]) => attributeKey(key)?.filterable === true));
+}
+
+function shownFacts(facts: ListingRecord['facts']): ListingRecord['facts'] {
+  return facts.filter((f) => !CONTACT_FIELD.test(f.field) && !(typeof f.v === 'string' && EMAIL_VALUE.test(f.v)));
+}
+
+/** Today's date in the business's own time zone (UTC for a zone the runtime does not know): closures are its whole days. */
+function localDate(zone: string, nowMs: number): string {
+  return DateTime.fromMillis(nowMs, { zone }).toISODate() ?? new Date(nowMs).toISOString().slice(0, 10);
+}
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : new Date(ms).toISOString());
+const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
+
+export function listingView(l: ListingRecord, o: ViewOptions) {
+  const member = l.source === 'member';
+  const answering = isAnswering(l, o.nowMs, o.answeringHours);
+  const notAnsweringSince = !member || answering ? null : new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString();
+  const liveDoors = l.doors.filter((d) => d.status === 'live');
+  const kinds = new Set<RequestKind>(liveDoors.flatMap((d) => d.kinds));
+  const level = listingLevel(l.doors);
+  const showStreet = member || l.claimed;
+  const coarse = !member && !l.claimed;
+  const primary = l.placeCategory;
+  const hours = l.hours;
+
+  const view: Record<string, unknown> = {
+    domain: l.domain,
+    name: l.name,
+    ...(l.description ? { description: l.description } : {}),
+    ...(l.city ? { city: l.city } : {}),
+    ...(l.country ? { country: l.country } : {}),
+    ...(l.address
+      ? {
+          address: {
+            ...(showStreet && l.address.street ? { street: l.address.street } : {}),
+            ...(l.address.locality ? { locality: l.address.locality } : {}),
+            ...(showStreet && l.address.postalCode ? { postal_code: l.address.postalCode } : {}),
+            ...(l.address.country ? { country: l.address.country } : {}),
+          },
+        }
+      : {}),
+    categories: l.categories,
+    tags: l.tags,
+    languages: l.languages,
+    item_types: l.itemTypes,
+    protocols: l.protocols,
+    ...(hours ? { hours: { timezone: hours.timezone, weekly: hours.weekly, closures: hours.closures.filter((c) => c.to >= localDate(hours.timezone, o.nowMs)) } } : {}),
+    open_now: o.openNow,
+    services: l.services,
+    ...(l.geo ? { geo: coarse ? { lat: round(l.geo.lat, 2), lng: round(l.geo.lng, 2) } : { lat: l.geo.lat, lng: l.geo.lng } } : {}),
+    ...(o.distanceKm !== undefined ? { distance_km: round(o.distanceKm, 3) } : {}),
+    ...(l.url ? { url: l.url } : {}),
+    ...(l.manifestUrl ? { manifest_url: l.manifestUrl } : {}),
+    ...(l.verifiedAt !== null ? { verified_at: iso(l.verifiedAt) } : {}),
+    ...(l.lastPingAt !== null ? { last_ping_at: iso(l.lastPingAt) } : {}),
+    ...(l.software ? { software: l.software } : {}),
+    receipts: {
+      issued: l.receipts.issued,
+      acknowledged: l.receipts.acknowledged,
+      ...(o.detail ? { customers: l.receipts.customers } : {}),
+      ...(l.receipts.lastAt !== null ? { last_at: iso(l.receipts.lastAt) } : {}),
+    },
+    answering,
+    online: answering,
+    not_answering_since: notAnsweringSince,
+    ...(o.placement ? { rank_pos: o.placement.rankPos, rank_shuffle: o.placement.shuffle } : {}),
+    ...(member
+      ? {
+          reputation: {
+            ranked: false,
+            score: 0,
+            tier: 'new',
+            kept: 0,
+            broken: 0,
+            customers: l.receipts.customers,
+            verified_share: 0,
+            rules: o.rulesVersion,
+            rules_url: o.rulesUrl,
+          },
+        }
+      : {}),
+    source: l.source,
+    claimed: l.claimed,
+    ...(l.proof ? { proof: l.proof } : {}),
+    level: LEVELS[levelRank(level)],
+    has_inbox: liveDoors.some((d) => d.type === 'inbox'),
+    doors: l.doors.map((d) => ({
+      type: d.type,
+      url: d.url,
+      level: d.level,
+      status: d.status,
+      kinds: d.kinds,
+      src: d.src,
+      ...(d.protocol ? { protocol: d.protocol } : {}),
+      ...(d.checkedAt ? { checked_at: d.checkedAt } : {}),
+    })),
+    requestable: (['ask', 'quote'] as const).filter((k) => kinds.has(k)),
+    accepts: { kinds: [...kinds], ...(l.payments.length > 0 ? { pay: l.payments } : {}) },
+    ...(primary
+      ? {
+          category: {
+            primary,
+            alternates: l.placeAlternates.slice(0, 2),
+            path: o.categoryPath(primary.id),
+            ...(l.categories[0] ? { group: l.categories[0] } : {}),
+          },
+        }
+      : {}),
+    attributes: shownAttributes(l.attributes),
+    ...(!member && l.place
+      ? {
+          place: {
+            kind: l.place.kind,
+            ...(l.place.locality ? { locality: l.place.locality } : {}),
+            ...(l.place.region ? { region: l.place.region } : {}),
+            ...(l.place.country ? { country: l.place.country } : {}),
+            ...(l.place.serviceArea ? { service_area: { ...(l.place.serviceArea.radiusKm ? { radius_km: l.place.serviceArea.radiusKm } : {}), ...(l.place.serviceArea.countries ? { countries: l.place.serviceArea.countries } : {}) } } : {}),
+            ...(l.place.shipsTo ? { ships_to: l.place.shipsTo } : {}),
+          },
+        }
+      : {}),
+    ...(o.placement ? { why: o.placement.why } : {}),
+    ...(l.found ? { found: { note: l.found.note, checked_at: iso(l.found.checkedAt), about_url: l.found.aboutUrl } } : {}),
+    ...(o.detail ? { outcomes: l.outcomes } : {}),
+    ...(o.detail && !member ? { facts: shownFacts(l.facts) } : {}),
+  };
+  return view;
+}

@@ -1,0 +1,121 @@
+/**
+ * The hourly order (directory spec §4, ranking rules): computed once per hour at :00 UTC over every
+ * listed business and frozen. Nothing a profile says and nothing paid enters it: only membership,
+ * whether an inbox answered, reachable doors and level, reputation, and the day's shuffle.
+ */
+import { createHash } from 'node:crypto';
+import { levelRank, listingLevel, type ListingRecord } from '../listings/listing.js';
+import type { PublishedRules } from './rules.js';
+
+export const HOUR_MS = 3_600_000;
+
+export function hourStartOf(nowMs: number): number {
+  return Math.floor(nowMs / HOUR_MS) * HOUR_MS;
+}
+
+/** First 16 hex characters of SHA-256("<YYYY-MM-DD>:<id lowercased>"): the day's shuffle key, a string. */
+export function rankShuffle(hourStartMs: number, listingId: string): string {
+  const day = new Date(hourStartMs).toISOString().slice(0, 10);
+  return createHash('sha256').update(`${day}:${listingId.toLowerCase()}`, 'utf8').digest('hex').slice(0, 16);
+}
+
+/** Reputation as of the last nightly snapshot; until receipts are scored, every record is empty. */
+export interface Standing {
+  scoreInt: number;
+  ranked: boolean;
+}
+
+export interface RankFacts {
+  seq: number;
+  member: boolean;
+  answering: boolean;
+  /** 1: reachable now; 2: reachable through other live agent doors; 3: not reachable. */
+  reach: 1 | 2 | 3;
+  level: number;
+  standing: Standing;
+  shuffle: string;
+  id: string;
+}
+
+export function isAnswering(listing: Pick<ListingRecord, 'source' | 'lastPingAt'>, atMs: number, answeringHours: number): boolean {
+  return listing.source === 'member' && listing.lastPingAt !== null && listing.lastPingAt >= atMs - answeringHours * HOUR_MS;
+}
+
+/** What the order reads of a listing (kept as columns in storage, so no document is parsed). */
+export interface RankInputs {
+  seq: number;
+  id: string;
+  source: ListingRecord['source'];
+  lastPingAt: number | null;
+  level: number;
+  agentDoor: boolean;
+}
+
+export function rankInputsOf(listing: ListingRecord): RankInputs {
+  return {
+    seq: listing.seq,
+    id: listing.id,
+    source: listing.source,
+    lastPingAt: listing.lastPingAt,
+    level: levelRank(listingLevel(listing.doors)),
+    agentDoor: listing.doors.some((d) => d.status === 'live' && d.type !== 'inbox' && levelRank(d.level) >= levelRank('askable')),
+  };
+}
+
+export function rankFacts(inputs: RankInputs, hourStartMs: number, rules: PublishedRules, standing: Standing): RankFacts {
+  const member = inputs.source === 'member';
+  const answering = isAnswering(inputs, hourStartMs, rules.numbers.answeringHours);
+  const reach: RankFacts['reach'] = answering ? 1 : inputs.agentDoor ? 2 : 3;
+  return { seq: inputs.seq, member, answering, reach, level: inputs.level, standing, shuffle: rankShuffle(hourStartMs, inputs.id), id: inputs.id };
+}
+
+function compareV6(a: RankFacts, b: RankFacts): number {
+  return (
+    Number(b.member) - Number(a.member) ||
+    Number(b.answering) - Number(a.answering) ||
+    compareStanding(a, b) ||
+    (a.shuffle < b.shuffle ? -1 : a.shuffle > b.shuffle ? 1 : 0) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+function compareV7(a: RankFacts, b: RankFacts): number {
+  return (
+    a.reach - b.reach ||
+    (a.reach === 2 ? b.level - a.level : 0) ||
+    compareStanding(a, b) ||
+    (a.shuffle < b.shuffle ? -1 : a.shuffle > b.shuffle ? 1 : 0) ||
+    Number(b.member) - Number(a.member) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+function compareStanding(a: RankFacts, b: RankFacts): number {
+  return Number(b.standing.ranked) - Number(a.standing.ranked) || (a.standing.ranked ? b.standing.scoreInt - a.standing.scoreInt : 0);
+}
+
+/** Sorts every listed business into the hour's order; returns listing seq values in rank order. */
+export function computeOrder(facts: RankFacts[], rules: PublishedRules): Int32Array {
+  const compare = rules.numbers.membersFirst ? compareV6 : compareV7;
+  facts.sort(compare);
+  const order = new Int32Array(facts.length);
+  for (let i = 0; i < facts.length; i++) order[i] = (facts[i] as RankFacts).seq;
+  return order;
+}
+
+/** Why a business is where it is, in plain words. */
+export function whyPlaced(facts: RankFacts, rankPos: number, rules: PublishedRules): string {
+  const parts: string[] = [`Place ${rankPos} in this hour's order (rules ${rules.version}).`];
+  if (rules.numbers.membersFirst) {
+    if (!facts.member) parts.push('Not a member, so it comes after every member.');
+    else parts.push(facts.answering ? 'A member whose inbox answered in the last day.' : 'A member whose inbox has not answered in the last day.');
+  } else if (facts.reach === 1) parts.push('Reachable now: a member whose inbox answered in the last day.');
+  else if (facts.reach === 2) parts.push('Reachable through a live agent door; higher readiness levels come first.');
+  else parts.push('No door answered recently, so it comes after businesses that can be reached now.');
+  parts.push(
+    facts.standing.ranked
+      ? `Ranked by its reputation (score ${(facts.standing.scoreInt / 10_000).toFixed(4)}).`
+      : "Not ranked by reputation yet, so placed by today's shuffle.",
+  );
+  return parts.join(' ');
+}

@@ -1,0 +1,215 @@
+/**
+ * Inbox registration (directory spec §4 /v1/instances): an inbox registers its domain (202), the
+ * directory fetches and checks its manifest in a job (retried with backoff, refreshed every six
+ * hours once verified), the inbox pings hourly, and polls its status.
+ */
+import { Problem, PublicFetchError, newId, publicFetch, type JobRecord } from '@svc/shared';
+import type { DirectoryContext } from '../context.js';
+import type { DirectoryStore, InstanceRecord } from '../../store/store.js';
+import { parseInstanceDomain } from './domain-name.js';
+import { ManifestProblem, readManifest } from './member-listing.js';
+
+export const VERIFY_JOB = 'instance.verify';
+/** Verified manifests are fetched again this often. */
+export const REFRESH_EVERY_MS = 6 * 3_600_000;
+/** Waits between attempts at verifying a new registration; after the last, it waits for the refresh period. */
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000] as const;
+/** A registration that never verified is given up after this many attempts. */
+export const MAX_PENDING_ATTEMPTS = 10;
+
+function verifyJob(domain: string, runAt: number) {
+  return { id: newId(), kind: VERIFY_JOB, payload: { domain }, runAt, dedupeKey: `verify:${domain}` };
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function statusView(instance: InstanceRecord, listed: boolean) {
+  return {
+    domain: instance.domain,
+    status: instance.status,
+    listed,
+    manifest_url: instance.manifestUrl,
+    delisted_at: iso(instance.delistedAt),
+    dormant_since: iso(instance.dormantSince),
+    verified_at: iso(instance.verifiedAt),
+    last_checked_at: iso(instance.lastCheckedAt),
+    last_ping_at: iso(instance.lastPingAt),
+    fail_count: instance.failCount,
+    ...(instance.nextAttemptAt !== null || instance.lastError !== null
+      ? {
+          verification: {
+            attempts: instance.attempts,
+            ...(instance.nextAttemptAt !== null ? { next_attempt_at: new Date(instance.nextAttemptAt).toISOString() } : {}),
+            ...(instance.lastError !== null ? { last_error: instance.lastError } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+export async function registerInstance(ctx: DirectoryContext, rawDomain: unknown) {
+  const { domain, origin } = parseInstanceDomain(rawDomain, ctx.settings.allowLocalInboxes);
+  const nowMs = ctx.clock.now();
+  return ctx.store.transaction(async (store) => {
+    let instance = await store.instances.get(domain);
+    if (!instance) {
+      instance = {
+        domain,
+        origin,
+        status: 'pending',
+        manifest: null,
+        manifestUrl: `${origin}/.well-known/agent-inbox.json`,
+        listingId: null,
+        registeredAt: nowMs,
+        verifiedAt: null,
+        lastCheckedAt: null,
+        lastPingAt: null,
+        failCount: 0,
+        attempts: 0,
+        nextAttemptAt: nowMs,
+        lastError: null,
+        delistedAt: null,
+        dormantSince: null,
+        software: null,
+        counts: null,
+      };
+    } else {
+      // Registering again asks for a fresh check now.
+      instance = { ...instance, nextAttemptAt: nowMs };
+    }
+    await store.instances.put(instance);
+    await store.jobs.enqueue(verifyJob(domain, nowMs), nowMs);
+    return {
+      domain,
+      status: instance.status,
+      status_url: `${ctx.settings.baseUrl}/v1/instances/${encodeURIComponent(domain)}/status`,
+      manifest_url: instance.manifestUrl,
+      message: `Queued: the directory will fetch ${instance.manifestUrl} and check it. Poll the status URL.`,
+    };
+  });
+}
+
+async function knownInstance(store: DirectoryStore, rawDomain: unknown, allowLocal: boolean): Promise<InstanceRecord> {
+  const { domain } = parseInstanceDomain(rawDomain, allowLocal);
+  const instance = await store.instances.get(domain);
+  if (!instance) throw new Problem('not_found', `No inbox registered as ${domain}; register it with POST /v1/instances.`);
+  return instance;
+}
+
+export async function instanceStatus(ctx: DirectoryContext, rawDomain: unknown) {
+  const instance = await knownInstance(ctx.store, rawDomain, ctx.settings.allowLocalInboxes);
+  const listing = await ctx.store.listings.byDomain(instance.domain);
+  const listed = listing !== null && listing.source === 'member' && listing.delistedAt === null && listing.dormantSince === null;
+  return statusView(instance, listed);
+}
+
+/** An hourly ping: the inbox is alive. A business answers when it pinged within the last day. */
+export async function pingInstance(
+  ctx: DirectoryContext,
+  rawDomain: unknown,
+  body: { version?: string | undefined; runtime?: string | undefined; counts?: InstanceRecord['counts'] | undefined },
+) {
+  const nowMs = ctx.clock.now();
+  return ctx.store.transaction(async (store) => {
+    const instance = await knownInstance(store, rawDomain, ctx.settings.allowLocalInboxes);
+    const software = body.version ? { version: body.version, runtime: body.runtime ?? 'unknown' } : instance.software;
+    await store.instances.put({ ...instance, lastPingAt: nowMs, software, counts: body.counts ?? instance.counts });
+    await store.listings.recordPing(instance.domain, nowMs, software);
+    return { domain: instance.domain, lastPingAt: nowMs, software };
+  });
+}
+
+type Fetched = { ok: true; manifest: unknown } | { ok: false; error: string };
+
+/** The verification job: fetch the manifest outside any transaction, then record what it said. */
+export function verificationHandler(ctx: DirectoryContext) {
+  return {
+    prepare: async (job: JobRecord): Promise<Fetched> => {
+      const instance = await ctx.store.instances.get(String(job.payload.domain));
+      if (!instance) return { ok: false, error: 'not registered' };
+      try {
+        const answer = await publicFetch(instance.manifestUrl, {
+          timeoutMs: ctx.settings.manifestTimeoutMs,
+          maxBytes: ctx.settings.manifestMaxBytes,
+          allowLoopback: ctx.settings.allowLocalInboxes,
+          allowHttp: ctx.settings.allowLocalInboxes,
+        });
+        if (answer.status !== 200) return { ok: false, error: `the manifest answered HTTP ${answer.status}` };
+        try {
+          return { ok: true, manifest: JSON.parse(answer.body) as unknown };
+        } catch {
+          return { ok: false, error: 'the manifest is not valid JSON' };
+        }
+      } catch (error) {
+        return { ok: false, error: error instanceof PublicFetchError ? `${error.reason}: ${error.message}` : String(error) };
+      }
+    },
+    commit: async (job: JobRecord, store: DirectoryStore, prepared: unknown): Promise<void> => {
+      const fetched = prepared as Fetched;
+      const instance = await store.instances.get(String(job.payload.domain));
+      if (!instance) return;
+      const nowMs = ctx.clock.now();
+      const attempts = instance.attempts + 1;
+      if (fetched.ok) {
+        try {
+          const reading = readManifest(fetched.manifest, instance.origin, instance.domain, nowMs, ctx.resolveCategories);
+          const existing = await store.listings.byDomain(instance.domain);
+          const saved = await store.listings.upsert({
+            ...reading.listing,
+            id: existing?.id ?? newId(nowMs),
+            createdAt: existing?.createdAt ?? nowMs,
+            memberSince: existing?.source === 'member' ? (existing.memberSince ?? nowMs) : nowMs,
+            verifiedAt: instance.verifiedAt ?? nowMs,
+            lastPingAt: instance.lastPingAt,
+            software: instance.software,
+            delistedAt: instance.delistedAt,
+            dormantSince: instance.dormantSince,
+          });
+          await store.instances.put({
+            ...instance,
+            status: 'verified',
+            manifest: fetched.manifest as Record<string, unknown>,
+            listingId: saved.id,
+            verifiedAt: instance.verifiedAt ?? nowMs,
+            lastCheckedAt: nowMs,
+            failCount: 0,
+            attempts,
+            nextAttemptAt: nowMs + REFRESH_EVERY_MS,
+            lastError: null,
+          });
+          await store.jobs.enqueue(verifyJob(instance.domain, nowMs + REFRESH_EVERY_MS), nowMs);
+          return;
+        } catch (error) {
+          if (!(error instanceof ManifestProblem)) throw error;
+          return recordFailure(store, instance, attempts, `the manifest is not usable: ${error.message}`, nowMs);
+        }
+      }
+      return recordFailure(store, instance, attempts, fetched.error, nowMs);
+    },
+  };
+}
+
+async function recordFailure(store: DirectoryStore, instance: InstanceRecord, attempts: number, error: string, nowMs: number): Promise<void> {
+  const wasVerified = instance.verifiedAt !== null;
+  const failCount = instance.failCount + 1;
+  const delay = wasVerified ? REFRESH_EVERY_MS : (RETRY_DELAYS_MS[Math.min(failCount - 1, RETRY_DELAYS_MS.length - 1)] as number);
+  const givingUp = !wasVerified && attempts >= MAX_PENDING_ATTEMPTS;
+  const nextAttemptAt = givingUp ? null : nowMs + delay;
+  await store.instances.put({
+    ...instance,
+    status: wasVerified ? 'unreachable' : 'pending',
+    lastCheckedAt: nowMs,
+    failCount,
+    attempts,
+    nextAttemptAt,
+    lastError: error.slice(0, 300),
+  });
+  if (wasVerified) {
+    const listing = await store.listings.byDomain(instance.domain);
+    if (listing) {
+      const { seq: _seq, ...rest } = listing;
+      await store.listings.upsert({ ...rest, doors: rest.doors.map((d) => (d.type === 'inbox' ? { ...d, status: 'failing' as const } : d)), updatedAt: nowMs });
+    }
+  }
+  if (nextAttemptAt !== null) await store.jobs.enqueue(verifyJob(instance.domain, nextAttemptAt), nowMs);
+}

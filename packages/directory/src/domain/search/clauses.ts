@@ -1,0 +1,170 @@
+/**
+ * Query clauses over rank positions (0..n-1, ascending = the published order). Each clause is a set
+ * of positions that can be walked in order (`seek`), probed (`has`) and read 32 positions at a time
+ * as a bit word (`word`), so the planner can drive from the smallest clause and probe the others, or
+ * AND bit words when every clause is large.
+ */
+
+/** Returned by `seek` when no member is left. */
+export const END = 0x7fffffff;
+
+export interface Clause {
+  /** An upper bound of the number of members. */
+  readonly size: number;
+  /** The smallest member >= from, or END. Cheapest when called with ascending `from`. */
+  seek(from: number): number;
+  has(pos: number): boolean;
+  /** Membership bits of positions 32*w .. 32*w+31 (bit i = position 32*w+i). */
+  word(w: number): number;
+}
+
+export function wordCount(n: number): number {
+  return (n + 31) >>> 5;
+}
+
+/** A bitset of a sorted list of positions. */
+export function bitsetOf(list: Int32Array, n: number): Uint32Array {
+  const bits = new Uint32Array(wordCount(n));
+  for (let i = 0; i < list.length; i++) {
+    const p = list[i]!;
+    bits[p >>> 5]! |= 1 << (p & 31);
+  }
+  return bits;
+}
+
+/** First index i in list[lo, hi) with list[i] >= target (hi when none). */
+export function lowerBound(list: Int32Array, target: number, lo = 0, hi = list.length): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** A sorted posting list; probes by bitset when it has one, otherwise by galloping from the last probe. */
+export class ListClause implements Clause {
+  private cur = 0;
+  private bits: Uint32Array | null;
+  readonly size: number;
+
+  constructor(
+    private readonly list: Int32Array,
+    private readonly n: number,
+    bits: Uint32Array | null = null,
+    private readonly bitsSource: (() => Uint32Array) | null = null,
+  ) {
+    this.size = list.length;
+    this.bits = bits;
+  }
+
+  private index(from: number): number {
+    const list = this.list;
+    const len = list.length;
+    const i = this.cur;
+    if (i > 0 && list[i - 1]! >= from) return (this.cur = lowerBound(list, from, 0, i)); // went back
+    // every list[< i] is < from
+    if (i >= len || list[i]! >= from) return i;
+    let lo = i + 1;
+    let hi = lo;
+    let step = 1;
+    while (hi < len && list[hi]! < from) {
+      lo = hi + 1;
+      step <<= 1;
+      hi = lo + step;
+    }
+    return (this.cur = lowerBound(list, from, lo, hi < len ? hi : len));
+  }
+
+  seek(from: number): number {
+    const i = this.index(from);
+    return i < this.list.length ? this.list[i]! : END;
+  }
+
+  has(pos: number): boolean {
+    const bits = this.bits;
+    if (bits !== null) return ((bits[pos >>> 5]! >>> (pos & 31)) & 1) === 1;
+    const i = this.index(pos);
+    return i < this.list.length && this.list[i] === pos;
+  }
+
+  word(w: number): number {
+    let bits = this.bits;
+    if (bits === null) {
+      bits = this.bitsSource ? this.bitsSource() : bitsetOf(this.list, this.n);
+      this.bits = bits;
+    }
+    return bits[w]! | 0;
+  }
+}
+
+/** Any of its members. */
+export class UnionClause implements Clause {
+  readonly size: number;
+  constructor(private readonly members: Clause[]) {
+    let s = 0;
+    for (const m of members) s += m.size;
+    this.size = s;
+  }
+  seek(from: number): number {
+    let best = END;
+    for (const m of this.members) {
+      const p = m.seek(from);
+      if (p < best) best = p;
+    }
+    return best;
+  }
+  has(pos: number): boolean {
+    for (const m of this.members) if (m.has(pos)) return true;
+    return false;
+  }
+  word(w: number): number {
+    let x = 0;
+    for (const m of this.members) x |= m.word(w);
+    return x;
+  }
+}
+
+/** Every position not in `inner`. */
+export class NotClause implements Clause {
+  readonly size: number;
+  constructor(
+    private readonly inner: Clause,
+    private readonly n: number,
+  ) {
+    this.size = Math.max(0, n - inner.size);
+  }
+  seek(from: number): number {
+    let p = from;
+    while (p < this.n && this.inner.has(p)) p++;
+    return p < this.n ? p : END;
+  }
+  has(pos: number): boolean {
+    return pos < this.n && !this.inner.has(pos);
+  }
+  word(w: number): number {
+    return ~this.inner.word(w) & validMask(w, this.n);
+  }
+}
+
+/** Every position. */
+export class AllClause implements Clause {
+  constructor(readonly size: number) {}
+  seek(from: number): number {
+    return from < this.size ? from : END;
+  }
+  has(pos: number): boolean {
+    return pos >= 0 && pos < this.size;
+  }
+  word(w: number): number {
+    return validMask(w, this.size);
+  }
+}
+
+/** The bits of word w that stand for positions < n. */
+export function validMask(w: number, n: number): number {
+  const rest = n - (w << 5);
+  if (rest >= 32) return -1;
+  if (rest <= 0) return 0;
+  return ((1 << rest) - 1) | 0;
+}

@@ -1,0 +1,5 @@
+export * from './search-index.js';
+export { isOpenAt, compileHours, zoneNow } from './hours.js';
+export type { CompiledHours, ZoneNow } from './hours.js';
+export { haversineKm } from './geo.js';
+export { foldText, foldWords, tagKey } from './text.js';

@@ -1,0 +1,256 @@
+/**
+ * Search over the hour's frozen order (directory spec §4 GET /v1/businesses). Each hour the order is
+ * computed once from rank inputs kept in storage, stored, and the in-memory index is re-ordered (or
+ * rebuilt when what search reads has changed). Cursors are bound to the search and to the hour.
+ */
+import { Problem, canonicalJson, sha256Hex } from '@svc/shared';
+import type { DirectoryContext } from '../context.js';
+import type { ListingRecord } from '../listings/listing.js';
+import { listingView } from '../listings/listing-view.js';
+import { HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, rankShuffle, whyPlaced, type Standing } from '../ranking/hourly-order.js';
+import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
+import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
+import { isOpenAt } from './hours.js';
+import { buildSearchIndex, SearchTimeout, type SearchIndex } from './search-index.js';
+import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
+
+/** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
+export const SEARCH_DEADLINE_MS = 10_000;
+export const RETRY_AFTER_SECONDS = 60;
+/** Stored orders older than this are dropped. */
+const ORDER_RETENTION_MS = 48 * HOUR_MS;
+/** Until receipts are scored nightly, every business stands unranked. */
+const NO_STANDING: Standing = { scoreInt: 0, ranked: false };
+
+export interface VocabularyHooks {
+  categoryKeysOf: (listing: ListingRecord) => string[];
+  categoryWordsOf: (key: string) => string[];
+  categoryPath: (placeId: string) => string[];
+}
+
+export interface HourState {
+  hourStart: number;
+  rules: PublishedRules;
+  index: SearchIndex;
+  contentStamp: string;
+  computedAt: number;
+  /** Counts for GET /v1/stats: members counted this hour, the others when the index was built. */
+  counts: DirectoryCounts;
+  base: DirectoryCounter;
+}
+
+interface CursorBody {
+  v: 1;
+  h: number;
+  s: string;
+  a: number;
+}
+
+export class DirectorySearch {
+  readonly #ctx: DirectoryContext;
+  readonly #vocab: VocabularyHooks;
+  #state: HourState | null = null;
+  #pending: Promise<HourState> | null = null;
+
+  constructor(ctx: DirectoryContext, vocab: VocabularyHooks) {
+    this.#ctx = ctx;
+    this.#vocab = vocab;
+  }
+
+  /** The state of the current hour, preparing it (order, index) when the hour turned. */
+  async hour(): Promise<HourState> {
+    const hourStart = hourStartOf(this.#ctx.clock.now());
+    if (this.#state && this.#state.hourStart === hourStart) return this.#state;
+    this.#pending ??= this.#prepare(hourStart).finally(() => {
+      this.#pending = null;
+    });
+    return this.#pending;
+  }
+
+  /** The current hour's state if ready, without waiting (detail pages and stats use it). */
+  peek(): HourState | null {
+    return this.#state;
+  }
+
+  async #prepare(hourStart: number): Promise<HourState> {
+    const store = this.#ctx.store;
+    const stamp = await store.listings.contentStamp();
+    let stored = await store.orders.get(hourStart);
+    if (!stored) {
+      const rules = rulesInForce(hourStart);
+      const facts = [];
+      for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, NO_STANDING));
+      const order = computeOrder(facts, rules);
+      await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
+      // Another process may have stored the hour first: the stored order is the one that stands.
+      stored = (await store.orders.get(hourStart)) ?? { hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() };
+      await store.orders.prune(hourStart - ORDER_RETENTION_MS);
+    }
+    const rules = rulesByVersion(stored.rulesVersion) ?? rulesInForce(hourStart);
+    const previous = this.#state;
+    const built =
+      previous && previous.contentStamp === stamp
+        ? { index: previous.index.withOrder(stored.order), base: previous.base }
+        : await this.#buildIndex(stored.order, rules);
+    const counts = await this.#countWith(built.base);
+    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base };
+    return this.#state;
+  }
+
+  async #buildIndex(order: Int32Array, rules: PublishedRules): Promise<{ index: SearchIndex; base: DirectoryCounter }> {
+    // One streamed pass: the index keeps typed arrays only (a million kept objects would make the
+    // garbage collector pause for seconds), and the stats counts are taken on the way.
+    const counter = new DirectoryCounter(this.#ctx.clock.now(), rules.numbers.answeringHours);
+    const store = this.#ctx.store.listings;
+    const listings = (function* () {
+      for (const listing of store.allListedSync()) {
+        if (listing.source !== 'member') counter.add(listing);
+        yield listing;
+      }
+    })();
+    const index = buildSearchIndex({
+      listings,
+      order,
+      keepRecords: false,
+      categoryKeysOf: this.#vocab.categoryKeysOf,
+      categoryWordsOf: this.#vocab.categoryWordsOf,
+    });
+    return { index, base: counter };
+  }
+
+  /**
+   * Counts for the stats: those of businesses that are not members were taken when the index was
+   * built (their content has not changed since); members are counted afresh each hour, since a
+   * member's inbox counts as a door only while it answers.
+   */
+  async #countWith(base: DirectoryCounter): Promise<DirectoryCounts> {
+    const counter = base.copy(this.#ctx.clock.now());
+    for await (const member of this.#ctx.store.listings.allListed({ source: 'member' })) counter.add(member);
+    return counter.result();
+  }
+
+  async search(raw: RawSearch, options: { cursor?: string | undefined; limit: number }) {
+    const started = performance.now();
+    const state = await withDeadline(this.hour(), SEARCH_DEADLINE_MS);
+    const nowMs = this.#ctx.clock.now();
+    const search = normaliseSearch(raw, state.rules);
+    const hash = searchHash(search);
+    const after = decodeSearchCursor(options.cursor, hash, state.hourStart) ?? (search.order === 'rank' ? -1 : 0);
+    if (search.emptyPage) return { businesses: [], next_cursor: null };
+
+    let page;
+    try {
+      page = state.index.search({
+        words: search.words,
+        softwareNameException: search.softwareNameException,
+        kinds: search.kinds,
+        ...(search.categoryKeys ? { categoryKeys: search.categoryKeys } : {}),
+        ...(search.tag !== undefined ? { tag: search.tag } : {}),
+        ...(search.itemType ? { itemType: search.itemType } : {}),
+        ...(search.language ? { language: search.language } : {}),
+        ...(search.openNow ? { openAt: nowMs } : {}),
+        ...(search.near ? { near: search.near } : {}),
+        ...(search.attributes ? { attributes: search.attributes } : {}),
+        ...(search.country ? { country: search.country } : {}),
+        ...(search.priceBand ? { priceBand: search.priceBand } : {}),
+        ...(search.accepts ? { accepts: search.accepts } : {}),
+        ...(search.requestable ? { requestable: search.requestable } : {}),
+        ...(search.doorTypes ? { doorTypes: search.doorTypes } : {}),
+        ...(search.minLevel !== undefined ? { minLevel: search.minLevel } : {}),
+        ...(search.hasInbox !== undefined ? { hasInbox: search.hasInbox } : {}),
+        ...(search.sources ? { sources: search.sources } : {}),
+        order: search.order,
+        after,
+        limit: options.limit,
+        deadlineMs: started + SEARCH_DEADLINE_MS,
+      });
+    } catch (error) {
+      if (error instanceof SearchTimeout) throw searchTimeout();
+      throw error;
+    }
+
+    // The page's listings are read fresh by seq (the index keeps no records).
+    const records = await this.#ctx.store.listings.bySeqs(page.hits.map((h) => h.seq));
+    const businesses = [];
+    for (const hit of page.hits) {
+      const record = records.get(hit.seq);
+      if (!record) continue;
+      businesses.push(this.view(record, state, nowMs, { rankPos: hit.rankPos, distanceKm: hit.distanceKm, detail: false }));
+    }
+    return {
+      businesses,
+      next_cursor: page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next }),
+    };
+  }
+
+  view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {
+    const rules = state?.rules ?? rulesInForce(nowMs);
+    const placement =
+      state && options.rankPos !== null
+        ? {
+            rankPos: options.rankPos,
+            shuffle: rankShuffle(state.hourStart, record.id),
+            why: whyPlaced(rankFacts(rankInputsOf(record), state.hourStart, rules, NO_STANDING), options.rankPos, rules),
+          }
+        : undefined;
+    return listingView(record, {
+      nowMs,
+      answeringHours: rules.numbers.answeringHours,
+      rulesVersion: rules.version,
+      rulesUrl: `${this.#ctx.settings.baseUrl}/v1/ranking?version=${rules.version}`,
+      openNow: isOpenAt(record.hours, nowMs),
+      placement,
+      distanceKm: options.distanceKm,
+      categoryPath: this.#vocab.categoryPath,
+      detail: options.detail,
+    });
+  }
+}
+
+export function searchTimeout(): Problem {
+  return new Problem('search_timeout', 'The search ran out of time; try again in a minute.', {
+    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  });
+}
+
+async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(searchTimeout()), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function searchHash(search: NormalisedSearch): string {
+  return sha256Hex(canonicalJson(search)).slice(0, 16);
+}
+
+export function encodeSearchCursor(body: CursorBody): string {
+  return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+}
+
+/** The resume position in a cursor; 400 when it is not one of ours, 410 when it belongs to another search or hour. */
+export function decodeSearchCursor(cursor: string | undefined, hash: string, hourStart: number): number | null {
+  if (cursor === undefined) return null;
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    body = null;
+  }
+  const c = body as Partial<CursorBody> | null;
+  if (!c || c.v !== 1 || typeof c.h !== 'number' || typeof c.s !== 'string' || typeof c.a !== 'number' || !Number.isInteger(c.a)) {
+    throw new Problem('bad_request', 'cursor is not one this directory gave out.', {
+      fields: [{ path: 'cursor', problem: 'invalid', message: 'Use next_cursor of the previous page as it was given.' }],
+    });
+  }
+  if (c.h !== hourStart / HOUR_MS) {
+    throw new Problem('cursor_expired', 'This cursor belongs to an earlier hour\'s order; start the search again from the first page.');
+  }
+  if (c.s !== hash) throw new Problem('cursor_expired', 'This cursor belongs to another search; start this search from its first page.');
+  return c.a;
+}

@@ -1,0 +1,50 @@
+/**
+ * Folding and word splitting shared by the search index (listing text) and the caller (q words), so
+ * both sides cut and fold text the same way: lower case, accents removed, a few letters that Unicode
+ * does not decompose spelled out (ß → ss, æ → ae, ø → o, ...), apostrophes dropped, split on
+ * anything else that is not a letter or a digit.
+ */
+
+const EXTRA: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+};
+const EXTRA_RE = /[ßæœøłđðþı]/g;
+// eslint-disable-next-line no-control-regex
+const ASCII_RE = /^[\x00-\x7f]*$/;
+const MARKS_RE = /\p{M}+/gu;
+const ASCII_SPLIT = /[^a-z0-9]+/;
+const UNICODE_SPLIT = /[^\p{L}\p{N}]+/u;
+/** Dropped inside words, as vocab/fold.ts does: `McDonald's` → `mcdonalds`. */
+const APOSTROPHES = /['\u2019]/g;
+
+/** Lower case, accents removed: `Café Ølberg` → `cafe olberg`. */
+export function foldText(value: string): string {
+  if (ASCII_RE.test(value)) return value.toLowerCase();
+  return value.normalize('NFD').replace(MARKS_RE, '').toLowerCase().replace(EXTRA_RE, (c) => EXTRA[c] ?? c);
+}
+
+/**
+ * The folded words of a text, in order, duplicates kept; words shorter than `minLength` (default 2:
+ * one-letter words are never searched) are dropped.
+ */
+export function foldWords(value: string | null | undefined, minLength = 2): string[] {
+  if (!value) return [];
+  const folded = foldText(value).replace(APOSTROPHES, '');
+  const parts = folded.split(ASCII_RE.test(folded) ? ASCII_SPLIT : UNICODE_SPLIT);
+  const out: string[] = [];
+  for (const p of parts) if (p.length >= minLength) out.push(p);
+  return out;
+}
+
+/** A tag or legacy category value as one key: folded words joined by `-` (`Vegan Food` → `vegan-food`). */
+export function tagKey(value: string): string {
+  return foldWords(value, 1).join('-');
+}

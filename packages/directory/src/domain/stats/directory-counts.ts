@@ -1,0 +1,96 @@
+/**
+ * The `directory` block of GET /v1/stats: counts only, never a name or domain, taken when the search
+ * index is built (at most hourly, so never more often than every ten minutes).
+ */
+import { levelRank, listingLevel, type ListingRecord } from '../listings/listing.js';
+
+export const CAPABILITIES = ['message', 'book', 'order', 'cancel', 'change', 'negotiate', 'catalogue', 'availability', 'pay', 'track', 'return'] as const;
+export const COUNTED_DOORS = ['inbox', 'mcp', 'a2a', 'openapi', 'ucp', 'acp', 'webmcp'] as const;
+
+export interface DirectoryCounts {
+  checked: number;
+  agent_ready: number;
+  software_and_ai: number;
+  capabilities: Record<(typeof CAPABILITIES)[number], number>;
+  doors: Record<(typeof COUNTED_DOORS)[number], number>;
+  as_of: string;
+}
+
+export function emptyCounts(): DirectoryCounts {
+  return {
+    checked: 0,
+    agent_ready: 0,
+    software_and_ai: 0,
+    capabilities: Object.fromEntries(CAPABILITIES.map((c) => [c, 0])) as DirectoryCounts['capabilities'],
+    doors: Object.fromEntries(COUNTED_DOORS.map((d) => [d, 0])) as DirectoryCounts['doors'],
+    as_of: '0001-01-01T00:00:00Z',
+  };
+}
+
+/** What a business can do through its live doors, as far as its declarations and item types tell. */
+function capabilitiesOf(listing: ListingRecord): Set<(typeof CAPABILITIES)[number]> {
+  const live = listing.doors.filter((d) => d.status === 'live');
+  const kinds = new Set(live.flatMap((d) => d.kinds));
+  const caps = new Set<(typeof CAPABILITIES)[number]>();
+  if (kinds.has('ask')) caps.add('message');
+  if (kinds.has('book')) caps.add('book');
+  if (kinds.has('order')) caps.add('order');
+  if (kinds.has('pay')) caps.add('pay');
+  if (kinds.has('quote')) caps.add('negotiate');
+  if (live.some((d) => d.type === 'inbox')) {
+    // An inbox lets a customer cancel what it made, and publishes its catalogue and availability.
+    caps.add('cancel');
+    caps.add('catalogue');
+    if (listing.itemTypes.includes('booking')) caps.add('availability');
+  }
+  return caps;
+}
+
+/** Counts listings one at a time (so they can be streamed past it). */
+export class DirectoryCounter {
+  readonly #counts = emptyCounts();
+  readonly #nowMs: number;
+  readonly #answeringHours: number;
+
+  constructor(nowMs: number, answeringHours: number) {
+    this.#nowMs = nowMs;
+    this.#answeringHours = answeringHours;
+  }
+
+  add(listing: ListingRecord): void {
+    const counts = this.#counts;
+    const member = listing.source === 'member';
+    if (!member) counts.checked += 1;
+    const ready = levelRank(listingLevel(listing.doors)) >= levelRank('askable');
+    if (!ready && !member) return;
+    counts.agent_ready += 1;
+    if (listing.kind === 'software_and_ai') counts.software_and_ai += 1;
+    for (const cap of capabilitiesOf(listing)) counts.capabilities[cap] += 1;
+    const answering = member && listing.lastPingAt !== null && listing.lastPingAt >= this.#nowMs - this.#answeringHours * 3_600_000;
+    const types = new Set(listing.doors.filter((d) => d.status === 'live' && (d.type !== 'inbox' || !member || answering)).map((d) => d.type));
+    for (const door of COUNTED_DOORS) if (types.has(door)) counts.doors[door] += 1;
+  }
+
+  /** A counter starting from these counts, for another instant. */
+  copy(nowMs: number): DirectoryCounter {
+    const next = new DirectoryCounter(nowMs, this.#answeringHours);
+    const from = this.#counts;
+    const to = next.#counts;
+    to.checked = from.checked;
+    to.agent_ready = from.agent_ready;
+    to.software_and_ai = from.software_and_ai;
+    Object.assign(to.capabilities, from.capabilities);
+    Object.assign(to.doors, from.doors);
+    return next;
+  }
+
+  result(): DirectoryCounts {
+    return { ...this.#counts, as_of: new Date(this.#nowMs).toISOString() };
+  }
+}
+
+export function countDirectory(listings: Iterable<ListingRecord>, nowMs: number, answeringHours: number): DirectoryCounts {
+  const counter = new DirectoryCounter(nowMs, answeringHours);
+  for (const listing of listings) counter.add(listing);
+  return counter.result();
+}

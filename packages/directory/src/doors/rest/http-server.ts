@@ -1,0 +1,131 @@
+/**
+ * The directory's HTTP server: REST routes generated from the operation table, ETags with 304 on
+ * every read, the OpenAPI document, health, and problem documents for every refusal (400 for bad
+ * parameters, as the directory contract says).
+ */
+import { createHash } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import {
+  PROBLEM_CODES,
+  Problem,
+  badRequestFromZod,
+  buildOpenApiDocument,
+  installJsonParser,
+  installProblemHandling,
+  isProblemCode,
+  mountRestOperations,
+  toProblem,
+  sendProblem,
+  type AnyOperation,
+  type OperationOutcome,
+} from '@svc/shared';
+import type { DirectoryOperationContext } from '../../operations/context.js';
+
+/** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+/**
+ * Longest path parameter the router takes: above the 253 characters of a domain, so the operation's
+ * own schema refuses a longer one with 400 (the router's default of 100 cut valid domains off).
+ */
+export const MAX_PARAM_LENGTH = 512;
+
+export interface DirectoryHttpOptions {
+  operations: readonly AnyOperation<DirectoryOperationContext>[];
+  context: DirectoryOperationContext;
+  softwareVersion: string;
+  logLevel: string;
+  validateOutput: boolean;
+}
+
+function etagOf(json: string): string {
+  return `"${createHash('sha1').update(json).digest('base64url')}"`;
+}
+
+function matches(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (!header) return false;
+  const value = Array.isArray(header) ? header.join(',') : header;
+  return value.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === '*' || t === etag || t === `W/${etag}`;
+  });
+}
+
+export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstance {
+  const { operations, context } = options;
+  const app = Fastify({
+    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
+    bodyLimit: BODY_LIMIT_BYTES,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (error, _request, reply) =>
+      sendProblem(
+        reply,
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new Problem('bad_request', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`) : toProblem(error),
+        problemsBase,
+      ),
+  });
+  const baseUrl = context.domain.settings.baseUrl;
+  const problemsBase = `${baseUrl}/problems`;
+  const extraRoutes = [
+    { method: 'GET' as const, path: '/healthz' },
+    { method: 'GET' as const, path: '/openapi.json' },
+    { method: 'GET' as const, path: '/problems/{code}' },
+  ];
+  installJsonParser(app, BODY_LIMIT_BYTES);
+  installProblemHandling(app, {
+    problemsBase: () => problemsBase,
+    knownRoutes: () => [...operations.map((op) => ({ method: op.http.method, path: op.http.path })), ...extraRoutes],
+    log: (error) => app.log.error(error),
+  });
+
+  mountRestOperations(app, {
+    operations,
+    inputProblem: badRequestFromZod,
+    execute: async (op, input, request): Promise<OperationOutcome> => {
+      const headers: Record<string, string> = {};
+      const extras: { status?: number; headers?: Record<string, string> } = {};
+      const body = await op.run(context, input, extras);
+      if (options.validateOutput) {
+        const checked = op.output.safeParse(body);
+        if (!checked.success) throw new Error(`${op.name} answered outside its output schema: ${checked.error.message}`);
+      }
+      Object.assign(headers, extras.headers ?? {});
+      const status = extras.status ?? op.http.successStatus ?? 200;
+      if (op.kind === 'read' && status === 200) {
+        // Serialised once: the ETag is the hash of exactly the bytes sent.
+        const json = JSON.stringify(body);
+        const etag = etagOf(json);
+        headers.etag = etag;
+        if (matches(request, etag)) return { status: 304, body: null, headers };
+        return { status, body, headers, json };
+      }
+      return { status, body, headers };
+    },
+  });
+
+  app.get('/healthz', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { ok: true, version: options.softwareVersion };
+  });
+
+  let openApiDocument: Record<string, unknown> | null = null;
+  app.get('/openapi.json', async (_request, reply) => {
+    openApiDocument ??= buildOpenApiDocument(operations, {
+      title: 'Directory network',
+      version: options.softwareVersion,
+      description: 'Public, read-only search of businesses for AI agents, in one published order that cannot be bought.',
+      serverUrl: baseUrl,
+    });
+    reply.header('cache-control', 'public, max-age=300');
+    return openApiDocument;
+  });
+
+  app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {
+    const code = request.params.code;
+    if (!isProblemCode(code)) throw new Problem('not_found', `No problem type is called ${code}.`);
+    reply.header('cache-control', 'public, max-age=86400');
+    return { type: `${problemsBase}/${code}`, code, status: PROBLEM_CODES[code].status, title: PROBLEM_CODES[code].title };
+  });
+  return app;
+}

@@ -1,0 +1,23 @@
+/** The directory's operation table: REST, OpenAPI and MCP doors are generated from it. */
+import { assertOperationTable, type AnyOperation } from '@svc/shared';
+import type { DirectoryOperationContext } from './context.js';
+import { getInstanceStatus, pingInstanceOperation, registerInstanceOperation } from './instance-operations.js';
+import { getBusiness, searchBusinesses } from './search-operations.js';
+import { getStats } from './stats-operations.js';
+import { getPlaceCategory, getRankingRules, listAttributes, listCategories } from './vocabulary-operations.js';
+
+export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationContext>[] = [
+  searchBusinesses,
+  getBusiness,
+  listCategories,
+  getPlaceCategory,
+  listAttributes,
+  getRankingRules,
+  getStats,
+  getInstanceStatus,
+  registerInstanceOperation,
+  pingInstanceOperation,
+];
+assertOperationTable(DIRECTORY_OPERATIONS);
+
+export type { DirectoryOperationContext } from './context.js';

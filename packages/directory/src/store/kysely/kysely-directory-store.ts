@@ -1,0 +1,307 @@
+/** The DirectoryStore over Kysely and SQLite. No business rules here. */
+import { KyselyJobStore } from '@svc/shared';
+import type { Database as SQLiteDatabase } from 'better-sqlite3';
+import type { Kysely, Selectable } from 'kysely';
+import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
+import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, RankRow, StoredOrder } from '../store.js';
+import { openDirectoryDatabase } from './database.js';
+import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
+
+/** Rows read per round trip when streaming every listing (keyset on seq). */
+const STREAM_PAGE = 5_000;
+
+function listingRow(l: Omit<ListingRecord, 'seq'>) {
+  const listed = l.delistedAt === null && l.dormantSince === null ? 1 : 0;
+  const live = l.doors.filter((d) => d.status === 'live');
+  return {
+    id: l.id,
+    domain: l.domain,
+    source: l.source,
+    kind: l.kind,
+    document: JSON.stringify(l),
+    listed,
+    delisted_at: l.delistedAt,
+    dormant_since: l.dormantSince,
+    verified_at: l.verifiedAt,
+    last_ping_at: l.lastPingAt,
+    level: levelRank(listingLevel(l.doors)),
+    agent_door: live.some((d) => d.type !== 'inbox' && levelRank(d.level) >= levelRank('askable')) ? 1 : 0,
+    content_at: l.updatedAt,
+    updated_at: l.updatedAt,
+  };
+}
+
+function fromListingRow(row: Pick<Selectable<ListingsTable>, 'seq' | 'document'>): ListingRecord {
+  return { ...(JSON.parse(row.document) as Omit<ListingRecord, 'seq'>), seq: row.seq };
+}
+
+class KyselyListingStore implements ListingStore {
+  readonly #db: Kysely<DirectoryDatabase>;
+  readonly #sqlite: SQLiteDatabase | null;
+  constructor(db: Kysely<DirectoryDatabase>, sqlite: SQLiteDatabase | null) {
+    this.#db = db;
+    this.#sqlite = sqlite;
+  }
+
+  *allListedSync(): Iterable<ListingRecord> {
+    if (!this.#sqlite) throw new Error('synchronous reads need the root store, not a transaction');
+    // The SQL is Kysely's; only the row-at-a-time iteration is the driver's own.
+    const query = this.#db.selectFrom('listings').select(['seq', 'document']).where('listed', '=', 1).orderBy('seq').compile();
+    const statement = this.#sqlite.prepare(query.sql);
+    for (const row of statement.iterate(...(query.parameters as unknown[])) as Iterable<{ seq: number; document: string }>) {
+      yield fromListingRow(row);
+    }
+  }
+
+  async upsert(listing: Omit<ListingRecord, 'seq'>): Promise<ListingRecord> {
+    const row = listingRow(listing);
+    const { domain: _domain, ...changes } = row;
+    const saved = await this.#db
+      .insertInto('listings')
+      .values(row)
+      .onConflict((oc) => oc.column('domain').doUpdateSet({ ...changes, id: (eb) => eb.ref('listings.id') }))
+      .returning(['seq', 'id'])
+      .executeTakeFirstOrThrow();
+    return { ...listing, id: saved.id, seq: saved.seq };
+  }
+
+  async insertMany(listings: Iterable<Omit<ListingRecord, 'seq'>>, batchSize = 500): Promise<number> {
+    let batch: ReturnType<typeof listingRow>[] = [];
+    let written = 0;
+    const flush = async () => {
+      if (batch.length === 0) return;
+      await this.#db.insertInto('listings').values(batch).onConflict((oc) => oc.column('domain').doNothing()).execute();
+      written += batch.length;
+      batch = [];
+    };
+    for (const listing of listings) {
+      batch.push(listingRow(listing));
+      if (batch.length >= batchSize) await flush();
+    }
+    await flush();
+    return written;
+  }
+
+  async byDomain(domain: string): Promise<ListingRecord | null> {
+    const row = await this.#db.selectFrom('listings').select(['seq', 'document']).where('domain', '=', domain).executeTakeFirst();
+    return row ? fromListingRow(row) : null;
+  }
+
+  async *allListed(filter: { source?: ListingRecord['source'] } = {}): AsyncIterable<ListingRecord> {
+    let after = 0;
+    for (;;) {
+      let query = this.#db.selectFrom('listings').select(['seq', 'document']).where('listed', '=', 1);
+      if (filter.source) query = query.where('source', '=', filter.source);
+      const rows = await query
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .limit(STREAM_PAGE)
+        .execute();
+      for (const row of rows) yield fromListingRow(row);
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < STREAM_PAGE) return;
+      after = last.seq;
+    }
+  }
+
+  async countListed(): Promise<number> {
+    const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).where('listed', '=', 1).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async bySeqs(seqs: readonly number[]): Promise<Map<number, ListingRecord>> {
+    const found = new Map<number, ListingRecord>();
+    if (seqs.length === 0) return found;
+    const rows = await this.#db.selectFrom('listings').select(['seq', 'document']).where('seq', 'in', [...seqs]).execute();
+    for (const row of rows) found.set(row.seq, fromListingRow(row));
+    return found;
+  }
+
+  async recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void> {
+    const row = await this.#db.selectFrom('listings').select(['seq', 'document']).where('domain', '=', domain).executeTakeFirst();
+    if (!row) return;
+    const listing = { ...(JSON.parse(row.document) as Omit<ListingRecord, 'seq'>), lastPingAt: atMs, software, dormantSince: null };
+    await this.#db
+      .updateTable('listings')
+      .set({ document: JSON.stringify(listing), last_ping_at: atMs, dormant_since: null, listed: listing.delistedAt === null ? 1 : 0, updated_at: atMs })
+      .where('seq', '=', row.seq)
+      .execute();
+  }
+
+  async *rankRows(): AsyncIterable<RankRow> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.#db
+        .selectFrom('listings')
+        .select(['seq', 'id', 'source', 'last_ping_at', 'level', 'agent_door'])
+        .where('listed', '=', 1)
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .limit(STREAM_PAGE * 10)
+        .execute();
+      for (const r of rows) {
+        yield {
+          seq: r.seq,
+          id: r.id,
+          source: r.source as RankRow['source'],
+          lastPingAt: r.last_ping_at === null ? null : Number(r.last_ping_at),
+          level: r.level,
+          agentDoor: r.agent_door === 1,
+        };
+      }
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < STREAM_PAGE * 10) return;
+      after = last.seq;
+    }
+  }
+
+  async contentStamp(): Promise<string> {
+    const row = await this.#db
+      .selectFrom('listings')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('content_at').as('at'), eb.fn.max('seq').as('top')])
+      .where('listed', '=', 1)
+      .executeTakeFirstOrThrow();
+    return `${Number(row.n)}:${Number(row.at ?? 0)}:${Number(row.top ?? 0)}`;
+  }
+
+  async countAll(): Promise<number> {
+    const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
+
+function toInstanceRow(i: InstanceRecord): InstancesTable {
+  return {
+    domain: i.domain,
+    origin: i.origin,
+    status: i.status,
+    manifest: i.manifest ? JSON.stringify(i.manifest) : null,
+    manifest_url: i.manifestUrl,
+    listing_id: i.listingId,
+    registered_at: i.registeredAt,
+    verified_at: i.verifiedAt,
+    last_checked_at: i.lastCheckedAt,
+    last_ping_at: i.lastPingAt,
+    fail_count: i.failCount,
+    attempts: i.attempts,
+    next_attempt_at: i.nextAttemptAt,
+    last_error: i.lastError,
+    delisted_at: i.delistedAt,
+    dormant_since: i.dormantSince,
+    software: i.software ? JSON.stringify(i.software) : null,
+    counts: i.counts ? JSON.stringify(i.counts) : null,
+  };
+}
+
+function fromInstanceRow(r: Selectable<InstancesTable>): InstanceRecord {
+  const n = (v: number | null) => (v === null ? null : Number(v));
+  return {
+    domain: r.domain,
+    origin: r.origin,
+    status: r.status as InstanceRecord['status'],
+    manifest: r.manifest ? (JSON.parse(r.manifest) as Record<string, unknown>) : null,
+    manifestUrl: r.manifest_url,
+    listingId: r.listing_id,
+    registeredAt: Number(r.registered_at),
+    verifiedAt: n(r.verified_at),
+    lastCheckedAt: n(r.last_checked_at),
+    lastPingAt: n(r.last_ping_at),
+    failCount: r.fail_count,
+    attempts: r.attempts,
+    nextAttemptAt: n(r.next_attempt_at),
+    lastError: r.last_error,
+    delistedAt: n(r.delisted_at),
+    dormantSince: n(r.dormant_since),
+    software: r.software ? (JSON.parse(r.software) as InstanceRecord['software']) : null,
+    counts: r.counts ? (JSON.parse(r.counts) as InstanceRecord['counts']) : null,
+  };
+}
+
+class KyselyInstanceStore implements InstanceStore {
+  readonly #db: Kysely<DirectoryDatabase>;
+  constructor(db: Kysely<DirectoryDatabase>) {
+    this.#db = db;
+  }
+
+  async get(domain: string): Promise<InstanceRecord | null> {
+    const row = await this.#db.selectFrom('instances').selectAll().where('domain', '=', domain).executeTakeFirst();
+    return row ? fromInstanceRow(row) : null;
+  }
+
+  async put(instance: InstanceRecord): Promise<void> {
+    const row = toInstanceRow(instance);
+    const { domain: _domain, ...changes } = row;
+    await this.#db.insertInto('instances').values(row).onConflict((oc) => oc.column('domain').doUpdateSet(changes)).execute();
+  }
+
+  async list(): Promise<InstanceRecord[]> {
+    return (await this.#db.selectFrom('instances').selectAll().orderBy('domain').execute()).map(fromInstanceRow);
+  }
+}
+
+class KyselyOrderStore implements OrderStore {
+  readonly #db: Kysely<DirectoryDatabase>;
+  constructor(db: Kysely<DirectoryDatabase>) {
+    this.#db = db;
+  }
+
+  async get(hourStart: number): Promise<StoredOrder | null> {
+    const row = await this.#db.selectFrom('rank_snapshots').selectAll().where('hour_start', '=', hourStart).executeTakeFirst();
+    if (!row) return null;
+    const bytes = Buffer.from(row.order_blob);
+    const order = new Int32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    return { hourStart: Number(row.hour_start), rulesVersion: row.rules_version, order, computedAt: Number(row.computed_at) };
+  }
+
+  /** The first order stored for an hour stands: an hour's order is frozen once written. */
+  async put(order: StoredOrder): Promise<boolean> {
+    const result = await this.#db
+      .insertInto('rank_snapshots')
+      .values({
+        hour_start: order.hourStart,
+        rules_version: order.rulesVersion,
+        order_blob: Buffer.from(order.order.buffer, order.order.byteOffset, order.order.byteLength),
+        count: order.order.length,
+        computed_at: order.computedAt,
+      })
+      .onConflict((oc) => oc.column('hour_start').doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+  }
+
+  async prune(beforeHour: number): Promise<void> {
+    await this.#db.deleteFrom('rank_snapshots').where('hour_start', '<', beforeHour).execute();
+  }
+}
+
+export class KyselyDirectoryStore implements DirectoryStore {
+  readonly listings;
+  readonly instances;
+  readonly orders;
+  readonly jobs;
+  readonly #db: Kysely<DirectoryDatabase>;
+  readonly #inTransaction: boolean;
+
+  constructor(db: Kysely<DirectoryDatabase>, inTransaction = false, sqlite: SQLiteDatabase | null = null) {
+    this.#db = db;
+    this.#inTransaction = inTransaction;
+    this.listings = new KyselyListingStore(db, sqlite);
+    this.instances = new KyselyInstanceStore(db);
+    this.orders = new KyselyOrderStore(db);
+    this.jobs = new KyselyJobStore(db);
+  }
+
+  async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
+    if (this.#inTransaction) return work(this);
+    return this.#db.transaction().execute((trx) => work(new KyselyDirectoryStore(trx, true)));
+  }
+
+  async close(): Promise<void> {
+    await this.#db.destroy();
+  }
+}
+
+export async function openDirectoryStore(file: string): Promise<KyselyDirectoryStore> {
+  const { db, sqlite } = await openDirectoryDatabase(file);
+  return new KyselyDirectoryStore(db, false, sqlite);
+}

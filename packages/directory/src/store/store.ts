@@ -1,0 +1,93 @@
+/**
+ * The directory's storage seam, in domain types. store/kysely implements it on SQLite; the search
+ * index is built from `allListed()` and the stored hourly order, not from SQL at query time.
+ */
+import type { JobStore } from '@svc/shared';
+import type { ListingRecord } from '../domain/listings/listing.js';
+
+export interface InstanceRecord {
+  domain: string;
+  origin: string;
+  status: 'pending' | 'verified' | 'unreachable';
+  manifest: Record<string, unknown> | null;
+  manifestUrl: string;
+  listingId: string | null;
+  registeredAt: number;
+  verifiedAt: number | null;
+  lastCheckedAt: number | null;
+  lastPingAt: number | null;
+  failCount: number;
+  attempts: number;
+  nextAttemptAt: number | null;
+  lastError: string | null;
+  delistedAt: number | null;
+  dormantSince: number | null;
+  software: { version: string; runtime: string } | null;
+  /** Activity the inbox reported with its last ping (counts over its last day). */
+  counts: { bookings?: number; orders?: number; quotes?: number; messages?: number } | null;
+}
+
+export interface StoredOrder {
+  hourStart: number;
+  rulesVersion: number;
+  /** Listing seq values in rank order. */
+  order: Int32Array;
+  computedAt: number;
+}
+
+/** What the hourly order reads of a listing, without its document. */
+export interface RankRow {
+  seq: number;
+  id: string;
+  source: ListingRecord['source'];
+  lastPingAt: number | null;
+  level: number;
+  /** A live agent door other than an inbox at askable or above. */
+  agentDoor: boolean;
+}
+
+export interface ListingStore {
+  /** Inserts or replaces by domain; returns the listing with its seq. */
+  upsert(listing: Omit<ListingRecord, 'seq'>): Promise<ListingRecord>;
+  /** Bulk insert for seeding large data sets; returns how many were written. */
+  insertMany(listings: Iterable<Omit<ListingRecord, 'seq'>>, batchSize?: number): Promise<number>;
+  byDomain(domain: string): Promise<ListingRecord | null>;
+  /** Every listing currently shown (not delisted, not set aside), in seq order. */
+  allListed(filter?: { source?: ListingRecord['source'] }): AsyncIterable<ListingRecord>;
+  /**
+   * The same, read synchronously one row at a time, so an index can be built from a million listings
+   * without holding them all (the reader owns the connection while it iterates).
+   */
+  allListedSync(): Iterable<ListingRecord>;
+  countListed(): Promise<number>;
+  countAll(): Promise<number>;
+  /** Listings by seq (for a page of results), fresh from storage. */
+  bySeqs(seqs: readonly number[]): Promise<Map<number, ListingRecord>>;
+  /** A ping: last_ping_at and software change; what search reads does not. */
+  recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void>;
+  rankRows(): AsyncIterable<RankRow>;
+  /** Moves whenever something search reads changes: count of listed listings and the latest content change. */
+  contentStamp(): Promise<string>;
+}
+
+export interface InstanceStore {
+  get(domain: string): Promise<InstanceRecord | null>;
+  put(instance: InstanceRecord): Promise<void>;
+  list(): Promise<InstanceRecord[]>;
+}
+
+export interface OrderStore {
+  get(hourStart: number): Promise<StoredOrder | null>;
+  put(order: StoredOrder): Promise<boolean>;
+  /** Removes orders older than `beforeHour`. */
+  prune(beforeHour: number): Promise<void>;
+}
+
+export interface DirectoryStore {
+  readonly listings: ListingStore;
+  readonly instances: InstanceStore;
+  readonly orders: OrderStore;
+  readonly jobs: JobStore;
+  transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,92 @@
+/**
+ * Test harness: a real directory on a temporary data folder, on 127.0.0.1 with an ephemeral port,
+ * a movable clock, and listings the test provides. Tests talk to it over real HTTP.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDirectory, type Directory } from '../../src/app.js';
+import type { ListingRecord } from '../../src/domain/listings/listing.js';
+
+/** A clock tests move by hand. Defaults to Monday 2026-11-23T10:15:00Z. */
+export class TestClock {
+  nowMs: number;
+  constructor(start = Date.parse('2026-11-23T10:15:00Z')) {
+    this.nowMs = start;
+  }
+  now(): number {
+    return this.nowMs;
+  }
+  set(iso: string): void {
+    this.nowMs = Date.parse(iso);
+  }
+  advance(ms: number): void {
+    this.nowMs += ms;
+  }
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestDirectory {
+  directory: Directory;
+  baseUrl: string;
+  dataDir: string;
+  clock: TestClock;
+  request<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  get<T = any>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
+  close(options?: { removeData?: boolean }): Promise<void>;
+}
+
+export interface StartDirectoryOptions {
+  clock?: TestClock;
+  dataDir?: string;
+  listings?: Iterable<Omit<ListingRecord, 'seq'>>;
+  allowLocalInboxes?: boolean;
+  runJobs?: boolean;
+}
+
+export async function startDirectory(options: StartDirectoryOptions = {}): Promise<TestDirectory> {
+  const clock = options.clock ?? new TestClock();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'directory-test-'));
+  const directory = await buildDirectory({
+    dataDir,
+    baseUrl: 'http://127.0.0.1',
+    allowLocalInboxes: options.allowLocalInboxes ?? false,
+    clock,
+    logLevel: 'silent',
+    runJobs: options.runJobs ?? false,
+    jobPollIntervalMs: 50,
+    hourlyTimer: false,
+  });
+  if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
+  const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });
+
+  const request: TestDirectory['request'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${address}${path}`, { method, headers, body });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    return { status: response.status, headers: response.headers, body: type.includes('json') && text ? JSON.parse(text) : text };
+  };
+  return {
+    directory,
+    baseUrl: address,
+    dataDir,
+    clock,
+    request,
+    get: (path, headers) => request('GET', path, headers ? { headers } : {}),
+    async close(closeOptions = {}) {
+      await directory.close();
+      if (closeOptions.removeData ?? true) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

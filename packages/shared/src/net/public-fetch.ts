@@ -1,0 +1,120 @@
+/**
+ * Outbound HTTP to addresses on the public internet only (no SSRF into private networks): the host
+ * is resolved once and every address checked, and the connection goes to the checked address, so a
+ * DNS answer cannot change between the check and the request. Short timeout, size cap, redirects
+ * are never followed. `allowLoopback` (a development setting) also admits 127.0.0.0/8 and ::1.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isLoopbackAddress, isPublicAddress } from './public-address.js';
+
+export type PublicFetchFailure = 'bad_url' | 'blocked_address' | 'dns' | 'timeout' | 'too_large' | 'redirect' | 'network';
+
+export class PublicFetchError extends Error {
+  readonly reason: PublicFetchFailure;
+  constructor(reason: PublicFetchFailure, message: string) {
+    super(message);
+    this.name = 'PublicFetchError';
+    this.reason = reason;
+  }
+}
+
+export interface PublicFetchOptions {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  timeoutMs: number;
+  maxBytes: number;
+  allowLoopback: boolean;
+  /** Plain http is refused unless allowed (development against 127.0.0.1). */
+  allowHttp: boolean;
+}
+
+export interface PublicFetchResult {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+function admissible(address: string, allowLoopback: boolean): boolean {
+  return isPublicAddress(address) || (allowLoopback && isLoopbackAddress(address));
+}
+
+export async function publicFetch(target: string, options: PublicFetchOptions): Promise<PublicFetchResult> {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new PublicFetchError('bad_url', `not a URL: ${target}`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.allowHttp)) {
+    throw new PublicFetchError('bad_url', `only https is allowed, not ${url.protocol}`);
+  }
+  if (url.username || url.password) throw new PublicFetchError('bad_url', 'credentials in a URL are refused');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && !admissible(host, options.allowLoopback)) {
+    throw new PublicFetchError('blocked_address', `${host} is not a public address`);
+  }
+
+  const checkedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 4);
+      const blocked = addresses.find((a) => !admissible(a.address, options.allowLoopback));
+      if (blocked || addresses.length === 0) {
+        const refusal = new PublicFetchError('blocked_address', `${hostname} resolves to ${blocked?.address ?? 'nothing'}, not a public address`);
+        return callback(refusal as NodeJS.ErrnoException, '', 4);
+      }
+      const chosen = addresses[0] as LookupAddress;
+      if ((lookupOptions as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [chosen]);
+      return callback(null, chosen.address, chosen.family);
+    });
+  };
+
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<PublicFetchResult>((resolve, reject) => {
+    const request = send(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: { 'user-agent': 'svc-directory/0.1', accept: 'application/json', ...options.headers },
+        lookup: checkedLookup,
+        timeout: options.timeoutMs,
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          response.resume();
+          reject(new PublicFetchError('redirect', `answered ${status} (redirects are not followed)`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            request.destroy(new PublicFetchError('too_large', `the answer is larger than ${options.maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ status, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', (error) => reject(wrap(error)));
+      },
+    );
+    const deadline = setTimeout(() => request.destroy(new PublicFetchError('timeout', `no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    request.on('timeout', () => request.destroy(new PublicFetchError('timeout', `no answer within ${options.timeoutMs} ms`)));
+    request.on('error', (error) => reject(wrap(error)));
+    request.on('close', () => clearTimeout(deadline));
+    if (options.body !== undefined) request.write(options.body);
+    request.end();
+  });
+}
+
+function wrap(error: unknown): PublicFetchError {
+  if (error instanceof PublicFetchError) return error;
+  const e = error as NodeJS.ErrnoException;
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN') return new PublicFetchError('dns', `the name does not resolve (${e.code})`);
+  return new PublicFetchError('network', e.message || String(error));
+}
