@@ -128,9 +128,18 @@ if (args.get('prepare-only') === 'true') {
 for (const size of sizes) {
   console.log(`\n== ${size.toLocaleString('en')} listings`);
   const dataDir = await prepareData(size);
-  const server = await startProcess('directory-server.ts', { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow }, 20_000);
+  const modes: { name: string; cache: string }[] = [
+    { name: 'answers cached as the contract allows (production default)', cache: 'on' },
+    { name: 'every cache off: the search engine itself', cache: 'off' },
+  ];
+  const byMode: Record<string, Measured[]> = {};
+  let page = '';
+  let serverInfo: Record<string, unknown> = {};
+  for (const mode of modes) {
+  const server = await startProcess('directory-server.ts', { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: mode.cache }, 20_000);
+  serverInfo = server.info;
   const base = String(server.info.address);
-  console.log(`  server ready in ${server.info.prepareMs} ms; RSS ${server.info.rssMb} MB, heap ${server.info.heapMb} MB`);
+  console.log(`  [${mode.name}] server ready in ${server.info.prepareMs} ms; RSS ${server.info.rssMb} MB, heap ${server.info.heapMb} MB`);
   const cursor = await deepCursor(base, 5_000);
   const mix: [string, string][] = [
     ['plain page', '/v1/businesses'],
@@ -148,18 +157,23 @@ for (const size of sizes) {
     results.push(m);
     console.log(`  ${name.padEnd(26)} ${String(m.status).padEnd(4)} hits ${String(m.hits).padStart(3)}  p50 ${String(m.p50).padStart(4)} ms  p99 ${String(m.p99).padStart(4)} ms  ${String(m.rps).padStart(6)} req/s  errors ${m.errors}`);
   }
-  const page = await (await fetch(`${base}/v1/businesses`)).text();
+  page = await (await fetch(`${base}/v1/businesses`)).text();
   await stop(server);
+  byMode[mode.name] = results;
+  }
   const pageFile = join(root, '.data', `page-${size}.json`);
   writeFileSync(pageFile, page);
   const baseline = await startProcess('baseline-server.ts', { PAGE_FILE: pageFile }, 1_024);
   const b = await measure('baseline (bare Fastify, same page)', String(baseline.info.address), '/page');
   await stop(baseline);
   console.log(`  ${b.name.padEnd(26)} p50 ${b.p50} ms  p99 ${b.p99} ms  ${b.rps} req/s  (page ${page.length} bytes)`);
-  for (const m of results) {
-    console.log(`    ${m.name.padEnd(26)} ${((m.rps / b.rps) * 100).toFixed(0)}% of baseline throughput; p99 ${m.p99 < 50 ? 'under' : 'OVER'} 50 ms`);
+  for (const [mode, results] of Object.entries(byMode)) {
+    console.log(`  ${mode}:`);
+    for (const m of results) {
+      console.log(`    ${m.name.padEnd(26)} ${((m.rps / b.rps) * 100).toFixed(0)}% of baseline throughput; p99 ${m.p99 < 50 ? 'under' : 'OVER'} 50 ms`);
+    }
   }
-  report.push({ size, server: server.info, results, baseline: b, pageBytes: page.length });
+  report.push({ size, server: serverInfo, modes: byMode, baseline: b, pageBytes: page.length });
 }
 mkdirSync(join(root, 'results'), { recursive: true });
 const file = join(root, 'results', `directory-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

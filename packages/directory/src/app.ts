@@ -29,6 +29,10 @@ export interface DirectoryOptions {
   jobPollIntervalMs?: number;
   /** Prepare each hour's order on the hour (off in tests that move the clock by hand). */
   hourlyTimer?: boolean;
+  /** Keep recent search answers as the contract allows (default on; DIRECTORY_ANSWER_CACHE=off). */
+  cacheAnswers?: boolean;
+  /** How long a search may run before it answers 503 (10 s; tests shorten it). */
+  searchDeadlineMs?: number;
 }
 
 export interface Directory {
@@ -52,7 +56,10 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     manifestMaxBytes: 256 * 1024,
   };
   const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories };
-  const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath });
+  const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
+    cacheAnswers: options.cacheAnswers ?? process.env.DIRECTORY_ANSWER_CACHE !== 'off',
+    ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
+  });
   const http = buildDirectoryHttp({
     operations: DIRECTORY_OPERATIONS,
     context: { domain: context, search },

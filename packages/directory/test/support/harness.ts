@@ -47,6 +47,9 @@ export interface StartDirectoryOptions {
   listings?: Iterable<Omit<ListingRecord, 'seq'>>;
   allowLocalInboxes?: boolean;
   runJobs?: boolean;
+  /** Off unless a test is about the answer cache, so each search reads the index. */
+  cacheAnswers?: boolean;
+  searchDeadlineMs?: number;
 }
 
 export async function startDirectory(options: StartDirectoryOptions = {}): Promise<TestDirectory> {
@@ -61,6 +64,8 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     runJobs: options.runJobs ?? false,
     jobPollIntervalMs: 50,
     hourlyTimer: false,
+    cacheAnswers: options.cacheAnswers ?? false,
+    ...(options.searchDeadlineMs !== undefined ? { searchDeadlineMs: options.searchDeadlineMs } : {}),
   });
   if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
   const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });

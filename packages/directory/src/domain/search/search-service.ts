@@ -11,12 +11,15 @@ import { HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, rankShuffl
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
+import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { buildSearchIndex, SearchTimeout, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
 export const SEARCH_DEADLINE_MS = 10_000;
 export const RETRY_AFTER_SECONDS = 60;
+/** A listing read for a page serves later pages for this long. */
+const RECORD_TTL_MS = 60_000;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 /** Until receipts are scored nightly, every business stands unranked. */
@@ -39,6 +42,11 @@ export interface HourState {
   base: DirectoryCounter;
 }
 
+export interface SearchAnswer {
+  businesses: Record<string, unknown>[];
+  next_cursor: string | null;
+}
+
 interface CursorBody {
   v: 1;
   h: number;
@@ -51,10 +59,18 @@ export class DirectorySearch {
   readonly #vocab: VocabularyHooks;
   #state: HourState | null = null;
   #pending: Promise<HourState> | null = null;
+  readonly #answers: AnswerCache<SearchAnswer>;
+  /** Listings read for recent pages, kept a minute (their pings may be that old in an answer). */
+  readonly #records: AnswerCache<ListingRecord>;
 
-  constructor(ctx: DirectoryContext, vocab: VocabularyHooks) {
+  readonly #deadlineMs: number;
+
+  constructor(ctx: DirectoryContext, vocab: VocabularyHooks, options: { cacheAnswers?: boolean; deadlineMs?: number } = {}) {
     this.#ctx = ctx;
     this.#vocab = vocab;
+    this.#deadlineMs = options.deadlineMs ?? SEARCH_DEADLINE_MS;
+    this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
+    this.#records = new AnswerCache<ListingRecord>(options.cacheAnswers ?? true);
   }
 
   /** The state of the current hour, preparing it (order, index) when the hour turned. */
@@ -131,12 +147,15 @@ export class DirectorySearch {
 
   async search(raw: RawSearch, options: { cursor?: string | undefined; limit: number }) {
     const started = performance.now();
-    const state = await withDeadline(this.hour(), SEARCH_DEADLINE_MS);
+    const state = await withDeadline(this.hour(), this.#deadlineMs);
     const nowMs = this.#ctx.clock.now();
     const search = normaliseSearch(raw, state.rules);
     const hash = searchHash(search);
     const after = decodeSearchCursor(options.cursor, hash, state.hourStart) ?? (search.order === 'rank' ? -1 : 0);
     if (search.emptyPage) return { businesses: [], next_cursor: null };
+    const cacheKey = `${state.hourStart}|${hash}|${after}|${options.limit}`;
+    const cached = this.#answers.get(cacheKey, nowMs);
+    if (cached) return cached;
 
     let page;
     try {
@@ -162,25 +181,44 @@ export class DirectorySearch {
         order: search.order,
         after,
         limit: options.limit,
-        deadlineMs: started + SEARCH_DEADLINE_MS,
+        deadlineMs: started + this.#deadlineMs,
       });
     } catch (error) {
       if (error instanceof SearchTimeout) throw searchTimeout();
       throw error;
     }
 
-    // The page's listings are read fresh by seq (the index keeps no records).
-    const records = await this.#ctx.store.listings.bySeqs(page.hits.map((h) => h.seq));
+    // The page's listings are read by seq (the index keeps no records), at most a minute old.
+    const records = await this.#pageRecords(page.hits.map((h) => h.seq), nowMs);
     const businesses = [];
     for (const hit of page.hits) {
       const record = records.get(hit.seq);
       if (!record) continue;
       businesses.push(this.view(record, state, nowMs, { rankPos: hit.rankPos, distanceKm: hit.distanceKm, detail: false }));
     }
-    return {
+    const answer: SearchAnswer = {
       businesses,
       next_cursor: page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next }),
     };
+    this.#answers.set(cacheKey, answer, nowMs, search.openNow ? OPEN_NOW_ANSWER_TTL_MS : ANSWER_TTL_MS);
+    return answer;
+  }
+
+  async #pageRecords(seqs: number[], nowMs: number): Promise<Map<number, ListingRecord>> {
+    const found = new Map<number, ListingRecord>();
+    const missing: number[] = [];
+    for (const seq of seqs) {
+      const cached = this.#records.get(String(seq), nowMs);
+      if (cached) found.set(seq, cached);
+      else missing.push(seq);
+    }
+    if (missing.length > 0) {
+      for (const [seq, record] of await this.#ctx.store.listings.bySeqs(missing)) {
+        found.set(seq, record);
+        this.#records.set(String(seq), record, nowMs, RECORD_TTL_MS);
+      }
+    }
+    return found;
   }
 
   view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {

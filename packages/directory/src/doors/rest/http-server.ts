@@ -37,6 +37,20 @@ export interface DirectoryHttpOptions {
   validateOutput: boolean;
 }
 
+/** An answer served again (from the answer cache) is not serialised or hashed again. */
+const serialised = new WeakMap<object, { json: string; etag: string }>();
+
+function serialise(body: unknown): { json: string; etag: string } {
+  if (typeof body === 'object' && body !== null) {
+    const known = serialised.get(body);
+    if (known) return known;
+  }
+  const json = JSON.stringify(body);
+  const result = { json, etag: etagOf(json) };
+  if (typeof body === 'object' && body !== null) serialised.set(body, result);
+  return result;
+}
+
 function etagOf(json: string): string {
   return `"${createHash('sha1').update(json).digest('base64url')}"`;
 }
@@ -94,8 +108,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
       const status = extras.status ?? op.http.successStatus ?? 200;
       if (op.kind === 'read' && status === 200) {
         // Serialised once: the ETag is the hash of exactly the bytes sent.
-        const json = JSON.stringify(body);
-        const etag = etagOf(json);
+        const { json, etag } = serialise(body);
         headers.etag = etag;
         if (matches(request, etag)) return { status: 304, body: null, headers };
         return { status, body, headers, json };
