@@ -3,7 +3,7 @@
  * are shown; never a phone number, an e-mail address or anything about a customer. A business that
  * is not a member shows its town, never its street, until it claims its entry.
  */
-import { DateTime } from 'luxon';
+import { zoneNow } from '../search/hours.js';
 import { isAnswering } from '../ranking/hourly-order.js';
 import { attributeKey } from '../vocab/attributes.js';
 import { LEVELS, levelRank, listingLevel, type ListingRecord, type RequestKind } from './listing.js';
@@ -42,7 +42,10 @@ function shownFacts(facts: ListingRecord['facts']): ListingRecord['facts'] {
 
 /** Today's date in the business's own time zone (UTC for a zone the runtime does not know): closures are its whole days. */
 function localDate(zone: string, nowMs: number): string {
-  return DateTime.fromMillis(nowMs, { zone }).toISODate() ?? new Date(nowMs).toISOString().slice(0, 10);
+  const now = zoneNow(zone, nowMs);
+  if (!now) return new Date(nowMs).toISOString().slice(0, 10);
+  const day = now.today; // yyyymmdd
+  return `${Math.floor(day / 10_000)}-${String(Math.floor(day / 100) % 100).padStart(2, '0')}-${String(day % 100).padStart(2, '0')}`;
 }
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : new Date(ms).toISOString());

@@ -7,7 +7,7 @@ import { Problem, canonicalJson, sha256Hex } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import type { ListingRecord } from '../listings/listing.js';
 import { listingView } from '../listings/listing-view.js';
-import { HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, rankShuffle, whyPlaced, type Standing } from '../ranking/hourly-order.js';
+import { HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, whyPlaced, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
@@ -223,14 +223,9 @@ export class DirectorySearch {
 
   view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {
     const rules = state?.rules ?? rulesInForce(nowMs);
+    const facts = state && options.rankPos !== null ? rankFacts(rankInputsOf(record), state.hourStart, rules, NO_STANDING) : null;
     const placement =
-      state && options.rankPos !== null
-        ? {
-            rankPos: options.rankPos,
-            shuffle: rankShuffle(state.hourStart, record.id),
-            why: whyPlaced(rankFacts(rankInputsOf(record), state.hourStart, rules, NO_STANDING), options.rankPos, rules),
-          }
-        : undefined;
+      facts && options.rankPos !== null ? { rankPos: options.rankPos, shuffle: facts.shuffle, why: whyPlaced(facts, options.rankPos, rules) } : undefined;
     return listingView(record, {
       nowMs,
       answeringHours: rules.numbers.answeringHours,
