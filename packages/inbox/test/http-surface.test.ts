@@ -79,7 +79,12 @@ describe('the manifest and health', () => {
     const r = await t.request('GET', '/.well-known/agent-inbox.json');
     expect(r.status).toBe(200);
     expect(r.headers.get('cache-control')).toMatch(/max-age=300\b/);
-    expect(r.body.protocols).toEqual({ rest: `${'http://127.0.0.1'}/v1`, openapi: 'http://127.0.0.1/openapi.json' });
+    expect(r.body.protocols).toEqual({
+      rest: 'http://127.0.0.1/v1',
+      openapi: 'http://127.0.0.1/openapi.json',
+      mcp: 'http://127.0.0.1/mcp',
+      mcp_owner: 'http://127.0.0.1/mcp/owner',
+    });
     expect(r.body.protocols).not.toHaveProperty('email');
     expect(r.body.profile).toMatchObject({ name: 'Salão Aurora', time_zone: 'Europe/Lisbon', currency: 'EUR', languages: ['pt-PT', 'en'] });
     expect(r.body.item_types).toEqual(['message', 'quote_request', 'booking', 'order', 'refund']);

@@ -13,3 +13,4 @@ export * from './jobs/kysely-job-store.js';
 export * from './jobs/job-runner.js';
 export * from './net/public-address.js';
 export * from './net/public-fetch.js';
+export * from './mcp/mcp-door.js';

@@ -13,7 +13,8 @@ export interface OpenApiInfo {
   serverUrl: string;
 }
 
-const PROBLEM_SCHEMA: JsonSchema = {
+/** JSON Schema of a problem document (RFC 9457 with our code and fields). */
+export const PROBLEM_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'code'],
   properties: {

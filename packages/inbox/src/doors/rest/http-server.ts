@@ -10,11 +10,13 @@ import {
   installJsonParser,
   installProblemHandling,
   isProblemCode,
+  mountMcpOperations,
   mountRestOperations,
   sendProblem,
   toProblem,
   type AnyOperation,
 } from '@svc/shared';
+import { authenticateBearer } from '../../domain/access/api-keys.js';
 import type { OperationContext } from '../../operations/context.js';
 import { runOperation, type RunnerDeps } from '../../operations/runner.js';
 import { AGENT_GUIDE } from './agent-guide.js';
@@ -22,6 +24,20 @@ import { buildManifest } from './manifest.js';
 
 /** Request bodies above 1 MiB are refused with 413 (inbox spec leaves the size to us). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const PUBLIC_MCP_INSTRUCTIONS = [
+  "One business's inbox. Read get_business_profile, list_services and list_products first.",
+  'To book: check_availability, then create_booking with a free startTime. To order: create_order. To ask for a price: request_quote. To ask anything: send_message.',
+  'Every write takes an idempotency_key: send a fresh one per request and the same one when retrying, so a retry never makes a second item.',
+  'A new item answers with an accessToken: keep it; get_item_status, send_message, accept_offer, decline_offer and cancel_item on that item need it as access_token.',
+  'Follow up with get_item_status. A refusal comes back with isError and structuredContent.error naming the fields to fix.',
+].join('\n');
+
+const OWNER_MCP_INSTRUCTIONS = [
+  "The owner's side of one business's inbox; every call needs Authorization: Bearer <owner key>.",
+  'list_items and get_item show incoming requests; transition_item accepts, declines or completes them; reply answers the customer.',
+  'Setup: update_profile, upsert_service, upsert_product, set_opening_hours, set_closures. Writes take an idempotency_key; reuse it only to retry.',
+].join('\n');
 
 export interface HttpServerOptions {
   deps: RunnerDeps;
@@ -51,6 +67,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     { method: 'GET' as const, path: '/.well-known/agent-inbox.json' },
     { method: 'GET' as const, path: '/problems/{code}' },
     { method: 'GET' as const, path: '/docs/agents' },
+    { method: 'POST' as const, path: '/mcp' },
+    { method: 'POST' as const, path: '/mcp/owner' },
   ];
 
   installJsonParser(app, BODY_LIMIT_BYTES);
@@ -69,6 +87,56 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
         authorization: header(request, 'authorization'),
         idempotencyKeyHeader: header(request, 'idempotency-key'),
         accessTokenHeader: header(request, 'x-access-token'),
+      }),
+  });
+
+  const publicOperations = operations.filter((op) => op.audience === 'public');
+  const ownerOperations = operations.filter((op) => op.audience === 'owner');
+  const serverInfo = { name: 'svc-inbox', version: deps.config.softwareVersion };
+  const log = (error: unknown): void => app.log.error(error);
+
+  // Public MCP: the same family as REST, so one idempotency key names one request whichever door a retry uses.
+  mountMcpOperations(app, {
+    path: '/mcp',
+    serverInfo,
+    instructions: PUBLIC_MCP_INSTRUCTIONS,
+    operations: publicOperations,
+    problemsBase,
+    log,
+    execute: (op, input, request) =>
+      runOperation(deps, op, input as Record<string, unknown>, {
+        channel: 'mcp_public',
+        doorFamily: 'public',
+        authorization: undefined,
+        idempotencyKeyHeader: undefined,
+        accessTokenHeader: header(request, 'x-access-token'),
+      }),
+  });
+
+  const ownerChallenge = `Bearer resource_metadata="${deps.config.publicBaseUrl}/.well-known/oauth-protected-resource/mcp/owner"`;
+  mountMcpOperations(app, {
+    path: '/mcp/owner',
+    serverInfo: { ...serverInfo, name: 'svc-inbox-owner' },
+    instructions: OWNER_MCP_INSTRUCTIONS,
+    operations: ownerOperations,
+    problemsBase,
+    log,
+    // Every message needs the owner's key; without one the client gets 401 and where to learn how to get one.
+    authenticate: async (request) => {
+      try {
+        await authenticateBearer(deps.store, header(request, 'authorization'), 'mcp_owner', deps.clock.now());
+      } catch (error) {
+        if (!(error instanceof Problem)) throw error;
+        throw new Problem(error.code, error.message, { headers: { 'www-authenticate': ownerChallenge } });
+      }
+    },
+    execute: (op, input, request) =>
+      runOperation(deps, op, input as Record<string, unknown>, {
+        channel: 'mcp_owner',
+        doorFamily: 'owner',
+        authorization: header(request, 'authorization'),
+        idempotencyKeyHeader: undefined,
+        accessTokenHeader: undefined,
       }),
   });
 

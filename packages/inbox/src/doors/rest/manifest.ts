@@ -47,6 +47,8 @@ export async function buildManifest(store: InboxStore, config: InboxConfigView, 
     protocols: {
       rest: `${base}/v1`,
       openapi: `${base}/openapi.json`,
+      mcp: `${base}/mcp`,
+      mcp_owner: `${base}/mcp/owner`,
     },
     profile: {
       name: profile.name,
