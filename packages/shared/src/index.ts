@@ -14,3 +14,4 @@ export * from './jobs/job-runner.js';
 export * from './net/public-address.js';
 export * from './net/public-fetch.js';
 export * from './mcp/mcp-door.js';
+export * from './text/fold.js';

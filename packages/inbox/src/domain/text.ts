@@ -1,7 +1,6 @@
-/** Text normalisation for search: lower case, accents removed, so `cafe` finds `Café`. */
-export function foldText(value: string): string {
-  return value.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
-}
+import { foldText } from '@svc/shared';
+
+export { foldText };
 
 /** The words of a search query, folded; at most ten so a query stays cheap. */
 export function searchWords(query: string | undefined): string[] {

@@ -4,32 +4,16 @@
  * does not decompose spelled out (ß → ss, æ → ae, ø → o, ...), apostrophes dropped, split on
  * anything else that is not a letter or a digit.
  */
+import { foldText } from '@svc/shared';
 
-const EXTRA: Record<string, string> = {
-  ß: 'ss',
-  æ: 'ae',
-  œ: 'oe',
-  ø: 'o',
-  ł: 'l',
-  đ: 'd',
-  ð: 'd',
-  þ: 'th',
-  ı: 'i',
-};
-const EXTRA_RE = /[ßæœøłđðþı]/g;
 // eslint-disable-next-line no-control-regex
 const ASCII_RE = /^[\x00-\x7f]*$/;
-const MARKS_RE = /\p{M}+/gu;
 const ASCII_SPLIT = /[^a-z0-9]+/;
 const UNICODE_SPLIT = /[^\p{L}\p{N}]+/u;
 /** Dropped inside words, as vocab/fold.ts does: `McDonald's` → `mcdonalds`. */
 const APOSTROPHES = /['\u2019]/g;
 
-/** Lower case, accents removed: `Café Ølberg` → `cafe olberg`. */
-export function foldText(value: string): string {
-  if (ASCII_RE.test(value)) return value.toLowerCase();
-  return value.normalize('NFD').replace(MARKS_RE, '').toLowerCase().replace(EXTRA_RE, (c) => EXTRA[c] ?? c);
-}
+export { foldText };
 
 /**
  * The folded words of a text, in order, duplicates kept; words shorter than `minLength` (default 2:

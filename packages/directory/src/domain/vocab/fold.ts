@@ -4,12 +4,13 @@
  * "hair beauty" fold alike).
  */
 
-const MARKS = /\p{M}+/gu;
+import { foldText } from '@svc/shared';
+
 const SEPARATORS = /[\s_-]+/g;
 
-/** NFD, marks stripped, lower case, separators made one space, trimmed. */
+/** Folded as everywhere (shared foldText), separators made one space, trimmed. */
 export function fold(text: string): string {
-  return text.normalize('NFD').replace(MARKS, '').toLowerCase().replace(SEPARATORS, ' ').trim();
+  return foldText(text).replace(SEPARATORS, ' ').trim();
 }
 
 /** The folded words of a text: runs of letters and digits (apostrophes dropped). */
