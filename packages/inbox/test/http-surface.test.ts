@@ -254,3 +254,20 @@ describe('the agent guide', () => {
     }
   });
 });
+
+describe('over-long path parameters', () => {
+  it('answer a problem document, never a 500', async () => {
+    const t = await startInbox();
+    try {
+      const long = await t.request('GET', `/v1/items/${'A'.repeat(600)}`);
+      expect(long.status).toBe(400);
+      expect(long.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(long.body.code).toBe('bad_request');
+      const tooLongForSchema = await t.request('GET', `/v1/items/${'A'.repeat(200)}?access_token=x`);
+      expect(tooLongForSchema.status).toBe(422);
+      expect(tooLongForSchema.body.fields.map((f: { path: string }) => f.path)).toContain('id');
+    } finally {
+      await t.close();
+    }
+  });
+});

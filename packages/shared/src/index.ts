@@ -15,3 +15,4 @@ export * from './net/public-address.js';
 export * from './net/public-fetch.js';
 export * from './mcp/mcp-door.js';
 export * from './text/fold.js';
+export * from './http/service-app.js';

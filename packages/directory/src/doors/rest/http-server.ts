@@ -4,31 +4,20 @@
  * parameters, as the directory contract says).
  */
 import { createHash } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  PROBLEM_CODES,
-  Problem,
+  type AnyOperation,
   badRequestFromZod,
-  buildOpenApiDocument,
-  installJsonParser,
-  installProblemHandling,
-  isProblemCode,
+  createServiceApp,
+  installServiceRoutes,
   mountMcpOperations,
   mountRestOperations,
-  toProblem,
-  sendProblem,
-  type AnyOperation,
   type OperationOutcome,
 } from '@svc/shared';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 
 /** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
-/**
- * Longest path parameter the router takes: above the 253 characters of a domain, so the operation's
- * own schema refuses a longer one with 400 (the router's default of 100 cut valid domains off).
- */
-export const MAX_PARAM_LENGTH = 512;
 
 export interface DirectoryHttpOptions {
   operations: readonly AnyOperation<DirectoryOperationContext>[];
@@ -83,31 +72,19 @@ function matches(request: FastifyRequest, etag: string): boolean {
 
 export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstance {
   const { operations, context } = options;
-  const app = Fastify({
-    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
-    bodyLimit: BODY_LIMIT_BYTES,
-    return503OnClosing: true,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    frameworkErrors: (error, _request, reply) =>
-      sendProblem(
-        reply,
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? new Problem('bad_request', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`) : toProblem(error),
-        problemsBase,
-      ),
-  });
   const baseUrl = context.domain.settings.baseUrl;
   const problemsBase = `${baseUrl}/problems`;
-  const extraRoutes = [
-    { method: 'GET' as const, path: '/healthz' },
-    { method: 'GET' as const, path: '/openapi.json' },
-    { method: 'GET' as const, path: '/problems/{code}' },
-    { method: 'POST' as const, path: '/mcp' },
-  ];
-  installJsonParser(app, BODY_LIMIT_BYTES);
-  installProblemHandling(app, {
-    problemsBase: () => problemsBase,
-    knownRoutes: () => [...operations.map((op) => ({ method: op.http.method, path: op.http.path })), ...extraRoutes],
-    log: (error) => app.log.error(error),
+  const app = createServiceApp({ logLevel: options.logLevel, bodyLimitBytes: BODY_LIMIT_BYTES, problemsBase });
+  installServiceRoutes(app, {
+    operations,
+    extraRoutes: [{ method: 'POST', path: '/mcp' }],
+    problemsBase,
+    version: options.softwareVersion,
+    openApi: {
+      title: 'Directory network',
+      description: 'Public, read-only search of businesses for AI agents, in one published order that cannot be bought.',
+      serverUrl: baseUrl,
+    },
   });
 
   /** Runs one call: the handler, the output check, the status and headers it asked for. */
@@ -150,28 +127,5 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     formatText: fenceUntrusted,
   });
 
-  app.get('/healthz', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return { ok: true, version: options.softwareVersion };
-  });
-
-  let openApiDocument: Record<string, unknown> | null = null;
-  app.get('/openapi.json', async (_request, reply) => {
-    openApiDocument ??= buildOpenApiDocument(operations, {
-      title: 'Directory network',
-      version: options.softwareVersion,
-      description: 'Public, read-only search of businesses for AI agents, in one published order that cannot be bought.',
-      serverUrl: baseUrl,
-    });
-    reply.header('cache-control', 'public, max-age=300');
-    return openApiDocument;
-  });
-
-  app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {
-    const code = request.params.code;
-    if (!isProblemCode(code)) throw new Problem('not_found', `No problem type is called ${code}.`);
-    reply.header('cache-control', 'public, max-age=86400');
-    return { type: `${problemsBase}/${code}`, code, status: PROBLEM_CODES[code].status, title: PROBLEM_CODES[code].title };
-  });
   return app;
 }

@@ -2,19 +2,14 @@
  * The inbox's HTTP server: REST routes generated from the operation table, the OpenAPI document,
  * the manifest, health, and problem documents for every refusal (inbox spec §4, §7, §8).
  */
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  PROBLEM_CODES,
-  Problem,
-  buildOpenApiDocument,
-  installJsonParser,
-  installProblemHandling,
-  isProblemCode,
+  type AnyOperation,
+  createServiceApp,
+  installServiceRoutes,
   mountMcpOperations,
   mountRestOperations,
-  sendProblem,
-  toProblem,
-  type AnyOperation,
+  Problem,
 } from '@svc/shared';
 import { authenticateBearer } from '../../domain/access/api-keys.js';
 import type { OperationContext } from '../../operations/context.js';
@@ -53,29 +48,23 @@ function header(request: FastifyRequest, name: string): string | undefined {
 export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const { deps, operations } = options;
   const problemsBase = `${deps.config.publicBaseUrl}/problems`;
-  const app = Fastify({
-    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
-    bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: false,
-    return503OnClosing: true,
-    // Errors Fastify raises before routing (a malformed URL) skip the error handler; answer them as problems too.
-    frameworkErrors: (error, _request, reply) => sendProblem(reply, toProblem(error), problemsBase),
-  });
-  const extraRoutes = [
-    { method: 'GET' as const, path: '/healthz' },
-    { method: 'GET' as const, path: '/openapi.json' },
-    { method: 'GET' as const, path: '/.well-known/agent-inbox.json' },
-    { method: 'GET' as const, path: '/problems/{code}' },
-    { method: 'GET' as const, path: '/docs/agents' },
-    { method: 'POST' as const, path: '/mcp' },
-    { method: 'POST' as const, path: '/mcp/owner' },
-  ];
-
-  installJsonParser(app, BODY_LIMIT_BYTES);
-  installProblemHandling(app, {
-    problemsBase: () => problemsBase,
-    knownRoutes: () => [...operations.map((op) => ({ method: op.http.method, path: op.http.path })), ...extraRoutes],
-    log: (error) => app.log.error(error),
+  const app = createServiceApp({ logLevel: options.logLevel, bodyLimitBytes: BODY_LIMIT_BYTES, problemsBase });
+  installServiceRoutes(app, {
+    operations,
+    extraRoutes: [
+      { method: 'GET', path: '/.well-known/agent-inbox.json' },
+      { method: 'GET', path: '/docs/agents' },
+      { method: 'POST', path: '/mcp' },
+      { method: 'POST', path: '/mcp/owner' },
+    ],
+    problemsBase,
+    version: deps.config.softwareVersion,
+    openApi: {
+      title: 'Business inbox',
+      description: 'One business\'s inbox: bookings, orders, quote requests, messages and refunds as items with state machines.',
+      serverUrl: deps.config.publicBaseUrl,
+    },
+    securitySchemes: { ownerKey: { type: 'http', scheme: 'bearer', description: 'An owner or integration key (svc_own_…).' } },
   });
 
   mountRestOperations(app, {
@@ -140,27 +129,6 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
       }),
   });
 
-  app.get('/healthz', async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return { ok: true, version: deps.config.softwareVersion };
-  });
-
-  let openApiDocument: Record<string, unknown> | null = null;
-  app.get('/openapi.json', async (_request, reply) => {
-    openApiDocument ??= buildOpenApiDocument(
-      operations,
-      {
-        title: 'Business inbox',
-        version: deps.config.softwareVersion,
-        description: 'One business\'s inbox: bookings, orders, quote requests, messages and refunds as items with state machines.',
-        serverUrl: deps.config.publicBaseUrl,
-      },
-      { ownerKey: { type: 'http', scheme: 'bearer', description: 'An owner or integration key (svc_own_…).' } },
-    );
-    reply.header('cache-control', 'public, max-age=300');
-    return openApiDocument;
-  });
-
   app.get('/.well-known/agent-inbox.json', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return buildManifest(deps.store, deps.config, deps.clock.now());
@@ -169,13 +137,6 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   app.get('/docs/agents', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return reply.type('text/markdown; charset=utf-8').send(AGENT_GUIDE);
-  });
-
-  app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {
-    const code = request.params.code;
-    if (!isProblemCode(code)) throw new Problem('not_found', `No problem type is called ${code}.`);
-    reply.header('cache-control', 'public, max-age=86400');
-    return { type: `${problemsBase}/${code}`, code, status: PROBLEM_CODES[code].status, title: PROBLEM_CODES[code].title };
   });
 
   return app;

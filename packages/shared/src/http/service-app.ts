@@ -1,0 +1,86 @@
+/**
+ * The frame every service's HTTP server shares: Fastify with problem documents for every refusal
+ * (including those Fastify raises before routing), the JSON body parser, /healthz, /openapi.json
+ * generated from the operation table, and /problems/{code}. Services add their own routes.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { PROBLEM_CODES, isProblemCode } from '../errors/problem-codes.js';
+import { Problem } from '../errors/problem.js';
+import type { JsonSchema } from '../operations/json-schema.js';
+import type { AnyOperation, HttpMethod } from '../operations/operation.js';
+import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
+import { installJsonParser, installProblemHandling, sendProblem, toProblem } from './rest-door.js';
+
+/** Path parameters may be this long (a domain is up to 253 characters); longer is a 400, not a 500. */
+export const MAX_PATH_PARAMETER_LENGTH = 512;
+
+export interface ServiceAppOptions {
+  logLevel: string;
+  bodyLimitBytes: number;
+  problemsBase: string;
+}
+
+export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
+  const app = Fastify({
+    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
+    bodyLimit: options.bodyLimitBytes,
+    trustProxy: false,
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // Errors Fastify raises before routing (a malformed URL, an over-long parameter) skip the error handler.
+    frameworkErrors: (error, _request, reply) =>
+      sendProblem(
+        reply,
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new Problem('bad_request', `A path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters.`)
+          : toProblem(error),
+        options.problemsBase,
+      ),
+  });
+  installJsonParser(app, options.bodyLimitBytes);
+  return app;
+}
+
+export interface ServiceRoutesOptions<Ctx> {
+  operations: readonly AnyOperation<Ctx>[];
+  /** Routes outside the operation table, for telling 405 from 404. */
+  extraRoutes: readonly { method: HttpMethod; path: string }[];
+  problemsBase: string;
+  version: string;
+  openApi: Omit<OpenApiInfo, 'version'>;
+  securitySchemes?: Record<string, JsonSchema>;
+}
+
+export function installServiceRoutes<Ctx>(app: FastifyInstance, options: ServiceRoutesOptions<Ctx>): void {
+  const routes = [
+    ...options.operations.map((op) => ({ method: op.http.method, path: op.http.path })),
+    ...options.extraRoutes,
+    { method: 'GET' as const, path: '/healthz' },
+    { method: 'GET' as const, path: '/openapi.json' },
+    { method: 'GET' as const, path: '/problems/{code}' },
+  ];
+  installProblemHandling(app, {
+    problemsBase: () => options.problemsBase,
+    knownRoutes: () => routes,
+    log: (error) => app.log.error(error),
+  });
+
+  app.get('/healthz', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { ok: true, version: options.version };
+  });
+
+  let openApiDocument: JsonSchema | null = null;
+  app.get('/openapi.json', async (_request, reply) => {
+    openApiDocument ??= buildOpenApiDocument(options.operations, { ...options.openApi, version: options.version }, options.securitySchemes);
+    reply.header('cache-control', 'public, max-age=300');
+    return openApiDocument;
+  });
+
+  app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {
+    const code = request.params.code;
+    if (!isProblemCode(code)) throw new Problem('not_found', `No problem type is called ${code}.`);
+    reply.header('cache-control', 'public, max-age=86400');
+    return { type: `${options.problemsBase}/${code}`, code, status: PROBLEM_CODES[code].status, title: PROBLEM_CODES[code].title };
+  });
+}
