@@ -365,6 +365,27 @@ describe('JobRunner', () => {
     return id;
   }
 
+  it('reports the lag of the longest-waiting job, and prunes finished jobs after a week and failed ones after a month', async () => {
+    const due = await enqueue('test.ok', {}, clock.now() - 30_000);
+    expect(await store.jobs.oldestDueAt(clock.now())).toBe(clock.now() - 30_000);
+    const runner = new JobRunner(store, clock, { 'test.ok': async () => undefined, 'test.fail': async () => Promise.reject(new Error('down')) }, log, { maxAttempts: 1 });
+    const failing = await enqueue('test.fail', {}, clock.now() - 1);
+    await runner.runDue();
+    expect(await store.jobs.oldestDueAt(clock.now())).toBeNull();
+    expect((await job(due)).status).toBe('done');
+    expect((await job(failing)).status).toBe('dead');
+
+    clock.advance(8 * 86_400_000);
+    await runner.runDue();
+    const left = (await store.jobs.list()).map((j) => j.id);
+    expect(left).not.toContain(due);
+    expect(left).toContain(failing);
+
+    clock.advance(23 * 86_400_000);
+    await runner.runDue();
+    expect((await store.jobs.list()).map((j) => j.id)).not.toContain(failing);
+  });
+
   async function job(id: string): Promise<JobRecord> {
     const found = (await store.jobs.list()).find((j) => j.id === id);
     expect(found).toBeDefined();

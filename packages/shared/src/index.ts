@@ -16,3 +16,4 @@ export * from './net/public-fetch.js';
 export * from './mcp/mcp-door.js';
 export * from './text/fold.js';
 export * from './http/service-app.js';
+export * from './storage/sqlite.js';

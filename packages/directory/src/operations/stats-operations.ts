@@ -37,14 +37,13 @@ export const getStats = directoryOperation({
   run: async (ctx) => {
     const store = ctx.domain.store;
     const nowMs = ctx.domain.clock.now();
-    const [instances, listed, jobs] = await Promise.all([store.instances.list(), store.listings.countListed(), store.jobs.list()]);
+    const [instances, listed, oldestDue] = await Promise.all([store.instances.list(), store.listings.countListed(), store.jobs.oldestDueAt(nowMs)]);
     const online = instances.filter((i) => i.lastPingAt !== null && i.lastPingAt >= nowMs - DAY_MS);
     const activity = { bookings: 0, orders: 0, quotes: 0, messages: 0 };
     for (const instance of online) {
       for (const key of Object.keys(activity) as (keyof typeof activity)[]) activity[key] += instance.counts?.[key] ?? 0;
     }
-    const due = jobs.filter((j) => j.status === 'pending' && j.runAt <= nowMs).map((j) => j.runAt);
-    const lagSeconds = due.length > 0 ? Math.max(0, (nowMs - Math.min(...due)) / 1000) : 0;
+    const lagSeconds = oldestDue === null ? 0 : Math.max(0, (nowMs - oldestDue) / 1000);
     const state = ctx.search.peek();
     return {
       instances_online: online.length,

@@ -38,6 +38,10 @@ export interface RunnerClock {
   now(): number;
 }
 
+const DAY_MS = 86_400_000;
+/** Finished jobs are kept a week, failed ones a month (to look into), then deleted. */
+export const JOB_RETENTION = { doneMs: 7 * DAY_MS, deadMs: 30 * DAY_MS, pruneEveryMs: 3_600_000 } as const;
+
 export class JobRunner<Tx extends { jobs: JobStore }> {
   readonly #host: JobHost<Tx>;
   readonly #clock: RunnerClock;
@@ -59,7 +63,16 @@ export class JobRunner<Tx extends { jobs: JobStore }> {
     this.#clock = clock;
     this.#handlers = handlers;
     this.#log = log;
-    this.#options = { ...DEFAULTS, ...options };
+    const merged = { ...DEFAULTS, ...options };
+    // Every runner keeps its own table small: finished jobs are pruned hourly.
+    const pruneJobs = {
+      everyMs: JOB_RETENTION.pruneEveryMs,
+      run: async (nowMs: number) => {
+        await host.jobs.prune('done', nowMs - JOB_RETENTION.doneMs);
+        await host.jobs.prune('dead', nowMs - JOB_RETENTION.deadMs);
+      },
+    };
+    this.#options = { ...merged, chores: [...merged.chores, pruneJobs] };
     this.#choreLastRun = this.#options.chores.map(() => Number.NEGATIVE_INFINITY);
   }
 

@@ -28,4 +28,8 @@ export interface JobStore {
   retry(id: string, runAt: number, error: string, nowMs: number): Promise<void>;
   bury(id: string, error: string, nowMs: number): Promise<void>;
   list(kind?: string): Promise<JobRecord[]>;
+  /** When the longest-waiting due job became due (null when none waits): the queue's lag. */
+  oldestDueAt(nowMs: number): Promise<number | null>;
+  /** Deletes finished jobs last touched before an instant; failed ('dead') ones are kept longer by the caller. */
+  prune(status: 'done' | 'dead', before: number): Promise<number>;
 }

@@ -133,6 +133,21 @@ export class KyselyJobStore implements JobStore {
       .execute();
   }
 
+  async oldestDueAt(nowMs: number): Promise<number | null> {
+    const row = await this.#db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.min('run_at').as('at'))
+      .where('status', '=', 'pending')
+      .where('run_at', '<=', nowMs)
+      .executeTakeFirst();
+    return row?.at === null || row?.at === undefined ? null : Number(row.at);
+  }
+
+  async prune(status: 'done' | 'dead', before: number): Promise<number> {
+    const result = await this.#db.deleteFrom('jobs').where('status', '=', status).where('updated_at', '<', before).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async list(kind?: string): Promise<JobRecord[]> {
     let query = this.#db.selectFrom('jobs').selectAll().orderBy('run_at');
     if (kind) query = query.where('kind', '=', kind);

@@ -1,33 +1,9 @@
-/** Opens the SQLite file (WAL) through Kysely and brings its schema up to date. */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
-import type { Database } from './schema.js';
+/** Opens the inbox's SQLite file and brings its schema up to date. */
+import { openSqlite } from '@svc/shared';
+import type { Kysely } from 'kysely';
 import * as core from './migrations/0001-core.js';
-
-const MIGRATIONS: Record<string, Migration> = {
-  '0001-core': core,
-};
-
-class EmbeddedMigrations implements MigrationProvider {
-  async getMigrations(): Promise<Record<string, Migration>> {
-    return MIGRATIONS;
-  }
-}
+import type { Database } from './schema.js';
 
 export async function openDatabase(file: string): Promise<Kysely<Database>> {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const { error, results } = await new Migrator({ db, provider: new EmbeddedMigrations() }).migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error');
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String(error)}`);
-  }
-  return db;
+  return (await openSqlite<Database>(file, { '0001-core': core })).db;
 }

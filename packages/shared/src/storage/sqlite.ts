@@ -1,0 +1,29 @@
+/**
+ * Opens a service's SQLite file through Kysely: WAL, a busy timeout, foreign keys, extra pragmas a
+ * service asks for, and its embedded migrations brought up to date. Returns the raw handle too, for
+ * the rare read that streams rows synchronously.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+
+export async function openSqlite<DB>(
+  file: string,
+  migrations: Record<string, Migration>,
+  extraPragmas: readonly string[] = [],
+): Promise<{ db: Kysely<DB>; sqlite: SQLite.Database }> {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
+    sqlite.pragma(pragma);
+  }
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const { error, results } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    await db.destroy();
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String(error)}`);
+  }
+  return { db, sqlite };
+}
