@@ -21,7 +21,7 @@ export default tseslint.config(
     },
   },
   // Tests read JSON answers loosely on purpose; the assertions pin the shapes.
-  { files: ['packages/*/test/**/*.ts', 'bench/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  { files: ['packages/*/test/**/*.ts', 'bench/**/*.ts', 'test-support/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   { files: ['packages/*/src/domain/**/*.ts'], rules: { 'no-restricted-imports': ['error', noDriverImports] } },
   {
     files: ['scripts/**/*.mjs', '.ci/**/*.mjs'],

@@ -2,6 +2,7 @@
  * Test harness: a real directory on a temporary data folder, on 127.0.0.1 with an ephemeral port,
  * a movable clock, and listings the test provides. Tests talk to it over real HTTP.
  */
+import { TestClock as SharedClock, jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,27 +10,13 @@ import { buildDirectory, type Directory } from '../../src/app.js';
 import type { ListingRecord } from '../../src/domain/listings/listing.js';
 
 /** A clock tests move by hand. Defaults to Monday 2026-11-23T10:15:00Z. */
-export class TestClock {
-  nowMs: number;
-  constructor(start = Date.parse('2026-11-23T10:15:00Z')) {
-    this.nowMs = start;
-  }
-  now(): number {
-    return this.nowMs;
-  }
-  set(iso: string): void {
-    this.nowMs = Date.parse(iso);
-  }
-  advance(ms: number): void {
-    this.nowMs += ms;
+export class TestClock extends SharedClock {
+  constructor(start: string | number = '2026-11-23T10:15:00Z') {
+    super(start);
   }
 }
 
-export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
+export type { ApiResponse };
 
 export interface TestDirectory {
   directory: Directory;
@@ -70,18 +57,7 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
   if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
   const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });
 
-  const request: TestDirectory['request'] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    let body: string | undefined;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(`${address}${path}`, { method, headers, body });
-    const text = await response.text();
-    const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, headers: response.headers, body: type.includes('json') && text ? JSON.parse(text) : text };
-  };
+  const request: TestDirectory['request'] = jsonClient(address);
   return {
     directory,
     baseUrl: address,

@@ -2,6 +2,7 @@
  * Test harness: a real inbox on a temporary data folder, listening on 127.0.0.1 with an ephemeral
  * port, a movable clock, the demo business and an owner key. Tests talk to it over real HTTP.
  */
+import { TestClock as SharedClock, jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,27 +11,13 @@ import { createOwnerKey } from '../../src/domain/access/api-keys.js';
 import { seedDemoBusiness } from '../../src/demo/seed-demo.js';
 
 /** A clock tests move by hand. Defaults to 2026-11-23T10:00:00Z, a Monday. */
-export class TestClock {
-  nowMs: number;
-  constructor(start = Date.parse('2026-11-23T10:00:00Z')) {
-    this.nowMs = start;
-  }
-  now(): number {
-    return this.nowMs;
-  }
-  advance(ms: number): void {
-    this.nowMs += ms;
-  }
-  set(iso: string): void {
-    this.nowMs = Date.parse(iso);
+export class TestClock extends SharedClock {
+  constructor(start: string | number = '2026-11-23T10:00:00Z') {
+    super(start);
   }
 }
 
-export interface ApiResponse<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-}
+export type { ApiResponse };
 
 export interface TestInbox {
   inbox: Inbox;
@@ -69,19 +56,7 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
   const ownerKey = options.ownerKey ?? (await createOwnerKey(inbox.store, 'test owner', clock.now())).value;
   const address = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
 
-  const request: TestInbox['request'] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    let body: string | undefined = opts.rawBody;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(`${address}${path}`, { method, headers, body });
-    const text = await response.text();
-    const type = response.headers.get('content-type') ?? '';
-    const parsed = type.includes('json') && text.length > 0 ? JSON.parse(text) : text;
-    return { status: response.status, headers: response.headers, body: parsed };
-  };
+  const request: TestInbox['request'] = jsonClient(address);
 
   return {
     inbox,
