@@ -436,3 +436,24 @@ describe('set_item_flags', () => {
     expect(bad.body.fields.map((f: any) => f.path)).toEqual(['priority']);
   });
 });
+
+describe('a key\'s last use', () => {
+  it('is recorded to the minute', async () => {
+    const t = await startInbox();
+    try {
+      const lastUse = async () => (await t.inbox.store.apiKeys.list()).find((k) => k.name === 'test owner')?.lastUsedAt ?? null;
+      expect(await lastUse()).toBeNull();
+      expect((await t.owner('GET', '/v1/owner/items')).status).toBe(200);
+      const first = t.clock.now();
+      expect(await lastUse()).toBe(first);
+      t.clock.advance(30_000);
+      await t.owner('GET', '/v1/owner/items');
+      expect(await lastUse()).toBe(first);
+      t.clock.advance(31_000);
+      await t.owner('GET', '/v1/owner/items');
+      expect(await lastUse()).toBe(t.clock.now());
+    } finally {
+      await t.close();
+    }
+  });
+});

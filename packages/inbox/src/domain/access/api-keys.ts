@@ -7,6 +7,7 @@ import type { InboxStore } from '../../store/store.js';
 import type { Caller, Channel } from '../types.js';
 
 export const OWNER_KEY_PREFIX = 'svc_own_';
+const LAST_USE_RESOLUTION_MS = 60_000;
 
 export const ALL_SCOPES = [
   'inbox:read',
@@ -66,7 +67,8 @@ export async function authenticateBearer(store: InboxStore, header: string | und
   if (!record || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt <= nowMs)) {
     throw new Problem('unauthorized', 'That key is unknown, revoked or expired.', { headers: { 'www-authenticate': 'Bearer realm="owner", error="invalid_token"' } });
   }
-  await store.apiKeys.touch(record.id, nowMs);
+  // "Last use" to the minute: a busy integration does not write on every read.
+  if (record.lastUsedAt === null || nowMs - record.lastUsedAt >= LAST_USE_RESOLUTION_MS) await store.apiKeys.touch(record.id, nowMs);
   return {
     kind: 'owner',
     actor: { kind: record.kind === 'owner' ? 'owner' : 'integration', id: record.id, name: record.name },
