@@ -9,9 +9,11 @@ import { buildHttpServer } from './doors/rest/http-server.js';
 import { JobRunner } from '@svc/shared';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
+import { loadSecretBox } from './domain/secrets/secret-box.js';
 import { OPERATIONS } from './operations/index.js';
 import { openSqliteStore } from './store/kysely/kysely-inbox-store.js';
 import type { InboxStore } from './store/store.js';
+import type { SecretBox } from './domain/secrets/secret-box.js';
 
 export const SOFTWARE_VERSION = '0.1.0';
 /** Expired idempotency keys are deleted hourly. */
@@ -34,6 +36,7 @@ export interface Inbox {
   store: InboxStore;
   jobs: JobRunner<InboxStore>;
   clock: Clock;
+  secrets: SecretBox;
   close(): Promise<void>;
 }
 
@@ -43,9 +46,10 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   const clock = options.clock ?? systemClock;
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'));
+  const secrets = loadSecretBox(options.dataDir);
   const config = { publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''), softwareVersion: SOFTWARE_VERSION };
   const http = buildHttpServer({
-    deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1' },
+    deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets },
     operations: OPERATIONS,
     logLevel,
   });
@@ -71,6 +75,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     store,
     jobs,
     clock,
+    secrets,
     async close() {
       await jobs.stop();
       await http.close();

@@ -5,6 +5,7 @@
 import { decodeCursor, defineOperation, encodeCursor, invalidField, type OperationDefinition } from '@svc/shared';
 import { z } from 'zod';
 import type { DomainContext } from '../domain/context.js';
+import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller } from '../domain/types.js';
 
 export interface InboxConfigView {
@@ -18,6 +19,8 @@ export interface OperationContext {
   /** The item access token from the x-access-token header, when sent. */
   accessTokenHeader: string | undefined;
   config: InboxConfigView;
+  /** Seals secrets kept at rest (webhook secrets and header values). */
+  secrets: SecretBox;
 }
 
 export function inboxOperation<I extends z.ZodType, O extends z.ZodType>(

@@ -5,6 +5,7 @@
  */
 import { Problem, canonicalJson, sha256Hex, type AnyOperation, type OperationOutcome, type ResponseExtras } from '@svc/shared';
 import { authenticateBearer } from '../domain/access/api-keys.js';
+import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller, Channel, Clock } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
 import type { InboxConfigView, OperationContext } from './context.js';
@@ -17,6 +18,7 @@ export interface RunnerDeps {
   clock: Clock;
   config: InboxConfigView;
   validateOutput: boolean;
+  secrets: SecretBox;
 }
 
 /** What a door extracted from its transport besides the input. */
@@ -45,6 +47,7 @@ export async function runOperation(
       caller,
       accessTokenHeader: envelope.accessTokenHeader,
       config: deps.config,
+      secrets: deps.secrets,
     };
     const body = await op.run(ctx, input, extras);
     if (deps.validateOutput) {
