@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { generateListings } from '../packages/directory/src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../packages/directory/src/demo/seed-directory.js';
+import { listingPageRenderer } from '../packages/directory/src/app.js';
 import { openDirectoryStore } from '../packages/directory/src/store/kysely/kysely-directory-store.js';
 
 const args = new Map<string, string>();
@@ -28,7 +29,7 @@ const root = new URL('.', import.meta.url).pathname;
 async function prepareData(size: number): Promise<string> {
   const dir = join(root, '.data', `directory-${size}`);
   mkdirSync(dir, { recursive: true });
-  const store = await openDirectoryStore(join(dir, 'directory.sqlite'));
+  const store = await openDirectoryStore(join(dir, 'directory.sqlite'), { pages: listingPageRenderer() });
   const have = await store.listings.countAll();
   if (have !== size) {
     if (have > 0) throw new Error(`${dir} holds ${have} listings, not ${size}; remove it`);

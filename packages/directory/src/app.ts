@@ -10,6 +10,8 @@ import type { DirectoryContext, DirectorySettings } from './domain/context.js';
 import { HOUR_MS } from './domain/ranking/hourly-order.js';
 import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
 import { DirectorySearch } from './domain/search/search-service.js';
+import { ListingPageRenderer } from './domain/listings/listing-page.js';
+import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
 import { categoryKeysOf, categoryPath, categoryWordsOf, resolveManifestCategories } from './domain/vocab/vocabulary-hooks.js';
 import { loadTaxonomy } from './domain/vocab/taxonomy.js';
 import { buildDirectoryHttp } from './doors/rest/http-server.js';
@@ -41,14 +43,15 @@ export interface Directory {
   search: DirectorySearch;
   jobs: JobRunner<DirectoryStore>;
   context: DirectoryContext;
+  /** Settles when every listed listing has a current search-result page (rendered at start when missing or stale); gives how many were rendered. */
+  pagesReady: Promise<number>;
   close(): Promise<void>;
 }
 
 export async function buildDirectory(options: DirectoryOptions): Promise<Directory> {
   const clock = options.clock ?? { now: () => Date.now() };
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
-  const store = await openDirectoryStore(join(options.dataDir, 'directory.sqlite'));
-  loadTaxonomy();
+  const store = await openDirectoryStore(join(options.dataDir, 'directory.sqlite'), { pages: listingPageRenderer() });
   const settings: DirectorySettings = {
     baseUrl: options.baseUrl.replace(/\/$/, ''),
     allowLocalInboxes: options.allowLocalInboxes ?? false,
@@ -83,6 +86,10 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     hourTimer.unref();
   };
   if (options.hourlyTimer ?? true) scheduleHour();
+  // Until a listing's page is rendered, search renders it from its document: slower, same answer.
+  const stopRefresh = new AbortController();
+  const pagesReady = store.listings.refreshPages({ signal: stopRefresh.signal });
+  pagesReady.catch((error: unknown) => http.log.error(error));
 
   return {
     http,
@@ -90,11 +97,19 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     search,
     jobs,
     context,
+    pagesReady,
     async close() {
       if (hourTimer) clearTimeout(hourTimer);
+      stopRefresh.abort();
+      await pagesReady.catch(() => 0);
       await jobs.stop();
       await http.close();
       await store.close();
     },
   };
+}
+
+/** The search-result pages of this vocabulary (what category paths read: the taxonomy's release and our mapping). */
+export function listingPageRenderer(): ListingPageRenderer {
+  return new ListingPageRenderer(categoryPath, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`);
 }

@@ -8,9 +8,14 @@ import type { Clock } from './domain/types.js';
 import { buildHttpServer } from './doors/rest/http-server.js';
 import { JobRunner } from '@svc/shared';
 import { systemEventHandler } from './jobs/system-event-job.js';
+import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
+import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
 import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
+import { pruneOAuth, retireGrantsForOtherResources } from './domain/access/oauth/maintenance.js';
+import { PRUNE_EVERY_MS as OAUTH_PRUNE_EVERY_MS } from './domain/access/oauth/oauth-limits.js';
 import { OPERATIONS } from './operations/index.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { openSqliteStore } from './store/kysely/kysely-inbox-store.js';
 import type { InboxStore } from './store/store.js';
 import type { SecretBox } from './domain/secrets/secret-box.js';
@@ -18,6 +23,9 @@ import type { SecretBox } from './domain/secrets/secret-box.js';
 export const SOFTWARE_VERSION = '0.1.0';
 /** Expired idempotency keys are deleted hourly. */
 const IDEMPOTENCY_PRUNE_EVERY_MS = 3_600_000;
+/** Webhook deliveries are kept thirty days (inbox spec §8), pruned hourly; events stay with their items. */
+const DELIVERY_RETENTION_MS = 30 * 86_400_000;
+const DELIVERY_PRUNE_EVERY_MS = 3_600_000;
 
 export interface InboxOptions {
   dataDir: string;
@@ -26,6 +34,12 @@ export interface InboxOptions {
   logLevel?: string;
   /** Development: report to directory networks on 127.0.0.1 over http. */
   allowLocalNetworks?: boolean;
+  /** Development: add and fetch product feeds on 127.0.0.1 over http. Off by default. */
+  allowLocalFeeds?: boolean;
+  /** Development: register and send webhooks to 127.0.0.1 over http. Off by default. */
+  allowLocalWebhooks?: boolean;
+  /** Start the webhook dispatcher (default: as runJobs; tests may drain it by hand). */
+  runWebhooks?: boolean;
   /** Start the background job loop (tests may drive jobs by hand). */
   runJobs?: boolean;
   jobPollIntervalMs?: number;
@@ -35,6 +49,8 @@ export interface Inbox {
   http: FastifyInstance;
   store: InboxStore;
   jobs: JobRunner<InboxStore>;
+  /** Sends the webhook outbox (docs/webhooks.md). */
+  webhooks: WebhookDispatcher;
   clock: Clock;
   secrets: SecretBox;
   close(): Promise<void>;
@@ -47,11 +63,20 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'));
   const secrets = loadSecretBox(options.dataDir);
-  const config = { publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''), softwareVersion: SOFTWARE_VERSION };
+  const allowLocalFeeds = options.allowLocalFeeds ?? false;
+  const config = { publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''), softwareVersion: SOFTWARE_VERSION, allowLocalFeeds, allowLocalWebhooks: options.allowLocalWebhooks ?? false };
   const http = buildHttpServer({
     deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets },
     operations: OPERATIONS,
     logLevel,
+  });
+  const webhooks = new WebhookDispatcher({
+    store,
+    clock,
+    secrets,
+    publicBaseUrl: config.publicBaseUrl,
+    allowLocal: config.allowLocalWebhooks,
+    log: (message, detail) => http.log.warn({ err: detail }, message),
   });
   const reporting = { publicBaseUrl: config.publicBaseUrl, softwareVersion: SOFTWARE_VERSION, allowLocalNetworks: options.allowLocalNetworks ?? false };
   const jobs = new JobRunner(
@@ -59,25 +84,36 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     clock,
     {
       'item.system_event': systemEventHandler(clock),
+      [RULES_JOB]: rulesHandler(clock),
+      [DELAYED_RULE_JOB]: delayedRuleHandler(clock),
       [REGISTER_JOB]: registerHandler(store, clock, reporting),
       [PING_JOB]: pingHandler(store, clock, reporting),
+      [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
     },
     (message, detail) => http.log.warn({ err: detail }, message),
     {
       pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
-      chores: [{ everyMs: IDEMPOTENCY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.idempotency.prune(nowMs)) }],
+      chores: [
+        { everyMs: IDEMPOTENCY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.idempotency.prune(nowMs)) },
+        { everyMs: OAUTH_PRUNE_EVERY_MS, run: (nowMs) => pruneOAuth(store, nowMs) },
+        { everyMs: DELIVERY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.webhooks.pruneDeliveries(nowMs - DELIVERY_RETENTION_MS)) },
+      ],
     },
   );
   await scheduleNetworkRegistrations(store, clock.now());
+  await retireGrantsForOtherResources(store, config.publicBaseUrl, clock.now());
   if (options.runJobs ?? true) jobs.start();
+  if (options.runWebhooks ?? options.runJobs ?? true) await webhooks.start();
   return {
     http,
     store,
     jobs,
+    webhooks,
     clock,
     secrets,
     async close() {
       await jobs.stop();
+      await webhooks.stop();
       await http.close();
       await store.close();
     },

@@ -10,6 +10,10 @@ export interface InboxEnvironment {
   seedDemo: boolean;
   /** Development: report to directory networks on 127.0.0.1 over http (INBOX_ALLOW_LOCAL_NETWORKS). */
   allowLocalNetworks: boolean;
+  /** Development: add and fetch product feeds on 127.0.0.1 over http (INBOX_ALLOW_LOCAL_FEEDS=1). */
+  allowLocalFeeds: boolean;
+  /** Development: register and send webhooks to 127.0.0.1 over http (INBOX_ALLOW_LOCAL_WEBHOOKS=1). */
+  allowLocalWebhooks: boolean;
   /** A directory network to register with on first start (INBOX_DIRECTORY_URL); none by default. */
   directoryUrl: string | null;
 }
@@ -32,6 +36,8 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): InboxEnvi
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: env.INBOX_SEED_DEMO !== 'false',
     allowLocalNetworks: env.INBOX_ALLOW_LOCAL_NETWORKS === 'true',
+    allowLocalFeeds: env.INBOX_ALLOW_LOCAL_FEEDS === '1' || env.INBOX_ALLOW_LOCAL_FEEDS === 'true',
+    allowLocalWebhooks: env.INBOX_ALLOW_LOCAL_WEBHOOKS === '1' || env.INBOX_ALLOW_LOCAL_WEBHOOKS === 'true',
     directoryUrl: env.INBOX_DIRECTORY_URL || null,
   };
 }

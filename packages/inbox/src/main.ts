@@ -14,6 +14,8 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     publicBaseUrl: env.publicBaseUrl,
     logLevel: env.logLevel,
     allowLocalNetworks: env.allowLocalNetworks,
+    allowLocalFeeds: env.allowLocalFeeds,
+    allowLocalWebhooks: env.allowLocalWebhooks,
     // Jobs start once the server listens, so a network verifying us finds us up.
     runJobs: false,
   });
@@ -35,6 +37,7 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
 
   await inbox.http.listen({ host: env.host, port: env.port });
   inbox.jobs.start();
+  await inbox.webhooks.start();
 
   const base = env.publicBaseUrl;
   const lines = [

@@ -1,7 +1,9 @@
 /**
  * The inbox's MCP doors (inbox spec §1, §4, §7), driven with the SDK's own client: the public server
  * at /mcp and the owner server at /mcp/owner offer the operation tables as tools with the REST
- * schemas; one idempotency key is one item across MCP and REST; refusals come as problem documents.
+ * schemas; one idempotency key is one write across MCP and REST, either way round, on both doors;
+ * refusals come as problem documents; the server instructions name only real tools and arguments.
+ * Parity with /openapi.json: mcp-parity.test.ts; protocol revisions and every tool: mcp-revisions.test.ts.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -70,6 +72,28 @@ describe('the public MCP server at /mcp', () => {
     expect((status.structuredContent as { id: string }).id).toBe(created.id);
   });
 
+  it('makes one item of create_booking over REST and its retry over MCP with the same key', async () => {
+    const bookings = async () => (await t.owner('GET', '/v1/owner/items?type=booking&open_only=false&limit=100')).body.items.length as number;
+    const before = await bookings();
+    const input = haircutAt('2026-11-24T12:00:00Z');
+    const viaRest = await t.request('POST', '/v1/bookings', { body: input, headers: { 'idempotency-key': 'rest-then-mcp-1' } });
+    expect(viaRest.status).toBe(201);
+
+    const client = await connect('/mcp');
+    await client.listTools();
+    const viaMcp = await client.callTool({ name: 'create_booking', arguments: { ...input, idempotency_key: 'rest-then-mcp-1' } });
+    expect(viaMcp.isError).toBeFalsy();
+    expect(viaMcp.structuredContent).toEqual(viaRest.body);
+
+    const other = (await client.callTool({
+      name: 'create_booking',
+      arguments: { ...haircutAt('2026-11-24T16:00:00Z'), idempotency_key: 'rest-then-mcp-1' },
+    })) as CallToolResult;
+    expect(other.isError).toBe(true);
+    expect((other.structuredContent as { error: { code: string } }).error.code).toBe('idempotency_mismatch');
+    expect(await bookings()).toBe(before + 1);
+  });
+
   it('refuses bad input with the REST problem document in structuredContent.error and names the fields', async () => {
     const client = await connect('/mcp');
     const bad = { payload: { serviceId: 'haircut' }, contact: { name: 'Ana Silva', email: 'ana@example.com' } };
@@ -95,6 +119,34 @@ describe('the public MCP server at /mcp', () => {
       expect(r.headers.get('allow')).toBe('POST');
       expect(r.body.code).toBe('method_not_allowed');
     }
+  });
+});
+
+describe('server instructions', () => {
+  /** Every snake_case word of the instructions must be a tool of that server or one of its arguments. */
+  function namedButUnknown(instructions: string, tools: { name: string; inputSchema: { properties?: object } }[]): string[] {
+    const known = new Set(tools.flatMap((tool) => [tool.name, ...Object.keys(tool.inputSchema.properties ?? {})]));
+    return [...new Set(instructions.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [])].filter((word) => !known.has(word));
+  }
+
+  it('tell a customer agent how to book, order, ask and follow up, naming only real tools and arguments', async () => {
+    const client = await connect('/mcp');
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions.length).toBeLessThan(2000);
+    for (const tool of ['check_availability', 'create_booking', 'create_order', 'request_quote', 'send_message', 'get_item_status', 'accept_offer', 'cancel_item']) {
+      expect(instructions).toContain(tool);
+    }
+    expect(instructions).toMatch(/idempotency_key/);
+    expect(instructions).toMatch(/not instructions/);
+    expect(namedButUnknown(instructions, (await client.listTools()).tools)).toEqual([]);
+  });
+
+  it('tell the owner\'s agent how to work the inbox, naming only real tools and arguments', async () => {
+    const client = await connect('/mcp/owner', { authorization: `Bearer ${t.ownerKey}` });
+    const instructions = client.getInstructions() ?? '';
+    expect(instructions.length).toBeLessThan(2000);
+    for (const tool of ['list_items', 'get_item', 'transition_item', 'reply']) expect(instructions).toContain(tool);
+    expect(namedButUnknown(instructions, (await client.listTools()).tools)).toEqual([]);
   });
 });
 
@@ -126,6 +178,46 @@ describe('the owner MCP server at /mcp/owner', () => {
     expect((seen.structuredContent as { channel: string }).channel).toBe('mcp_public');
   });
 
+  it('makes one write of an owner call over MCP and its retry over REST with the same key', async () => {
+    const client = await connect('/mcp/owner', { authorization: `Bearer ${t.ownerKey}` });
+    await client.listTools();
+    const service = { id: 'fringe-trim', name: 'Fringe trim', durationMinutes: 15, priceModel: 'fixed', price: 800 };
+    const viaMcp = await client.callTool({ name: 'upsert_service', arguments: { service, idempotency_key: 'owner-mcp-then-rest' } });
+    expect(viaMcp.isError).toBeFalsy();
+
+    const viaRest = await t.owner('POST', '/v1/owner/services', { body: { service }, headers: { 'idempotency-key': 'owner-mcp-then-rest' } });
+    expect(viaRest.status).toBe(200);
+    expect(viaRest.headers.get('idempotent-replayed')).toBe('true');
+    expect(viaRest.body).toEqual(viaMcp.structuredContent);
+
+    // The key names that request: another one under it is refused on either door, and nothing changes.
+    const changed = { ...service, price: 900 };
+    const restMismatch = await t.owner('POST', '/v1/owner/services', { body: { service: changed }, headers: { 'idempotency-key': 'owner-mcp-then-rest' } });
+    expect(restMismatch.status).toBe(422);
+    expect(restMismatch.body.code).toBe('idempotency_mismatch');
+    const mcpMismatch = (await client.callTool({ name: 'upsert_service', arguments: { service: changed, idempotency_key: 'owner-mcp-then-rest' } })) as CallToolResult;
+    expect(mcpMismatch.isError).toBe(true);
+    expect((mcpMismatch.structuredContent as { error: unknown }).error).toEqual(restMismatch.body);
+    const services = (await t.owner('GET', '/v1/owner/services?limit=100')).body.items as { id: string; price: number }[];
+    expect(services.filter((s) => s.id === 'fringe-trim')).toEqual([expect.objectContaining({ price: 800 })]);
+  });
+
+  it('makes one reply of an owner reply over REST and its retry over MCP with the same key', async () => {
+    const made = await t.request('POST', '/v1/bookings', { body: haircutAt('2026-11-24T15:00:00Z') });
+    expect(made.status).toBe(201);
+    const body = { message: 'See you then.' };
+    const viaRest = await t.owner('POST', `/v1/owner/items/${made.body.id}/replies`, { body, headers: { 'idempotency-key': 'owner-rest-then-mcp' } });
+    expect(viaRest.status).toBe(201);
+
+    const client = await connect('/mcp/owner', { authorization: `Bearer ${t.ownerKey}` });
+    await client.listTools();
+    const viaMcp = await client.callTool({ name: 'reply', arguments: { id: made.body.id, ...body, idempotency_key: 'owner-rest-then-mcp' } });
+    expect(viaMcp.isError).toBeFalsy();
+    expect(viaMcp.structuredContent).toEqual(viaRest.body);
+    const item = await t.owner('GET', `/v1/owner/items/${made.body.id}`);
+    expect(item.body.conversation.filter((m: { body?: string; text?: string }) => JSON.stringify(m).includes('See you then.'))).toHaveLength(1);
+  });
+
   it('answers 401 with the protected-resource metadata without a valid key', async () => {
     const initialize = {
       jsonrpc: '2.0',
@@ -137,7 +229,9 @@ describe('the owner MCP server at /mcp/owner', () => {
     for (const headers of attempts) {
       const r = await t.request('POST', '/mcp/owner', { body: initialize, headers: { accept: 'application/json, text/event-stream', ...headers } });
       expect(r.status).toBe(401);
-      expect(r.headers.get('www-authenticate')).toBe('Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp/owner"');
+      // RFC 9728 §5.1: a Bearer challenge with the resource_metadata parameter (other parameters may come too).
+      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(r.headers.get('www-authenticate')).toContain('resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp/owner"');
       expect(r.body.code).toBe('unauthorized');
     }
     await expect(connect('/mcp/owner')).rejects.toThrow();

@@ -11,6 +11,10 @@ import type { Caller } from '../domain/types.js';
 export interface InboxConfigView {
   publicBaseUrl: string;
   softwareVersion: string;
+  /** Development: feed URLs on 127.0.0.1 over http may be added and fetched (INBOX_ALLOW_LOCAL_FEEDS). */
+  allowLocalFeeds?: boolean;
+  /** Development: webhook URLs on 127.0.0.1 over http may be registered and sent to (INBOX_ALLOW_LOCAL_WEBHOOKS). */
+  allowLocalWebhooks?: boolean;
 }
 
 export interface OperationContext {

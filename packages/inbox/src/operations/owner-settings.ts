@@ -2,6 +2,7 @@
 import { Problem } from '@svc/shared';
 import { z } from 'zod';
 import { loadSettings } from '../domain/context.js';
+import { guardSecuritySection } from '../domain/settings/security-rule.js';
 import { applySettingsWrite, redact, withDefaults } from '../domain/settings/settings-document.js';
 import { scheduleNetworkRegistrations } from '../networks/network-jobs.js';
 import { PUT, READ, inboxOperation } from './context.js';
@@ -34,7 +35,7 @@ export const updateSettingsOperation = inboxOperation({
   name: 'update_settings',
   title: 'Change the settings',
   description:
-    'Merges the document sent over the current one: objects merge key by key, null removes a key so its default applies. Writing a document back as read (secrets "[redacted]") or without a secret keeps it.',
+    'Merges the document sent over the current one: objects merge key by key, null removes a key so its default applies. Writing a document back as read (secrets "[redacted]") or without a secret keeps it. Only the owner changes `security`; others may send it unchanged.',
   audience: 'owner',
   kind: 'write',
   http: { method: 'PUT', path: '/v1/owner/settings' },
@@ -46,7 +47,7 @@ export const updateSettingsOperation = inboxOperation({
   }),
   output: settingsAnswer,
   annotations: PUT,
-  errors: ['unauthorized', 'invalid_input', 'version_conflict'],
+  errors: ['unauthorized', 'not_allowed', 'invalid_input', 'version_conflict'],
   run: async (ctx, input) => {
     const store = ctx.domain.store;
     const current = await loadSettings(store);
@@ -55,7 +56,7 @@ export const updateSettingsOperation = inboxOperation({
         extensions: { currentVersion: current.version },
       });
     }
-    const next = applySettingsWrite(current.stored, input.settings);
+    const next = guardSecuritySection(ctx.caller, current.stored, applySettingsWrite(current.stored, input.settings));
     const written = await store.settings.put(next, current.version === 0 ? null : current.version, ctx.domain.clock.now());
     if (!written) throw new Problem('version_conflict', 'The settings changed meanwhile; read them again.');
     // A network just enabled is registered with at once (in the same transaction as the change).

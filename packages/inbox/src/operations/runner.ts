@@ -1,17 +1,24 @@
 /**
- * Runs one operation call for any door: authenticates the caller, applies idempotency to writes,
- * and runs the handler inside one store transaction so the item, its events, its jobs and the
- * stored answer commit together (two concurrent calls with one key therefore make one item).
+ * Runs one operation call for any door: authenticates the caller, limits integration keys' rate,
+ * checks (or records) the scope an owner operation needs, applies idempotency to writes, and runs
+ * the handler inside one store transaction so the item, its events, its jobs and the stored answer
+ * commit together (two concurrent calls with one key therefore make one item). Stored answers are
+ * sealed: access tokens and keys in them never sit in the database in clear.
  */
 import { Problem, canonicalJson, sha256Hex, type AnyOperation, type OperationOutcome, type ResponseExtras } from '@svc/shared';
 import { authenticateBearer } from '../domain/access/api-keys.js';
+import { KeyRateLimiter } from '../domain/access/rate-limiter.js';
+import { checkScope } from '../domain/access/scope-check.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller, Channel, Clock } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
 import type { InboxConfigView, OperationContext } from './context.js';
+import { isAnswerSecret } from './secret-answers.js';
 
 /** Idempotency keys are kept 30 days (inbox spec §8). */
 export const IDEMPOTENCY_KEEP_MS = 30 * 86_400_000;
+/** SecretBox purpose of stored answers; the row's scope key is bound with it. */
+const STORED_ANSWER_PURPOSE = 'idempotency.answer';
 
 export interface RunnerDeps {
   store: InboxStore;
@@ -19,6 +26,8 @@ export interface RunnerDeps {
   config: InboxConfigView;
   validateOutput: boolean;
   secrets: SecretBox;
+  /** Integration keys' buckets; one per process. Made from `clock` on first use when not given. */
+  keyRateLimiter?: KeyRateLimiter;
 }
 
 /** What a door extracted from its transport besides the input. */
@@ -38,6 +47,10 @@ export async function runOperation(
   envelope: CallEnvelope,
 ): Promise<OperationOutcome> {
   const caller = await resolveCaller(deps, op, envelope);
+  if (op.audience === 'owner') {
+    limitRate(deps, caller);
+    await checkScope({ store: deps.store, clock: deps.clock }, caller, op.name, op.scope);
+  }
   const extras: ResponseExtras = {};
   const successStatus = op.http.successStatus ?? 200;
 
@@ -84,13 +97,14 @@ export async function runOperation(
           fields: [{ path: 'idempotency_key', problem: 'invalid', message: 'Already used with a different request.' }],
         });
       }
-      const replay = stored.response as { body: unknown; headers: Record<string, string> };
+      const replay = openStoredAnswer(deps.secrets, scopeKey, stored.response, principalOf(caller));
       return { status: 200, body: replay.body, headers: { ...replay.headers, 'idempotent-replayed': 'true' } };
     }
     const body = await execute(tx);
     const headers = extras.headers ?? {};
     const status = extras.status ?? successStatus;
-    await tx.idempotency.save(scopeKey, { requestHash, status, response: { body, headers } }, nowMs, IDEMPOTENCY_KEEP_MS);
+    const response = sealStoredAnswer(deps.secrets, scopeKey, { body, headers }, isAnswerSecret(extras) ? principalOf(caller) : null);
+    await tx.idempotency.save(scopeKey, { requestHash, status, response }, nowMs, IDEMPOTENCY_KEEP_MS);
     return { status, body, headers };
   });
 }
@@ -111,10 +125,69 @@ function idempotencyKeyOf(envelope: CallEnvelope, input: Record<string, unknown>
   return header ?? body;
 }
 
-/** Owner keys share the business's scope; an integration key has its own; customers share their door family. */
+/**
+ * Owner keys share the business's scope; an integration key has its own, and so has an AI app's
+ * grant (it is not the owner); customers share their door family.
+ */
 function idempotencyScope(caller: Caller, envelope: CallEnvelope): string {
-  if (caller.kind === 'owner') return caller.actor.kind === 'integration' ? `key:${caller.keyId}` : 'owner';
+  if (caller.kind === 'owner') {
+    if (caller.actor.kind === 'integration') return `key:${caller.keyId}`;
+    if (caller.actor.kind === 'owner_ai') return `ai:${caller.keyId ?? caller.actor.id}`;
+    return 'owner';
+  }
   return `customer:${envelope.doorFamily}`;
+}
+
+/** The principal a call is made by: an owner-side key or grant; customers have none. */
+function principalOf(caller: Caller): string | null {
+  return caller.kind === 'owner' ? (caller.keyId ?? caller.actor.id) : null;
+}
+
+interface Answer {
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** What the idempotency row holds: the answer sealed, and who may see it again when it shows a secret. */
+interface SealedAnswer {
+  sealed: string;
+  /** Set when the answer shows a secret: only this principal gets it replayed. */
+  secretFor: string | null;
+}
+
+function sealStoredAnswer(secrets: SecretBox, scopeKey: string, answer: Answer, secretFor: string | null): SealedAnswer {
+  return { sealed: secrets.seal(JSON.stringify(answer), STORED_ANSWER_PURPOSE, scopeKey), secretFor };
+}
+
+function openStoredAnswer(secrets: SecretBox, scopeKey: string, response: unknown, principal: string | null): Answer {
+  const stored = response as Partial<SealedAnswer> & Partial<Answer>;
+  // Rows written before answers were sealed hold the answer itself.
+  if (typeof stored.sealed !== 'string') return { body: stored.body, headers: stored.headers ?? {} };
+  if (stored.secretFor !== null && stored.secretFor !== undefined && stored.secretFor !== principal) {
+    throw new Problem('idempotency_mismatch', 'This idempotency key was used by another key, and its answer shows a secret only to that key; use a new idempotency key.', {
+      fields: [{ path: 'idempotency_key', problem: 'invalid', message: 'Already used by another key.' }],
+    });
+  }
+  return JSON.parse(secrets.open(stored.sealed, STORED_ANSWER_PURPOSE, scopeKey)) as Answer;
+}
+
+const defaultLimiters = new WeakMap<RunnerDeps, KeyRateLimiter>();
+
+/** About ten calls a second per integration key (inbox spec §8); the owner and the owner's AI are not limited. */
+function limitRate(deps: RunnerDeps, caller: Caller): void {
+  if (caller.kind !== 'owner' || caller.actor.kind !== 'integration' || caller.keyId === null) return;
+  let limiter = deps.keyRateLimiter ?? defaultLimiters.get(deps);
+  if (!limiter) {
+    limiter = new KeyRateLimiter(deps.clock);
+    defaultLimiters.set(deps, limiter);
+  }
+  const decision = limiter.take(caller.keyId);
+  if (!decision.allowed) {
+    throw new Problem('rate_limited', `This key made more than about ten calls a second; wait ${decision.retryAfterSec} s and retry.`, {
+      headers: { 'retry-after': String(decision.retryAfterSec) },
+      extensions: { retryAfter: decision.retryAfterSec },
+    });
+  }
 }
 
 async function resolveCaller(deps: RunnerDeps, op: AnyOperation<OperationContext>, envelope: CallEnvelope): Promise<Caller> {

@@ -13,6 +13,8 @@ import type {
   Product,
   Service,
 } from '../domain/types.js';
+import type { OAuthStore } from './oauth-store.js';
+import type { EventStreamStore, WebhookStore } from './webhook-store.js';
 
 export interface VersionedDocument {
   document: Record<string, unknown>;
@@ -115,11 +117,42 @@ export interface ApiKeyStore {
   countActive(kind: ApiKeyRecord['kind'], nowMs: number): Promise<number>;
   touch(id: string, nowMs: number): Promise<void>;
   revoke(id: string, nowMs: number): Promise<boolean>;
+  get(id: string): Promise<ApiKeyRecord | null>;
+  /** Newest first, ids below `after`. */
+  listPage(page: PageRequest): Promise<ApiKeyRecord[]>;
+  /** Counts one call made outside the principal's scopes (keyed by key id or OAuth grant id). */
+  recordScopeMiss(miss: ScopeMissEvent): Promise<void>;
+  /** The recorded misses of these principals, most recent first. */
+  listScopeMisses(principalIds: readonly string[]): Promise<ScopeMissRecord[]>;
+}
+
+/** One call outside scopes: who (a key or an AI app's grant), what it called, the scope it needed. */
+export interface ScopeMissEvent {
+  principalId: string;
+  principalKind: ActorKind;
+  operation: string;
+  scope: string;
+  refused: boolean;
+  atMs: number;
+}
+
+export interface ScopeMissRecord {
+  principalId: string;
+  principalKind: ActorKind;
+  operation: string;
+  scope: string;
+  calls: number;
+  refused: number;
+  firstAt: number;
+  lastAt: number;
 }
 
 export type { JobRecord, JobStore } from '@svc/shared';
 
 import type { JobStore } from '@svc/shared';
+import type { NetworkStatusStore } from './network-status-store.js';
+import type { RuleStore } from './rule-store.js';
+import type { FeedStore } from './feed-store.js';
 
 export interface InboxStore {
   readonly business: DocumentStore;
@@ -128,7 +161,18 @@ export interface InboxStore {
   readonly items: ItemStore;
   readonly idempotency: IdempotencyStore;
   readonly apiKeys: ApiKeyStore;
+  /** OAuth 2.1 clients, consent requests, codes, grants and tokens (docs/oauth.md). */
+  readonly oauth: OAuthStore;
   readonly jobs: JobStore;
+  /** The owner's rules (docs/rules.md). */
+  readonly rules: RuleStore;
+  readonly networkStatus: NetworkStatusStore;
+  /** Webhook endpoints and the delivery outbox (docs/webhooks.md). */
+  readonly webhooks: WebhookStore;
+  /** Item events in commit order: the polled stream (docs/webhooks.md). */
+  readonly eventStream: EventStreamStore;
+  /** Product feeds, their import runs and the products they brought (docs/feeds.md). */
+  readonly feeds: FeedStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

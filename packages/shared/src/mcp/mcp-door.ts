@@ -11,7 +11,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import type { z } from 'zod';
 import { Problem } from '../errors/problem.js';
 import { problemFromZod } from '../errors/zod-fields.js';
-import { jsonSchemaOf } from '../operations/json-schema.js';
+import { jsonSchemaOf, type JsonSchema } from '../operations/json-schema.js';
 import type { AnyOperation } from '../operations/operation.js';
 import { sendProblem, toProblem, type OperationOutcome } from '../http/rest-door.js';
 import { PROBLEM_SCHEMA } from '../http/openapi.js';
@@ -56,11 +56,23 @@ export function toolsOf<Ctx>(operations: readonly AnyOperation<Ctx>[]): Tool[] {
     };
     // A refusal carries {error: problem} in structuredContent (inbox spec §7); clients check
     // structuredContent against outputSchema even on errors, so both shapes are published.
-    if (output.type === 'object') {
+    if (alwaysAnObject(output)) {
       tool.outputSchema = { type: 'object', anyOf: [output, REFUSAL_SCHEMA] } as Tool['outputSchema'];
     }
     return tool;
   });
+}
+
+/**
+ * MCP wants an object at the root of outputSchema (structuredContent is an object); a union of
+ * object answers (send_message: a new item or the item replied on) is one too.
+ */
+function alwaysAnObject(schema: JsonSchema): boolean {
+  if (schema.type === 'object') return true;
+  // An intersection is an object when any part demands one.
+  if (Array.isArray(schema.allOf) && schema.allOf.some((part) => alwaysAnObject(part as JsonSchema))) return true;
+  const options = schema.anyOf ?? schema.oneOf;
+  return Array.isArray(options) && options.length > 0 && options.every((option) => alwaysAnObject(option as JsonSchema));
 }
 
 /** The tool result of a refusal: the problem document, and a text naming the fields to fix. */

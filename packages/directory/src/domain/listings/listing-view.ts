@@ -14,7 +14,16 @@ export interface RankPlacement {
   why: string;
 }
 
-export interface ViewOptions {
+/** What the fixed parts of a view depend on besides the listing. */
+export interface FixedViewOptions {
+  /** Path of a place category in the taxonomy (group first). */
+  categoryPath: (placeId: string) => string[];
+  /** The detail view (GET /v1/businesses/{domain}) adds receipts.customers, outcomes and facts. */
+  detail: boolean;
+}
+
+/** What changes with the moment of the answer and with the request. */
+export interface MomentViewOptions {
   nowMs: number;
   answeringHours: number;
   rulesVersion: number;
@@ -22,9 +31,18 @@ export interface ViewOptions {
   openNow: boolean | null;
   placement?: RankPlacement | undefined;
   distanceKm?: number | undefined;
-  /** Path of a place category in the taxonomy (group first). */
-  categoryPath: (placeId: string) => string[];
-  detail: boolean;
+}
+
+export type ViewOptions = FixedViewOptions & MomentViewOptions;
+
+/** The only fields of a listing that the moment-dependent parts of its view read. */
+export interface ListingMomentFields {
+  source: ListingRecord['source'];
+  lastPingAt: number | null;
+  verifiedAt: number | null;
+  createdAt: number;
+  hours: ListingRecord['hours'];
+  receipts: { customers: number };
 }
 
 /** Facts that are a way to reach a person are never shown (spec §1: no phone number, no e-mail address). */
@@ -51,118 +69,190 @@ function localDate(zone: string, nowMs: number): string {
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? undefined : new Date(ms).toISOString());
 const round = (value: number, places: number) => Math.round(value * 10 ** places) / 10 ** places;
 
-export function listingView(l: ListingRecord, o: ViewOptions) {
-  const member = l.source === 'member';
-  const answering = isAnswering(l, o.nowMs, o.answeringHours);
-  const notAnsweringSince = !member || answering ? null : new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString();
-  const liveDoors = l.doors.filter((d) => d.status === 'live');
-  const kinds = new Set<RequestKind>(liveDoors.flatMap((d) => d.kinds));
-  const level = listingLevel(l.doors);
-  const showStreet = member || l.claimed;
-  const coarse = !member && !l.claimed;
-  const primary = l.placeCategory;
-  const hours = l.hours;
+type Fields = Record<string, unknown>;
 
-  const view: Record<string, unknown> = {
-    domain: l.domain,
-    name: l.name,
-    ...(l.description ? { description: l.description } : {}),
-    ...(l.city ? { city: l.city } : {}),
-    ...(l.country ? { country: l.country } : {}),
-    ...(l.address
-      ? {
-          address: {
-            ...(showStreet && l.address.street ? { street: l.address.street } : {}),
-            ...(l.address.locality ? { locality: l.address.locality } : {}),
-            ...(showStreet && l.address.postalCode ? { postal_code: l.address.postalCode } : {}),
-            ...(l.address.country ? { country: l.address.country } : {}),
-          },
-        }
-      : {}),
-    categories: l.categories,
-    tags: l.tags,
-    languages: l.languages,
-    item_types: l.itemTypes,
-    protocols: l.protocols,
-    ...(hours ? { hours: { timezone: hours.timezone, weekly: hours.weekly, closures: hours.closures.filter((c) => c.to >= localDate(hours.timezone, o.nowMs)) } } : {}),
-    open_now: o.openNow,
-    services: l.services,
-    ...(l.geo ? { geo: coarse ? { lat: round(l.geo.lat, 2), lng: round(l.geo.lng, 2) } : { lat: l.geo.lat, lng: l.geo.lng } } : {}),
-    ...(o.distanceKm !== undefined ? { distance_km: round(o.distanceKm, 3) } : {}),
-    ...(l.url ? { url: l.url } : {}),
-    ...(l.manifestUrl ? { manifest_url: l.manifestUrl } : {}),
-    ...(l.verifiedAt !== null ? { verified_at: iso(l.verifiedAt) } : {}),
-    ...(l.lastPingAt !== null ? { last_ping_at: iso(l.lastPingAt) } : {}),
-    ...(l.software ? { software: l.software } : {}),
-    receipts: {
-      issued: l.receipts.issued,
-      acknowledged: l.receipts.acknowledged,
-      ...(o.detail ? { customers: l.receipts.customers } : {}),
-      ...(l.receipts.lastAt !== null ? { last_at: iso(l.receipts.lastAt) } : {}),
+/**
+ * The view's fields in their published order, in sections: `fixed` ones depend on the listing alone
+ * (so a page can keep them rendered, see listing-page.ts), `moment` ones also on the moment of the
+ * answer and on the request, and read only ListingMomentFields. `sameAtEveryMoment` tells when a
+ * moment section gives the same fields at every moment for a listing (so its page keeps it too).
+ */
+export type ViewSection =
+  | { kind: 'fixed'; fields: (l: ListingRecord, o: FixedViewOptions) => Fields }
+  | { kind: 'moment'; fields: (l: ListingMomentFields, o: MomentViewOptions) => Fields; sameAtEveryMoment?: (l: ListingRecord) => boolean };
+
+export const VIEW_SECTIONS: readonly ViewSection[] = [
+  {
+    kind: 'fixed',
+    fields: (l) => ({
+      domain: l.domain,
+      name: l.name,
+      ...(l.description ? { description: l.description } : {}),
+      ...(l.city ? { city: l.city } : {}),
+      ...(l.country ? { country: l.country } : {}),
+      ...(l.address
+        ? {
+            address: {
+              ...(showsStreet(l) && l.address.street ? { street: l.address.street } : {}),
+              ...(l.address.locality ? { locality: l.address.locality } : {}),
+              ...(showsStreet(l) && l.address.postalCode ? { postal_code: l.address.postalCode } : {}),
+              ...(l.address.country ? { country: l.address.country } : {}),
+            },
+          }
+        : {}),
+      categories: l.categories,
+      tags: l.tags,
+      languages: l.languages,
+      item_types: l.itemTypes,
+      protocols: l.protocols,
+    }),
+  },
+  {
+    kind: 'moment',
+    fields: (l, o) => {
+      const hours = l.hours;
+      return hours ? { hours: { timezone: hours.timezone, weekly: hours.weekly, closures: hours.closures.filter((c) => c.to >= localDate(hours.timezone, o.nowMs)) } } : {};
     },
-    answering,
-    online: answering,
-    not_answering_since: notAnsweringSince,
-    ...(o.placement ? { rank_pos: o.placement.rankPos, rank_shuffle: o.placement.shuffle } : {}),
-    ...(member
-      ? {
-          reputation: {
-            ranked: false,
-            score: 0,
-            tier: 'new',
-            kept: 0,
-            broken: 0,
-            customers: l.receipts.customers,
-            verified_share: 0,
-            rules: o.rulesVersion,
-            rules_url: o.rulesUrl,
-          },
-        }
-      : {}),
-    source: l.source,
-    claimed: l.claimed,
-    ...(l.proof ? { proof: l.proof } : {}),
-    level: LEVELS[levelRank(level)],
-    has_inbox: liveDoors.some((d) => d.type === 'inbox'),
-    doors: l.doors.map((d) => ({
-      type: d.type,
-      url: d.url,
-      level: d.level,
-      status: d.status,
-      kinds: d.kinds,
-      src: d.src,
-      ...(d.protocol ? { protocol: d.protocol } : {}),
-      ...(d.checkedAt ? { checked_at: d.checkedAt } : {}),
-    })),
-    requestable: (['ask', 'quote'] as const).filter((k) => kinds.has(k)),
-    accepts: { kinds: [...kinds], ...(l.payments.length > 0 ? { pay: l.payments } : {}) },
-    ...(primary
-      ? {
-          category: {
-            primary,
-            alternates: l.placeAlternates.slice(0, 2),
-            path: o.categoryPath(primary.id),
-            ...(l.categories[0] ? { group: l.categories[0] } : {}),
-          },
-        }
-      : {}),
-    attributes: shownAttributes(l.attributes),
-    ...(!member && l.place
-      ? {
-          place: {
-            kind: l.place.kind,
-            ...(l.place.locality ? { locality: l.place.locality } : {}),
-            ...(l.place.region ? { region: l.place.region } : {}),
-            ...(l.place.country ? { country: l.place.country } : {}),
-            ...(l.place.serviceArea ? { service_area: { ...(l.place.serviceArea.radiusKm ? { radius_km: l.place.serviceArea.radiusKm } : {}), ...(l.place.serviceArea.countries ? { countries: l.place.serviceArea.countries } : {}) } } : {}),
-            ...(l.place.shipsTo ? { ships_to: l.place.shipsTo } : {}),
-          },
-        }
-      : {}),
-    ...(o.placement ? { why: o.placement.why } : {}),
-    ...(l.found ? { found: { note: l.found.note, checked_at: iso(l.found.checkedAt), about_url: l.found.aboutUrl } } : {}),
-    ...(o.detail ? { outcomes: l.outcomes } : {}),
-    ...(o.detail && !member ? { facts: shownFacts(l.facts) } : {}),
-  };
+    sameAtEveryMoment: (l) => !hoursShownByMoment(l),
+  },
+  { kind: 'moment', fields: (_l, o) => ({ open_now: o.openNow }) },
+  {
+    kind: 'fixed',
+    fields: (l) => ({
+      services: l.services,
+      ...(l.geo ? { geo: showsStreet(l) ? { lat: l.geo.lat, lng: l.geo.lng } : { lat: round(l.geo.lat, 2), lng: round(l.geo.lng, 2) } } : {}),
+    }),
+  },
+  { kind: 'moment', fields: (_l, o) => (o.distanceKm !== undefined ? { distance_km: round(o.distanceKm, 3) } : {}) },
+  {
+    kind: 'fixed',
+    fields: (l, o) => ({
+      ...(l.url ? { url: l.url } : {}),
+      ...(l.manifestUrl ? { manifest_url: l.manifestUrl } : {}),
+      ...(l.verifiedAt !== null ? { verified_at: iso(l.verifiedAt) } : {}),
+      ...(l.lastPingAt !== null ? { last_ping_at: iso(l.lastPingAt) } : {}),
+      ...(l.software ? { software: l.software } : {}),
+      receipts: {
+        issued: l.receipts.issued,
+        acknowledged: l.receipts.acknowledged,
+        ...(o.detail ? { customers: l.receipts.customers } : {}),
+        ...(l.receipts.lastAt !== null ? { last_at: iso(l.receipts.lastAt) } : {}),
+      },
+    }),
+  },
+  {
+    kind: 'moment',
+    fields: (l, o) => {
+      const answering = isAnswering(l, o.nowMs, o.answeringHours);
+      const member = l.source === 'member';
+      const notAnsweringSince =
+        !member || answering ? null : new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString();
+      return { answering, online: answering, not_answering_since: notAnsweringSince };
+    },
+    sameAtEveryMoment: (l) => l.source !== 'member',
+  },
+  { kind: 'moment', fields: (_l, o) => (o.placement ? { rank_pos: o.placement.rankPos, rank_shuffle: o.placement.shuffle } : {}) },
+  {
+    kind: 'moment',
+    fields: (l, o) =>
+      l.source === 'member'
+        ? {
+            reputation: {
+              ranked: false,
+              score: 0,
+              tier: 'new',
+              kept: 0,
+              broken: 0,
+              customers: l.receipts.customers,
+              verified_share: 0,
+              rules: o.rulesVersion,
+              rules_url: o.rulesUrl,
+            },
+          }
+        : {},
+    sameAtEveryMoment: (l) => l.source !== 'member',
+  },
+  {
+    kind: 'fixed',
+    fields: (l, o) => {
+      const member = l.source === 'member';
+      const liveDoors = l.doors.filter((d) => d.status === 'live');
+      const kinds = new Set<RequestKind>(liveDoors.flatMap((d) => d.kinds));
+      const primary = l.placeCategory;
+      return {
+        source: l.source,
+        claimed: l.claimed,
+        ...(l.proof ? { proof: l.proof } : {}),
+        level: LEVELS[levelRank(listingLevel(l.doors))],
+        has_inbox: liveDoors.some((d) => d.type === 'inbox'),
+        doors: l.doors.map((d) => ({
+          type: d.type,
+          url: d.url,
+          level: d.level,
+          status: d.status,
+          kinds: d.kinds,
+          src: d.src,
+          ...(d.protocol ? { protocol: d.protocol } : {}),
+          ...(d.checkedAt ? { checked_at: d.checkedAt } : {}),
+        })),
+        requestable: (['ask', 'quote'] as const).filter((k) => kinds.has(k)),
+        accepts: { kinds: [...kinds], ...(l.payments.length > 0 ? { pay: l.payments } : {}) },
+        ...(primary
+          ? {
+              category: {
+                primary,
+                alternates: l.placeAlternates.slice(0, 2),
+                path: o.categoryPath(primary.id),
+                ...(l.categories[0] ? { group: l.categories[0] } : {}),
+              },
+            }
+          : {}),
+        attributes: shownAttributes(l.attributes),
+        ...(!member && l.place
+          ? {
+              place: {
+                kind: l.place.kind,
+                ...(l.place.locality ? { locality: l.place.locality } : {}),
+                ...(l.place.region ? { region: l.place.region } : {}),
+                ...(l.place.country ? { country: l.place.country } : {}),
+                ...(l.place.serviceArea
+                  ? {
+                      service_area: {
+                        ...(l.place.serviceArea.radiusKm ? { radius_km: l.place.serviceArea.radiusKm } : {}),
+                        ...(l.place.serviceArea.countries ? { countries: l.place.serviceArea.countries } : {}),
+                      },
+                    }
+                  : {}),
+                ...(l.place.shipsTo ? { ships_to: l.place.shipsTo } : {}),
+              },
+            }
+          : {}),
+      };
+    },
+  },
+  { kind: 'moment', fields: (_l, o) => (o.placement ? { why: o.placement.why } : {}) },
+  {
+    kind: 'fixed',
+    fields: (l, o) => ({
+      ...(l.found ? { found: { note: l.found.note, checked_at: iso(l.found.checkedAt), about_url: l.found.aboutUrl } } : {}),
+      ...(o.detail ? { outcomes: l.outcomes } : {}),
+      ...(o.detail && l.source !== 'member' ? { facts: shownFacts(l.facts) } : {}),
+    }),
+  },
+];
+
+/** Whether the hours a view shows depend on the moment (only closures do: those that ended are left out). */
+export function hoursShownByMoment(l: Pick<ListingRecord, 'hours'>): boolean {
+  return l.hours !== null && l.hours.closures.length > 0;
+}
+
+/** A business that is not a member shows its town, never its street, until it claims its entry. */
+function showsStreet(l: ListingRecord): boolean {
+  return l.source === 'member' || l.claimed;
+}
+
+export function listingView(l: ListingRecord, o: ViewOptions): Record<string, unknown> {
+  const view: Fields = {};
+  for (const section of VIEW_SECTIONS) Object.assign(view, section.fields(l, o));
   return view;
 }

@@ -3,7 +3,7 @@
  * listed business and frozen. Nothing a profile says and nothing paid enters it: only membership,
  * whether an inbox answered, reachable doors and level, reputation, and the day's shuffle.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { levelRank, listingLevel, type ListingRecord } from '../listings/listing.js';
 import type { PublishedRules } from './rules.js';
 
@@ -16,7 +16,8 @@ export function hourStartOf(nowMs: number): number {
 /** First 16 hex characters of SHA-256("<YYYY-MM-DD>:<id lowercased>"): the day's shuffle key, a string. */
 export function rankShuffle(hourStartMs: number, listingId: string): string {
   const day = new Date(hourStartMs).toISOString().slice(0, 10);
-  return createHash('sha256').update(`${day}:${listingId.toLowerCase()}`, 'utf8').digest('hex').slice(0, 16);
+  // One-shot hashing: computed for every listing each hour and for every listing a page shows.
+  return hash('sha256', `${day}:${listingId.toLowerCase()}`, 'hex').slice(0, 16);
 }
 
 /** Reputation as of the last nightly snapshot; until receipts are scored, every record is empty. */

@@ -138,8 +138,28 @@ function formatterFor(zone: string): Intl.DateTimeFormat | null {
   return f;
 }
 
-/** The local clock of `zone` at `instantMs`; null for a zone the runtime does not know. */
+/** Each zone's reading of the last UTC minute asked about, with that minute's bounds. */
+const minuteReadings = new Map<string, { from: number; to: number; now: ZoneNow }>();
+
+/**
+ * The local clock of `zone` at `instantMs`; null for a zone the runtime does not know. Formatting
+ * is costly (a search or a page meets hundreds of zones), so a zone's reading is kept for its UTC
+ * minute when the reading is the same at both ends of the minute (always, unless the zone's offset
+ * changes within that very minute, which is then read exactly).
+ */
 export function zoneNow(zone: string, instantMs: number): ZoneNow | null {
+  const kept = minuteReadings.get(zone);
+  if (kept && instantMs >= kept.from && instantMs < kept.to) return kept.now;
+  const from = Math.floor(instantMs / 60_000) * 60_000;
+  const first = readZone(zone, from);
+  if (!first) return null;
+  const last = readZone(zone, from + 59_999);
+  if (!last || last.weekMinute !== first.weekMinute || last.today !== first.today) return readZone(zone, instantMs);
+  minuteReadings.set(zone, { from, to: from + 60_000, now: first });
+  return first;
+}
+
+function readZone(zone: string, instantMs: number): ZoneNow | null {
   const f = formatterFor(zone);
   if (!f) return null;
   let y = 0;
@@ -223,6 +243,11 @@ export function isOpenAt(hours: Hours | null | undefined, instantMs: number): bo
     c = compileHours(hours);
     compiledCache.set(hours, c);
   }
+  return isOpenCompiled(c, instantMs);
+}
+
+/** The same, of hours compiled before. */
+export function isOpenCompiled(c: CompiledHours, instantMs: number): boolean {
   const now = zoneNow(c.zone, instantMs);
   if (!now) return false;
   return openInRanges(c.ranges, 0, c.ranges.length, c.closures, 0, c.closures.length, now.weekMinute, now.today, now.yesterday);

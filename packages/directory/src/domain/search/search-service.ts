@@ -6,20 +6,20 @@
 import { Problem, canonicalJson, sha256Hex } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import type { ListingRecord } from '../listings/listing.js';
-import { listingView } from '../listings/listing-view.js';
-import { HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, whyPlaced, type Standing } from '../ranking/hourly-order.js';
+import { assembleListingView, openNowOf, type ListingPageInputs } from '../listings/listing-page.js';
+import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
+import { HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, whyPlaced, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
-import { buildSearchIndex, SearchTimeout, type SearchIndex } from './search-index.js';
+import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
+import { buildSearchIndex, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
 export const SEARCH_DEADLINE_MS = 10_000;
 export const RETRY_AFTER_SECONDS = 60;
-/** A listing read for a page serves later pages for this long. */
-const RECORD_TTL_MS = 60_000;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 /** Until receipts are scored nightly, every business stands unranked. */
@@ -42,10 +42,7 @@ export interface HourState {
   base: DirectoryCounter;
 }
 
-export interface SearchAnswer {
-  businesses: Record<string, unknown>[];
-  next_cursor: string | null;
-}
+export type { SearchAnswer };
 
 interface CursorBody {
   v: 1;
@@ -60,8 +57,6 @@ export class DirectorySearch {
   #state: HourState | null = null;
   #pending: Promise<HourState> | null = null;
   readonly #answers: AnswerCache<SearchAnswer>;
-  /** Listings read for recent pages, kept a minute (their pings may be that old in an answer). */
-  readonly #records: AnswerCache<ListingRecord>;
 
   readonly #deadlineMs: number;
 
@@ -70,7 +65,6 @@ export class DirectorySearch {
     this.#vocab = vocab;
     this.#deadlineMs = options.deadlineMs ?? SEARCH_DEADLINE_MS;
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
-    this.#records = new AnswerCache<ListingRecord>(options.cacheAnswers ?? true);
   }
 
   /** The state of the current hour, preparing it (order, index) when the hour turned. */
@@ -188,55 +182,65 @@ export class DirectorySearch {
       throw error;
     }
 
-    // The page's listings are read by seq (the index keeps no records), at most a minute old.
-    const records = await this.#pageRecords(page.hits.map((h) => h.seq), nowMs);
-    const businesses = [];
-    for (const hit of page.hits) {
-      const record = records.get(hit.seq);
-      if (!record) continue;
-      businesses.push(this.view(record, state, nowMs, { rankPos: hit.rankPos, distanceKm: hit.distanceKm, detail: false }));
-    }
-    const answer: SearchAnswer = {
-      businesses,
-      next_cursor: page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next }),
-    };
+    const views = await this.#pageViews(page.hits, state, nowMs);
+    const nextCursor = page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next });
+    const answer = renderedAnswer(`{"businesses":[${views.join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`);
     this.#answers.set(cacheKey, answer, nowMs, search.openNow ? OPEN_NOW_ANSWER_TTL_MS : ANSWER_TTL_MS);
     return answer;
   }
 
-  async #pageRecords(seqs: number[], nowMs: number): Promise<Map<number, ListingRecord>> {
-    const found = new Map<number, ListingRecord>();
-    const missing: number[] = [];
-    for (const seq of seqs) {
-      const cached = this.#records.get(String(seq), nowMs);
-      if (cached) found.set(seq, cached);
-      else missing.push(seq);
-    }
-    if (missing.length > 0) {
-      for (const [seq, record] of await this.#ctx.store.listings.bySeqs(missing)) {
-        found.set(seq, record);
-        this.#records.set(String(seq), record, nowMs, RECORD_TTL_MS);
+  /**
+   * The page's listings as JSON texts, in page order: each from its stored page with this answer's
+   * moment sections; one without a current page (not rendered yet) from its document.
+   */
+  async #pageViews(hits: readonly SearchHit[], state: HourState, nowMs: number): Promise<string[]> {
+    const listings = this.#ctx.store.listings;
+    const pages = await listings.pagesBySeqs(hits.map((h) => h.seq));
+    const unrendered = hits.filter((h) => !pages.has(h.seq)).map((h) => h.seq);
+    const records = unrendered.length > 0 ? await listings.bySeqs(unrendered) : new Map<number, ListingRecord>();
+    const views: string[] = [];
+    for (const hit of hits) {
+      const placement = { rankPos: hit.rankPos, distanceKm: hit.distanceKm };
+      const page = pages.get(hit.seq);
+      if (page) {
+        const inputs = JSON.parse(page.inputs) as ListingPageInputs;
+        const moment = this.#moment({ ...inputs, seq: hit.seq }, openNowOf(inputs, nowMs), state, nowMs, placement);
+        views.push(assembleListingView(page.fixed, inputs, moment));
+        continue;
       }
+      const record = records.get(hit.seq);
+      if (record) views.push(JSON.stringify(this.view(record, state, nowMs, { ...placement, detail: false })));
     }
-    return found;
+    return views;
   }
 
   view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {
-    const rules = state?.rules ?? rulesInForce(nowMs);
-    const facts = state && options.rankPos !== null ? rankFacts(rankInputsOf(record), state.hourStart, rules, NO_STANDING) : null;
-    const placement =
-      facts && options.rankPos !== null ? { rankPos: options.rankPos, shuffle: facts.shuffle, why: whyPlaced(facts, options.rankPos, rules) } : undefined;
     return listingView(record, {
+      categoryPath: this.#vocab.categoryPath,
+      detail: options.detail,
+      ...this.#moment(rankInputsOf(record), isOpenAt(record.hours, nowMs), state, nowMs, options),
+    });
+  }
+
+  /** What a view shows of this moment: answering, open now, the place in the hour's order and why. */
+  #moment(
+    rank: RankInputs,
+    openNow: boolean | null,
+    state: HourState | null,
+    nowMs: number,
+    options: { rankPos: number | null; distanceKm?: number | undefined },
+  ): MomentViewOptions {
+    const rules = state?.rules ?? rulesInForce(nowMs);
+    const facts = state && options.rankPos !== null ? rankFacts(rank, state.hourStart, rules, NO_STANDING) : null;
+    return {
       nowMs,
       answeringHours: rules.numbers.answeringHours,
       rulesVersion: rules.version,
       rulesUrl: `${this.#ctx.settings.baseUrl}/v1/ranking?version=${rules.version}`,
-      openNow: isOpenAt(record.hours, nowMs),
-      placement,
+      openNow,
+      placement: facts && options.rankPos !== null ? { rankPos: options.rankPos, shuffle: facts.shuffle, why: whyPlaced(facts, options.rankPos, rules) } : undefined,
       distanceKm: options.distanceKm,
-      categoryPath: this.#vocab.categoryPath,
-      detail: options.detail,
-    });
+    };
   }
 }
 

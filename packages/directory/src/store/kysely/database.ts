@@ -1,8 +1,9 @@
 /** Opens the directory's SQLite file and brings its schema up to date (a larger page cache for big sets). */
 import { openSqlite } from '@svc/shared';
 import * as initial from './migrations/0001-directory.js';
+import * as listingPages from './migrations/0002-listing-pages.js';
 import type { DirectoryDatabase } from './schema.js';
 
 export function openDirectoryDatabase(file: string) {
-  return openSqlite<DirectoryDatabase>(file, { '0001-directory': initial }, ['cache_size = -65536']);
+  return openSqlite<DirectoryDatabase>(file, { '0001-directory': initial, '0002-listing-pages': listingPages }, ['cache_size = -65536']);
 }

@@ -1,14 +1,17 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
 import { KyselyJobStore } from '@svc/shared';
-import type { Database as SQLiteDatabase } from 'better-sqlite3';
+import type { Database as SQLiteDatabase, Statement } from 'better-sqlite3';
 import type { Kysely, Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
-import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, RankRow, StoredOrder } from '../store.js';
+import type { ListingPage } from '../../domain/listings/listing-page.js';
+import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
 const STREAM_PAGE = 5_000;
+/** Rows per multi-row INSERT (well under SQLite's limit of bound parameters). */
+const INSERT_BATCH = 500;
 
 function listingRow(l: Omit<ListingRecord, 'seq'>) {
   const listed = l.delistedAt === null && l.dormantSince === null ? 1 : 0;
@@ -38,9 +41,92 @@ function fromListingRow(row: Pick<Selectable<ListingsTable>, 'seq' | 'document'>
 class KyselyListingStore implements ListingStore {
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #sqlite: SQLiteDatabase | null;
-  constructor(db: Kysely<DirectoryDatabase>, sqlite: SQLiteDatabase | null) {
+  readonly #pages: PageRenderer | null;
+  /** Prepared page reads by number of listings (a page of results holds 1 to 100). */
+  readonly #pageReads = new Map<number, Statement>();
+
+  constructor(db: Kysely<DirectoryDatabase>, sqlite: SQLiteDatabase | null, pages: PageRenderer | null) {
     this.#db = db;
     this.#sqlite = sqlite;
+    this.#pages = pages;
+  }
+
+  /** Every write of a listing goes through here after its row: its page is rendered from the stored document. */
+  async #writePages(rows: readonly { seq: number; document: string }[]): Promise<void> {
+    const renderer = this.#pages;
+    if (!renderer || rows.length === 0) return;
+    for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+      const values = rows.slice(i, i + INSERT_BATCH).map((row) => ({ seq: row.seq, version: renderer.version, ...renderer.render(fromListingRow(row)) }));
+      await this.#db
+        .insertInto('listing_pages')
+        .values(values)
+        .onConflict((oc) =>
+          oc.column('seq').doUpdateSet((eb) => ({ version: eb.ref('excluded.version'), inputs: eb.ref('excluded.inputs'), fixed: eb.ref('excluded.fixed') })),
+        )
+        .execute();
+    }
+  }
+
+  async pagesBySeqs(seqs: readonly number[]): Promise<Map<number, ListingPage>> {
+    const found = new Map<number, ListingPage>();
+    const renderer = this.#pages;
+    if (!renderer || seqs.length === 0) return found;
+    if (this.#sqlite) {
+      // The hot read of every search: one statement prepared once per page size.
+      for (const [seq, inputs, fixed] of this.#pageRead(seqs.length).all(renderer.version, ...seqs) as [number, string, string][]) found.set(seq, { inputs, fixed });
+      return found;
+    }
+    for (const row of await this.#pageQuery(renderer.version, seqs).execute()) found.set(row.seq, { inputs: row.inputs, fixed: row.fixed });
+    return found;
+  }
+
+  #pageQuery(version: string, seqs: readonly number[]) {
+    return this.#db.selectFrom('listing_pages').select(['seq', 'inputs', 'fixed']).where('version', '=', version).where('seq', 'in', [...seqs]);
+  }
+
+  #pageRead(count: number): Statement {
+    let statement = this.#pageReads.get(count);
+    if (!statement) {
+      // Kysely writes the SQL; its parameters come in clause order: the version, then the seqs.
+      const query = this.#pageQuery('', new Array<number>(count).fill(0)).compile();
+      statement = (this.#sqlite as SQLiteDatabase).prepare(query.sql).raw(true);
+      this.#pageReads.set(count, statement);
+    }
+    return statement;
+  }
+
+  async refreshPages(options: { batchSize?: number; signal?: AbortSignal } = {}): Promise<number> {
+    if (!this.#pages) return 0;
+    const batchSize = options.batchSize ?? 2_000;
+    let after = 0;
+    let written = 0;
+    while (!options.signal?.aborted) {
+      // Read and write in one transaction, so a listing written meanwhile keeps the page of its newer document.
+      const batch = (store: KyselyListingStore) => store.#refreshBatch(after, batchSize);
+      const last = this.#sqlite ? await this.#db.transaction().execute((trx) => batch(new KyselyListingStore(trx, null, this.#pages))) : await batch(this);
+      if (last === null) return written;
+      written += last.count;
+      after = last.seq;
+    }
+    return written;
+  }
+
+  async #refreshBatch(after: number, limit: number): Promise<{ seq: number; count: number } | null> {
+    const renderer = this.#pages as PageRenderer;
+    const rows = await this.#db
+      .selectFrom('listings')
+      .leftJoin('listing_pages', 'listing_pages.seq', 'listings.seq')
+      .select(['listings.seq', 'listings.document'])
+      .where('listings.listed', '=', 1)
+      .where('listings.seq', '>', after)
+      .where((eb) => eb.or([eb('listing_pages.version', 'is', null), eb('listing_pages.version', '!=', renderer.version)]))
+      .orderBy('listings.seq')
+      .limit(limit)
+      .execute();
+    const last = rows[rows.length - 1];
+    if (!last) return null;
+    await this.#writePages(rows);
+    return { seq: last.seq, count: rows.length };
   }
 
   *allListedSync(): Iterable<ListingRecord> {
@@ -62,6 +148,7 @@ class KyselyListingStore implements ListingStore {
       .onConflict((oc) => oc.column('domain').doUpdateSet({ ...changes, id: (eb) => eb.ref('listings.id') }))
       .returning(['seq', 'id'])
       .executeTakeFirstOrThrow();
+    await this.#writePages([{ seq: saved.seq, document: row.document }]);
     return { ...listing, id: saved.id, seq: saved.seq };
   }
 
@@ -70,7 +157,14 @@ class KyselyListingStore implements ListingStore {
     let written = 0;
     const flush = async () => {
       if (batch.length === 0) return;
-      await this.#db.insertInto('listings').values(batch).onConflict((oc) => oc.column('domain').doNothing()).execute();
+      const inserted = await this.#db
+        .insertInto('listings')
+        .values(batch)
+        .onConflict((oc) => oc.column('domain').doNothing())
+        .returning(['seq', 'domain'])
+        .execute();
+      const documents = new Map(batch.map((row) => [row.domain, row.document]));
+      await this.#writePages(inserted.map((r) => ({ seq: r.seq, document: documents.get(r.domain) as string })));
       written += batch.length;
       batch = [];
     };
@@ -121,11 +215,13 @@ class KyselyListingStore implements ListingStore {
     const row = await this.#db.selectFrom('listings').select(['seq', 'document']).where('domain', '=', domain).executeTakeFirst();
     if (!row) return;
     const listing = { ...(JSON.parse(row.document) as Omit<ListingRecord, 'seq'>), lastPingAt: atMs, software, dormantSince: null };
+    const document = JSON.stringify(listing);
     await this.#db
       .updateTable('listings')
-      .set({ document: JSON.stringify(listing), last_ping_at: atMs, dormant_since: null, listed: listing.delistedAt === null ? 1 : 0, updated_at: atMs })
+      .set({ document, last_ping_at: atMs, dormant_since: null, listed: listing.delistedAt === null ? 1 : 0, updated_at: atMs })
       .where('seq', '=', row.seq)
       .execute();
+    await this.#writePages([{ seq: row.seq, document }]);
   }
 
   async *rankRows(): AsyncIterable<RankRow> {
@@ -282,10 +378,13 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #inTransaction: boolean;
 
-  constructor(db: Kysely<DirectoryDatabase>, inTransaction = false, sqlite: SQLiteDatabase | null = null) {
+  readonly #pages: PageRenderer | null;
+
+  constructor(db: Kysely<DirectoryDatabase>, options: { inTransaction?: boolean; sqlite?: SQLiteDatabase | null; pages?: PageRenderer | null } = {}) {
     this.#db = db;
-    this.#inTransaction = inTransaction;
-    this.listings = new KyselyListingStore(db, sqlite);
+    this.#inTransaction = options.inTransaction ?? false;
+    this.#pages = options.pages ?? null;
+    this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages);
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
@@ -293,7 +392,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
 
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
-    return this.#db.transaction().execute((trx) => work(new KyselyDirectoryStore(trx, true)));
+    return this.#db.transaction().execute((trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
   }
 
   async close(): Promise<void> {
@@ -301,7 +400,8 @@ export class KyselyDirectoryStore implements DirectoryStore {
   }
 }
 
-export async function openDirectoryStore(file: string): Promise<KyselyDirectoryStore> {
+/** `pages` renders listings' search-result pages; without it none are written or served (search renders from documents). */
+export async function openDirectoryStore(file: string, options: { pages?: PageRenderer } = {}): Promise<KyselyDirectoryStore> {
   const { db, sqlite } = await openDirectoryDatabase(file);
-  return new KyselyDirectoryStore(db, false, sqlite);
+  return new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null });
 }

@@ -56,9 +56,20 @@ export interface RankSnapshotsTable {
   computed_at: number;
 }
 
+/** A listing's pre-rendered search-result view (see domain/listings/listing-page.ts). */
+export interface ListingPagesTable {
+  seq: number; // the listing's seq
+  /** The renderer's version; a page of another version is stale and not served. */
+  version: string;
+  /** JSON of the inputs of the moment sections. */
+  inputs: string;
+  /** The fixed sections, rendered. */
+  fixed: string;
+}
 
 export interface DirectoryDatabase {
   listings: ListingsTable;
+  listing_pages: ListingPagesTable;
   instances: InstancesTable;
   rank_snapshots: RankSnapshotsTable;
   jobs: JobsTable;

@@ -5,6 +5,7 @@
 import { Problem, newId, randomToken, sha256Hex } from '@svc/shared';
 import type { InboxStore } from '../../store/store.js';
 import type { Caller, Channel } from '../types.js';
+import { authenticateOAuthAccessToken, isOAuthAccessToken } from './oauth/access-tokens.js';
 
 export const OWNER_KEY_PREFIX = 'svc_own_';
 const LAST_USE_RESOLUTION_MS = 60_000;
@@ -30,6 +31,15 @@ export const PRESETS = {
 } as const satisfies Record<string, readonly (typeof ALL_SCOPES)[number][]>;
 
 export type PresetName = keyof typeof PRESETS;
+export type Scope = (typeof ALL_SCOPES)[number];
+
+export function isScope(value: string): value is Scope {
+  return (ALL_SCOPES as readonly string[]).includes(value);
+}
+
+export function isPresetName(value: string): value is PresetName {
+  return Object.hasOwn(PRESETS, value);
+}
 
 export function newKeyValue(): { value: string; hash: string; hint: string } {
   const value = `${OWNER_KEY_PREFIX}${randomToken(32)}`;
@@ -63,6 +73,8 @@ export async function authenticateBearer(store: InboxStore, header: string | und
   if (!header) throw new Problem('unauthorized', 'Owner operations need Authorization: Bearer <key>.', { headers: challenge });
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match?.[1]) throw new Problem('unauthorized', 'The Authorization header must be "Bearer <key>".', { headers: challenge });
+  // OAuth access tokens of AI apps (docs/oauth.md) resolve to the app, with the scopes the owner granted.
+  if (isOAuthAccessToken(match[1])) return authenticateOAuthAccessToken(store, match[1], channel, nowMs);
   const record = await store.apiKeys.findByHash(sha256Hex(match[1]));
   if (!record || record.revokedAt !== null || (record.expiresAt !== null && record.expiresAt <= nowMs)) {
     throw new Problem('unauthorized', 'That key is unknown, revoked or expired.', { headers: { 'www-authenticate': 'Bearer realm="owner", error="invalid_token"' } });
@@ -74,6 +86,7 @@ export async function authenticateBearer(store: InboxStore, header: string | und
     actor: { kind: record.kind === 'owner' ? 'owner' : 'integration', id: record.id, name: record.name },
     channel,
     keyId: record.id,
-    scopes: record.scopes,
+    // An owner key is the owner: every scope, including ones added after it was made.
+    scopes: record.kind === 'owner' ? [...ALL_SCOPES] : record.scopes,
   };
 }

@@ -79,7 +79,32 @@ const GUARDS: Record<GuardId, Guard> = {
     return dueMs <= nowMs ? null : failed('Payment is not overdue yet.');
   },
   not_charged_back: ({ item }) => ((item.payload as OrderPayload).chargedBackAt ? failed('A charge-back is already recorded.') : null),
+  // Spec §3 rule 2: unpriced work waits for the business. Only rules are held back; the owner, the
+  // owner's AI and integrations price work as they confirm or accept it.
+  business_priced: ({ item, input, actor }) => {
+    if (actor !== 'rule') return null;
+    if (input.price !== undefined || (Array.isArray(input.linePrices) && input.linePrices.length > 0)) {
+      return failed('A rule never sets a price; the business prices the work itself.');
+    }
+    return isBusinessPriced(item) ? null : failed('The work awaits a price from the business, so no rule confirms or accepts it.');
+  },
 };
+
+/**
+ * Whether the catalogue or the business priced everything on a booking or order: a fixed-price
+ * service booked for no longer than it lasts, or lines naming products, or prices the business set.
+ */
+export function isBusinessPriced(item: ItemRecord): boolean {
+  if (item.type === 'booking') {
+    const payload = item.payload as BookingPayload;
+    return payload.priceStatus !== 'awaiting_business' && payload.price !== null;
+  }
+  if (item.type === 'order') {
+    const payload = item.payload as OrderPayload;
+    return payload.totalPrice !== null && payload.lines.every((line) => line.priceStatus !== 'awaiting_business' && line.price !== null);
+  }
+  return false;
+}
 
 /**
  * The slot a booking move would hold: the proposal's for a row that applies it (accept), else the

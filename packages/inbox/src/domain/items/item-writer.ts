@@ -10,6 +10,8 @@ import { foldText } from '../text.js';
 import type { Actor, Channel, Contact, ItemRecord, ItemType } from '../types.js';
 import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.js';
 import { checkGuards } from './guards.js';
+import { scheduleRules } from '../rules/schedule-rules.js';
+import { recordEvent } from '../events/record-event.js';
 
 export interface NewItem {
   type: ItemType;
@@ -59,7 +61,7 @@ export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem
   };
   item.searchText = buildSearchText(item, spec.message ? [spec.message] : []);
   await ctx.store.items.insert(item);
-  await ctx.store.items.appendEvent({
+  await recordEvent(ctx, {
     id: newId(nowMs),
     itemId: item.id,
     seq: 1,
@@ -88,6 +90,7 @@ export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem
       createdAt: nowMs,
     });
   }
+  await scheduleRules(ctx, mover, item, `${item.type}.create`);
   return item;
 }
 
@@ -179,7 +182,7 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
   draft.searchText = [buildSearchText(draft, []), ...item.searchText.split(' | ').slice(1)].join(' | ');
   const written = await ctx.store.items.update(draft, item.version);
   if (!written) throw new Problem('version_conflict', 'The item changed while this move was being made; read it again.');
-  await ctx.store.items.appendEvent({
+  await recordEvent(ctx, {
     id: newId(nowMs),
     itemId: item.id,
     seq: draft.version,
@@ -198,6 +201,7 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
   for (const job of jobs) {
     await ctx.store.jobs.enqueue({ id: newId(nowMs), ...job }, nowMs);
   }
+  await scheduleRules(ctx, mover, draft, `${item.type}.${row.event}`);
   return draft;
 }
 
@@ -213,7 +217,7 @@ export async function recordSideEvent(
   data: Record<string, unknown>,
 ): Promise<void> {
   const nowMs = ctx.clock.now();
-  await ctx.store.items.appendEvent({
+  await recordEvent(ctx, {
     id: newId(nowMs),
     itemId: item.id,
     seq: null,

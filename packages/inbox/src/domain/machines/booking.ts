@@ -59,7 +59,7 @@ export const bookingMachine = defineMachine({
       from: ['requested', 'needs_info'],
       to: 'confirmed',
       by: BUSINESS,
-      guards: ['slot_available'],
+      guards: ['business_priced', 'slot_available'],
       effects: ['price_booking', 'schedule_auto_complete'],
       label: 'Confirm',
       input: confirmInput,

@@ -31,7 +31,9 @@ export type GuardId =
   /** Payment was requested `orders.payDays` ago and never came. */
   | 'payment_overdue'
   /** The order was never charged back. */
-  | 'not_charged_back';
+  | 'not_charged_back'
+  /** A rule confirms or accepts only what the catalogue or the business priced, and never sets a price (spec §3 rule 2). */
+  | 'business_priced';
 
 /** Every effect a transition may have besides moving state. */
 export type EffectId =

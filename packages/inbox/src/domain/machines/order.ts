@@ -43,7 +43,7 @@ export const orderMachine = defineMachine({
       from: [...BEFORE_PROMISE],
       to: 'accepted',
       by: BUSINESS,
-      guards: ['order_priced'],
+      guards: ['business_priced', 'order_priced'],
       effects: ['price_lines'],
       label: 'Accept',
       input: acceptOrderInput,

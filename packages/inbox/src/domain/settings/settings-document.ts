@@ -77,6 +77,8 @@ export function mergeDocument(base: JsonObject, patch: JsonObject): JsonObject {
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete result[key];
     else if (isObject(value) && isObject(result[key])) result[key] = mergeDocument(result[key] as JsonObject, value);
+    // A new object is merged over nothing, so a null inside it removes (a document written back as read has them).
+    else if (isObject(value)) result[key] = mergeDocument({}, value);
     else result[key] = structuredClone(value);
   }
   return result;

@@ -1,5 +1,6 @@
 /** The manifest at /.well-known/agent-inbox.json: which doors this instance has, and who it is. */
 import { loadProfile } from '../../domain/context.js';
+import { oauthEndpoints } from '../../domain/access/oauth/oauth-metadata.js';
 import type { InboxStore } from '../../store/store.js';
 import type { InboxConfigView } from '../../operations/context.js';
 
@@ -49,6 +50,11 @@ export async function buildManifest(store: InboxStore, config: InboxConfigView, 
       openapi: `${base}/openapi.json`,
       mcp: `${base}/mcp`,
       mcp_owner: `${base}/mcp/owner`,
+    },
+    // How an AI app gets a token for the owner MCP (docs/oauth.md).
+    oauth: {
+      protected_resource_metadata: oauthEndpoints(base).resourceMetadata,
+      authorization_server_metadata: oauthEndpoints(base).authorizationServerMetadata,
     },
     profile: {
       name: profile.name,

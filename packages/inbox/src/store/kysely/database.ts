@@ -2,8 +2,13 @@
 import { openSqlite } from '@svc/shared';
 import type { Kysely } from 'kysely';
 import * as core from './migrations/0001-core.js';
+import * as eventsWebhooks from './migrations/0002-events-webhooks.js';
+import * as keyScopes from './migrations/0003-key-scopes.js';
+import * as rules from './migrations/0004-rules.js';
+import * as oauth from './migrations/0005-oauth.js';
+import * as feeds from './migrations/0006-feeds.js';
 import type { Database } from './schema.js';
 
 export async function openDatabase(file: string): Promise<Kysely<Database>> {
-  return (await openSqlite<Database>(file, { '0001-core': core })).db;
+  return (await openSqlite<Database>(file, { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds })).db;
 }

@@ -2,8 +2,14 @@
 import type { Kysely } from 'kysely';
 import type { InboxStore } from '../store.js';
 import { KyselyCatalogueStore } from './catalogue-store.js';
+import { KyselyFeedStore } from './feed-store.js';
 import { openDatabase } from './database.js';
 import { KyselyItemStore } from './item-store.js';
+import { KyselyOAuthStore } from './oauth-store.js';
+import { KyselyNetworkStatusStore } from './network-status-store.js';
+import { KyselyRuleStore } from './rule-store.js';
+import { KyselyEventStreamStore } from './event-stream-store.js';
+import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
 import { KyselyJobStore } from '@svc/shared';
 import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
@@ -15,11 +21,18 @@ export class KyselyInboxStore implements InboxStore {
   readonly items;
   readonly idempotency;
   readonly apiKeys;
+  readonly oauth;
   readonly jobs;
+  readonly rules;
+  readonly networkStatus;
+  readonly webhooks;
+  readonly eventStream;
+  readonly feeds;
+  readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
 
-  constructor(db: Kysely<Database>, inTransaction = false) {
+  constructor(db: Kysely<Database>, inTransaction = false, outbox = new OutboxSignal()) {
     this.#db = db;
     this.#inTransaction = inTransaction;
     this.business = new KyselyDocumentStore(db, 'business');
@@ -28,13 +41,25 @@ export class KyselyInboxStore implements InboxStore {
     this.items = new KyselyItemStore(db);
     this.idempotency = new KyselyIdempotencyStore(db);
     this.apiKeys = new KyselyApiKeyStore(db);
+    this.oauth = new KyselyOAuthStore(db);
     this.jobs = new KyselyJobStore(db);
+    this.rules = new KyselyRuleStore(db);
+    this.networkStatus = new KyselyNetworkStatusStore(db);
+    this.#outbox = outbox;
+    this.webhooks = new KyselyWebhookStore(db, outbox, inTransaction);
+    this.eventStream = new KyselyEventStreamStore(db);
+    this.feeds = new KyselyFeedStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */
   async transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
-    return this.#db.transaction().execute((trx) => work(new KyselyInboxStore(trx, true)));
+    try {
+      return await this.#db.transaction().execute((trx) => work(new KyselyInboxStore(trx, true, this.#outbox)));
+    } finally {
+      // Deliveries queued by this transaction may go now that it has committed.
+      this.#outbox.flush();
+    }
   }
 
   async close(): Promise<void> {

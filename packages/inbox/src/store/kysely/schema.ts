@@ -4,6 +4,8 @@
  */
 import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
+import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
+import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -161,5 +163,116 @@ export interface Database {
   messages: MessagesTable;
   idempotency_keys: IdempotencyKeysTable;
   api_keys: ApiKeysTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_requests: OAuthRequestsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   jobs: JobsTable;
+  scope_misses: ScopeMissesTable;
+  network_status: NetworkStatusTable;
+  rules: RulesTable;
+  event_stream: EventStreamTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  feeds: FeedsTable;
+  feed_runs: FeedRunsTable;
+  feed_products: FeedProductsTable;
+}
+
+export interface RulesTable {
+  id: string;
+  name: string;
+  enabled: number;
+  position: number;
+  trigger_event: string; // event pattern, e.g. booking.create, *.provide_info
+  after_hours: number | null; // a delayed rule's wait
+  conditions: string; // JSON array
+  action: string; // JSON object
+  created_at: number;
+  updated_at: number;
+}
+
+/** One row per item event, in commit order: the position is the event stream's cursor. */
+export interface EventStreamTable {
+  position: Generated<number>;
+  event_id: string;
+  type: string;
+  created_at: number;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  url: string;
+  events: string; // JSON array of patterns
+  payload_style: string; // thin | full
+  header_names: string; // JSON array
+  sealed_headers: string; // JSON object: name -> SecretBox-sealed value
+  sealed_secret: string;
+  sealed_previous_secret: string | null;
+  previous_secret_until: number | null;
+  active: number;
+  disabled_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string; // the webhook-id
+  event_type: string;
+  item_id: string | null;
+  status: string; // pending | succeeded | failed
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: number | null;
+  lease_until: number | null;
+  response_code: number | null;
+  duration_ms: number | null;
+  last_error: string | null;
+  last_attempt_at: number | null;
+  body: string | null; // fixed body of a test event
+  created_at: number;
+  updated_at: number;
+}
+
+/** Product feeds (docs/feeds.md). The URL is sealed: feed URLs often carry an access token. */
+export interface FeedsTable {
+  id: string;
+  name: string;
+  url_sealed: string;
+  url_display: string; // query values redacted
+  url_hash: string; // SHA-256 of the normalised URL; unique
+  every_hours: number;
+  created_at: number;
+  updated_at: number;
+  next_import_at: number;
+  import_requests: number;
+  last_success_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+}
+
+export interface FeedRunsTable {
+  id: string; // ULID: runs sort by start
+  feed_id: string;
+  trigger: string; // added | manual | scheduled | retry
+  status: string; // running | succeeded | failed
+  format: string | null; // rss | atom | tsv
+  requests_seen: number;
+  started_at: number;
+  finished_at: number | null;
+  counts: string; // JSON FeedRunCounts
+  skipped_entries: string; // JSON array of {entry, id, reason}
+  error: string | null;
+}
+
+/** Which products a feed brought; a product without a row was made by hand. */
+export interface FeedProductsTable {
+  product_id: string;
+  feed_id: string;
 }

@@ -6,6 +6,9 @@ import type {
   ApiKeyStore,
   DocumentStore,
   IdempotencyStore,
+  PageRequest,
+  ScopeMissEvent,
+  ScopeMissRecord,
   StoredAnswer,
   VersionedDocument,
 } from '../store.js';
@@ -141,6 +144,62 @@ export class KyselyApiKeyStore implements ApiKeyStore {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  async get(id: string): Promise<ApiKeyRecord | null> {
+    const row = await this.#db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toKey(row) : null;
+  }
+
+  async listPage(page: PageRequest): Promise<ApiKeyRecord[]> {
+    let query = this.#db.selectFrom('api_keys').selectAll().orderBy('id', 'desc').limit(page.limit);
+    if (page.after !== undefined) query = query.where('id', '<', page.after);
+    return (await query.execute()).map(toKey);
+  }
+
+  async recordScopeMiss(miss: ScopeMissEvent): Promise<void> {
+    const refused = miss.refused ? 1 : 0;
+    await this.#db
+      .insertInto('scope_misses')
+      .values({
+        principal_id: miss.principalId,
+        principal_kind: miss.principalKind,
+        operation: miss.operation,
+        scope: miss.scope,
+        calls: 1,
+        refused,
+        first_at: miss.atMs,
+        last_at: miss.atMs,
+      })
+      .onConflict((oc) =>
+        oc.columns(['principal_id', 'operation', 'scope']).doUpdateSet((eb) => ({
+          calls: eb('scope_misses.calls', '+', 1),
+          refused: eb('scope_misses.refused', '+', refused),
+          last_at: miss.atMs,
+        })),
+      )
+      .execute();
+  }
+
+  async listScopeMisses(principalIds: readonly string[]): Promise<ScopeMissRecord[]> {
+    if (principalIds.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('scope_misses')
+      .selectAll()
+      .where('principal_id', 'in', [...principalIds])
+      .orderBy('last_at', 'desc')
+      .orderBy('operation')
+      .execute();
+    return rows.map((r) => ({
+      principalId: r.principal_id,
+      principalKind: r.principal_kind as ActorKind,
+      operation: r.operation,
+      scope: r.scope,
+      calls: Number(r.calls),
+      refused: Number(r.refused),
+      firstAt: Number(r.first_at),
+      lastAt: Number(r.last_at),
+    }));
   }
 }
 

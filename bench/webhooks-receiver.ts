@@ -1,0 +1,50 @@
+/**
+ * Receivers for bench/webhooks.ts, in their own process so they do not share the sender's event
+ * loop: `count` HTTP servers on 127.0.0.1 answering 204, each arrival's latency measured as arrival
+ * time minus the body's `timestamp` (the event's commit time). A control server answers
+ * GET /stats and POST /reset. Prints one JSON line {urls, control} once listening.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const count = Number(process.argv[2] ?? 10);
+let latencies: number[] = [];
+let firstAt = 0;
+let lastAt = 0;
+const ids = new Set<string>();
+
+const urls: string[] = [];
+for (let n = 0; n < count; n += 1) {
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const now = Date.now();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string };
+      latencies.push(now - Date.parse(body.timestamp));
+      ids.add(`${n}|${String(request.headers['webhook-id'])}`);
+      if (firstAt === 0) firstAt = now;
+      lastAt = now;
+      response.statusCode = 204;
+      response.end();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+}
+
+const control = createServer((request, response) => {
+  if (request.method === 'POST') {
+    latencies = [];
+    ids.clear();
+    firstAt = 0;
+    lastAt = 0;
+    response.end('{}');
+    return;
+  }
+  response.setHeader('content-type', 'application/json');
+  response.end(JSON.stringify({ received: latencies.length, distinct: ids.size, firstAt, lastAt, latencies }));
+});
+await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+process.stdout.write(`${JSON.stringify({ urls, control: `http://127.0.0.1:${(control.address() as AddressInfo).port}` })}\n`);

@@ -1,0 +1,108 @@
+/**
+ * A listing's search-result view, kept pre-rendered beside the listing so that a page of results is
+ * assembled as text instead of reading, parsing and re-serialising every listing document.
+ *
+ * The fixed sections of the view (listing-view.ts) are rendered once, when the listing is written,
+ * with the moment sections that are the same at every moment for this listing; the others (open_now,
+ * distance_km, rank_pos, rank_shuffle, why, and for some listings hours with today's closures,
+ * answering, reputation) are rendered per answer from a few kept inputs. Both come from the
+ * same VIEW_SECTIONS, so the assembled text is byte for byte what JSON.stringify(listingView(...))
+ * gives (the tests hold the two side by side).
+ */
+import { rankInputsOf } from '../ranking/hourly-order.js';
+import { compileHours, isOpenCompiled } from '../search/hours.js';
+import type { ListingRecord } from './listing.js';
+import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingMomentFields, type MomentViewOptions, type ViewSection } from './listing-view.js';
+
+/**
+ * Bump when the fixed part of a view changes for the same listing (a section, or a helper such as
+ * the attribute keys shown): pages of another version are rendered again and never served.
+ * `listing-page.test.ts` fails on a change of output until this and its fingerprint are updated.
+ */
+export const PAGE_FORMAT = 3;
+
+/** What a page keeps to render its moment sections and to place the listing in the hour's order. */
+export interface ListingPageInputs extends ListingMomentFields {
+  id: string;
+  /** levelRank() of the listing's highest live door. */
+  level: number;
+  /** A live agent door other than an inbox at askable or above. */
+  agentDoor: boolean;
+  /** The hours compiled for open_now (hours.ts), null when none are published. `hours` is kept only when the view shows them by moment. */
+  open: { zone: string; ranges: number[]; closures: number[] } | null;
+}
+
+/** Whether the listing is open at the instant (its `open_now`), as isOpenAt() says of its hours. */
+export function openNowOf(inputs: ListingPageInputs, nowMs: number): boolean | null {
+  const open = inputs.open;
+  if (!open) return null;
+  return isOpenCompiled({ zone: open.zone, ranges: Int32Array.from(open.ranges), closures: Int32Array.from(open.closures) }, nowMs);
+}
+
+/** A rendered page: its inputs (JSON of ListingPageInputs) and its sections, each rendered or marked to be rendered per answer. */
+export interface ListingPage {
+  inputs: string;
+  fixed: string;
+}
+
+/** Between sections, and the mark of a section rendered per answer. JSON text never holds a raw control character. */
+const SEPARATOR = '\u0001';
+const PER_ANSWER = '\u0002';
+
+/** Any moment: sections that are the same at every moment are rendered with it. */
+const ANY_MOMENT: MomentViewOptions = { nowMs: 0, answeringHours: 24, rulesVersion: 0, rulesUrl: '', openNow: null };
+
+/** Fields as they appear inside a JSON object (without the braces); '' when there are none. */
+function innerJson(fields: Record<string, unknown>): string {
+  const json = JSON.stringify(fields);
+  return json.length === 2 ? '' : json.slice(1, -1);
+}
+
+/** Renders pages of the search-result view (not the detail view) for one vocabulary. */
+export class ListingPageRenderer {
+  /** Stored pages carry this; one of another version is stale. */
+  readonly version: string;
+  readonly #fixed: FixedViewOptions;
+
+  /** `vocabularyRelease` names what categoryPath reads (the taxonomy's release and our group mapping). */
+  constructor(categoryPath: (placeId: string) => string[], vocabularyRelease: string) {
+    this.#fixed = { categoryPath, detail: false };
+    this.version = `${PAGE_FORMAT}/${vocabularyRelease}`;
+  }
+
+  render(listing: ListingRecord): ListingPage {
+    const rank = rankInputsOf(listing);
+    const compiled = listing.hours ? compileHours(listing.hours) : null;
+    const inputs: ListingPageInputs = {
+      id: listing.id,
+      source: listing.source,
+      lastPingAt: listing.lastPingAt,
+      verifiedAt: listing.verifiedAt,
+      createdAt: listing.createdAt,
+      hours: hoursShownByMoment(listing) ? listing.hours : null,
+      receipts: { customers: listing.receipts.customers },
+      level: rank.level,
+      agentDoor: rank.agentDoor,
+      open: compiled ? { zone: compiled.zone, ranges: [...compiled.ranges], closures: [...compiled.closures] } : null,
+    };
+    const pieces = VIEW_SECTIONS.map((section) => {
+      if (section.kind === 'fixed') return innerJson(section.fields(listing, this.#fixed));
+      return section.sameAtEveryMoment?.(listing) ? innerJson(section.fields(listing, ANY_MOMENT)) : PER_ANSWER;
+    });
+    return { inputs: JSON.stringify(inputs), fixed: pieces.join(SEPARATOR) };
+  }
+}
+
+/** The listing's view as JSON text: the sections its page keeps as rendered, the others for this answer. */
+export function assembleListingView(fixed: string, inputs: ListingPageInputs, moment: MomentViewOptions): string {
+  const pieces = fixed.split(SEPARATOR);
+  let json = '{';
+  for (let i = 0; i < VIEW_SECTIONS.length; i++) {
+    const section = VIEW_SECTIONS[i] as ViewSection;
+    let text = pieces[i] ?? '';
+    if (text === PER_ANSWER) text = section.kind === 'moment' ? innerJson(section.fields(inputs, moment)) : '';
+    if (text === '') continue;
+    json += json.length === 1 ? text : `,${text}`;
+  }
+  return `${json}}`;
+}

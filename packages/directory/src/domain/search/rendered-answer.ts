@@ -1,0 +1,29 @@
+/**
+ * A search answer assembled as JSON text (see listing-page.ts). The HTTP door sends the text as it
+ * is; the objects are made only when something reads them (the MCP door, output checks), by parsing
+ * that same text, so every door shows the same answer.
+ */
+
+export interface SearchAnswer {
+  businesses: Record<string, unknown>[];
+  next_cursor: string | null;
+}
+
+const texts = new WeakMap<object, string>();
+
+/** An answer whose JSON is `json`; its `businesses` are parsed from it on first read. */
+export function renderedAnswer(json: string): SearchAnswer {
+  let parsed: SearchAnswer | undefined;
+  const read = (): SearchAnswer => (parsed ??= JSON.parse(json) as SearchAnswer);
+  const answer = {} as SearchAnswer;
+  // In this order, so that JSON.stringify of the object gives `json` again.
+  Object.defineProperty(answer, 'businesses', { enumerable: true, get: () => read().businesses });
+  Object.defineProperty(answer, 'next_cursor', { enumerable: true, get: () => read().next_cursor });
+  texts.set(answer, json);
+  return answer;
+}
+
+/** The JSON an answer was assembled as, if it was. */
+export function renderedJsonOf(body: unknown): string | undefined {
+  return typeof body === 'object' && body !== null ? texts.get(body) : undefined;
+}

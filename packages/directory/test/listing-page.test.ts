@@ -1,0 +1,208 @@
+/**
+ * Pre-rendered search-result pages (domain/listings/listing-page.ts): the assembled text must be
+ * byte for byte the plain view (JSON.stringify(listingView(...))) for every kind of listing and
+ * moment, pages must follow every write, and a missing or stale page must never be served.
+ */
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listingPageRenderer } from '../src/app.js';
+import { generateListings } from '../src/demo/listing-generator.js';
+import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
+import type { ListingRecord } from '../src/domain/listings/listing.js';
+import { PAGE_FORMAT, assembleListingView, openNowOf, type ListingPageInputs } from '../src/domain/listings/listing-page.js';
+import { listingView, type MomentViewOptions } from '../src/domain/listings/listing-view.js';
+import { rulesByVersion } from '../src/domain/ranking/rules.js';
+import { isOpenAt } from '../src/domain/search/hours.js';
+import { renderedAnswer } from '../src/domain/search/rendered-answer.js';
+import { categoryPath } from '../src/domain/vocab/vocabulary-hooks.js';
+import { AFTER_RULES_7, DAY, EVERY_DAY, HOUR, MONDAY, door, hours, listing, member, type Fixture } from './support/fixtures.js';
+import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
+
+/** Hand-made listings reaching every branch of the view. */
+function handMade(): Fixture[] {
+  return [
+    member('answering.example', { name: 'Padaria "Aurora" \u0001 ☕', city: 'Lisboa', country: 'PT', geo: { lat: 38.7223, lng: -9.1393 }, address: { street: 'Rua A 1', locality: 'Lisboa', postalCode: '1100-001', country: 'PT' } }),
+    member('silent.example', { lastPingAt: MONDAY - 3 * DAY, receipts: { issued: 4, acknowledged: 3, customers: 2, lastAt: MONDAY - DAY } }),
+    member('never-pinged.example', { lastPingAt: null }),
+    member('unverified.example', { lastPingAt: null, verifiedAt: null }),
+    listing('registered.example', {
+      source: 'registered',
+      claimed: true,
+      description: 'Line\u2028separator and </script>',
+      address: { street: 'Main St 5', locality: 'Porto', postalCode: '4000-001', country: 'PT' },
+      geo: { lat: 41.14961, lng: -8.61099 },
+      doors: [door('mcp', 'bookable', ['ask', 'book'], { protocol: 'mcp/2025-06-18', checkedAt: '2026-11-20T10:00:00.000Z' }), door('platform:shopify', 'payable', ['order', 'pay'], { status: 'failing' })],
+      payments: ['card', 'mbway'],
+      attributes: { wheelchair: { v: true, src: 'declared' }, not_a_known_key: { v: 'x', src: 'seen' } },
+      hours: hours('Europe/Lisbon', { [EVERY_DAY]: [['09:00', '13:00'], ['22:00', '02:00']] }, [
+        { from: '2026-11-01', to: '2026-11-02' },
+        { from: '2026-12-24', to: '2026-12-26' },
+      ]),
+    }),
+    listing('found.example', {
+      geo: { lat: -33.868_82, lng: 151.209_29 },
+      address: { street: 'Hidden 9', locality: 'Sydney', postalCode: '2000', country: 'AU' },
+      place: { kind: ['service_area', 'online'], locality: 'Sydney', region: 'NSW', country: 'AU', serviceArea: { radiusKm: 25, countries: ['AU', 'NZ'] }, shipsTo: ['AU'] },
+      hours: hours('Australia/Sydney', { 'mon-fri': [['08:00', '17:00']] }),
+      facts: [{ field: 'phone', v: '+61 2 0000 0000', src: 'seen', at: '2026-11-01T00:00:00.000Z' }],
+      tags: ['flat white', 'Café'],
+    }),
+    listing('software.example', {
+      kind: 'software_and_ai',
+      categories: ['software-ai'],
+      software: { version: '2.1.0', runtime: 'python' },
+      protocols: { mcp: 'https://software.example/mcp' },
+      hours: hours('Not/AZone', { [EVERY_DAY]: [['00:00', '24:00']] }),
+    }),
+  ];
+}
+
+const roundTrip = (l: Fixture, seq: number): ListingRecord => ({ ...(JSON.parse(JSON.stringify(l)) as Fixture), seq });
+
+function moments(l: ListingRecord, seq: number): MomentViewOptions[] {
+  const at = [MONDAY, AFTER_RULES_7 + 7 * HOUR, MONDAY + 40 * DAY + 11 * HOUR];
+  return at.flatMap((nowMs, i) => {
+    const rules = rulesByVersion(i === 1 ? 7 : 6)!;
+    const base = {
+      nowMs,
+      answeringHours: rules.numbers.answeringHours,
+      rulesVersion: rules.version,
+      rulesUrl: `http://127.0.0.1/v1/ranking?version=${rules.version}`,
+      openNow: isOpenAt(l.hours, nowMs),
+    };
+    return [
+      { ...base, placement: { rankPos: seq, shuffle: '0123456789abcdef', why: `Place ${seq} "quoted"` } },
+      { ...base, placement: { rankPos: seq + 1, shuffle: 'fedcba9876543210', why: 'w' }, distanceKm: seq / 7 },
+      { ...base, distanceKm: 0 },
+    ];
+  });
+}
+
+describe('a pre-rendered page', () => {
+  const renderer = listingPageRenderer();
+  const generated = [...generateListings({ count: 1_000, seed: 917, nowMs: MONDAY, placeCategoryOf: taxonomyCategoryPicker() })];
+  const all = [...handMade(), ...generated].map((l, i) => roundTrip(l, i + 1));
+
+  it('assembles byte for byte the plain view, for every kind of listing and moment', () => {
+    const sources = new Set(all.map((l) => l.source));
+    expect([...sources].sort()).toEqual(['found', 'member', 'registered']);
+    let compared = 0;
+    for (const l of all) {
+      const page = renderer.render(l);
+      const inputs = JSON.parse(page.inputs) as ListingPageInputs;
+      for (const moment of moments(l, l.seq)) {
+        expect(openNowOf(inputs, moment.nowMs)).toBe(moment.openNow);
+        const plain = JSON.stringify(listingView(l, { categoryPath, detail: false, ...moment }));
+        expect(assembleListingView(page.fixed, inputs, moment)).toBe(plain);
+        compared++;
+      }
+    }
+    expect(compared).toBe(all.length * 9);
+  });
+
+  it('keeps the rank inputs the order reads', () => {
+    const inputs = JSON.parse(renderer.render(all[4]!).inputs) as ListingPageInputs;
+    expect(inputs).toMatchObject({ id: all[4]!.id, source: 'registered', level: 3, agentDoor: true });
+    expect(JSON.parse(renderer.render(all[0]!).inputs)).toMatchObject({ source: 'member', level: 2, agentDoor: false });
+  });
+
+  it(`renders exactly as format ${PAGE_FORMAT} did (a change of output needs a new PAGE_FORMAT)`, () => {
+    const hash = createHash('sha256');
+    for (const l of handMade().map((f, i) => roundTrip(f, i + 1))) {
+      const page = renderer.render(l);
+      hash.update(page.inputs).update('\n').update(page.fixed).update('\n');
+    }
+    // When the view's fixed sections change on purpose: bump PAGE_FORMAT and put the new fingerprint here.
+    expect({ format: PAGE_FORMAT, fingerprint: hash.digest('hex').slice(0, 16) }).toEqual({ format: 3, fingerprint: 'c141a2370136955c' });
+  });
+
+  it('is read back as an answer whose JSON is the assembled text', () => {
+    const json = '{"businesses":[{"domain":"a.example","name":"A"}],"next_cursor":"abc"}';
+    const answer = renderedAnswer(json);
+    expect(JSON.stringify(answer)).toBe(json);
+    expect(answer.businesses[0]).toEqual({ domain: 'a.example', name: 'A' });
+    expect(answer.next_cursor).toBe('abc');
+  });
+});
+
+describe('pages over HTTP', () => {
+  let t: TestDirectory;
+  const clock = new TestClock(MONDAY);
+  const generated = [...generateListings({ count: 300, seed: 4242, nowMs: MONDAY, placeCategoryOf: taxonomyCategoryPicker() })];
+  const listings = [...handMade(), ...generated];
+  let sqlite: Database.Database;
+
+  beforeAll(async () => {
+    t = await startDirectory({ listings, clock });
+    await t.directory.pagesReady;
+    await t.directory.search.hour();
+    sqlite = new Database(join(t.dataDir, 'directory.sqlite'));
+  });
+  afterAll(async () => {
+    sqlite.close();
+    await t.close();
+  });
+
+  const searches = [
+    '/v1/businesses?limit=100',
+    '/v1/businesses?limit=100&source=member,registered',
+    '/v1/businesses?q=cafe&limit=50',
+    '/v1/businesses?open_now=true&limit=100',
+    '/v1/businesses?near=38.7223,-9.1393&radius_km=1000&limit=100',
+    '/v1/businesses?category=software-ai',
+  ];
+
+  async function bodies(paths: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const path of paths) {
+      const response = await fetch(`${t.baseUrl}${path}`);
+      expect(response.status, path).toBe(200);
+      const text = await response.text();
+      expect(response.headers.get('etag')).toBe(`"${createHash('sha1').update(text).digest('base64url')}"`);
+      out.push(text);
+    }
+    return out;
+  }
+
+  const pageCount = () => (sqlite.prepare('SELECT count(*) AS n FROM listing_pages WHERE version = ?').get(listingPageRenderer().version) as { n: number }).n;
+
+  it('gives every listing a current page when it is written', () => {
+    expect(pageCount()).toBe(listings.length);
+  });
+
+  it('answers the same bytes from pages as from documents, and renders missing and stale pages again', async () => {
+    for (const at of [MONDAY, AFTER_RULES_7 + 3 * HOUR]) {
+      clock.nowMs = at;
+      const nearest = at >= AFTER_RULES_7 ? ['/v1/businesses?near=41.15,-8.61&radius_km=1000&order=nearest&limit=30'] : [];
+      const paths = [...searches, ...nearest];
+      const fromPages = await bodies(paths);
+      expect(fromPages.some((b) => b.includes('"distance_km"'))).toBe(true);
+      // Without current pages every listing is rendered from its document by listingView.
+      sqlite.prepare("UPDATE listing_pages SET version = 'older', fixed = 'not served' WHERE seq % 2 = 0").run();
+      sqlite.prepare('DELETE FROM listing_pages WHERE seq % 2 = 1').run();
+      expect(pageCount()).toBe(0);
+      expect(await bodies(paths)).toEqual(fromPages);
+      expect(await t.directory.store.listings.refreshPages({ batchSize: 7 })).toBe(listings.length);
+      expect(pageCount()).toBe(listings.length);
+      expect(await bodies(paths)).toEqual(fromPages);
+    }
+    clock.nowMs = MONDAY;
+  });
+
+  it('follows a ping and a new version of a listing', async () => {
+    const domain = 'silent.example';
+    const find = async () => {
+      const body = JSON.parse((await bodies(['/v1/businesses?source=member&limit=100']))[0]!) as { businesses: Record<string, unknown>[] };
+      return body.businesses.find((b) => b.domain === domain)!;
+    };
+    expect(await find()).toMatchObject({ answering: false, last_ping_at: new Date(MONDAY - 3 * DAY).toISOString() });
+    await t.directory.store.listings.recordPing(domain, MONDAY - 60_000, { version: '0.5.0', runtime: 'node' });
+    expect(await find()).toMatchObject({ answering: true, last_ping_at: new Date(MONDAY - 60_000).toISOString(), software: { version: '0.5.0', runtime: 'node' } });
+    const { seq: _seq, ...record } = (await t.directory.store.listings.byDomain(domain))!;
+    await t.directory.store.listings.upsert({ ...record, name: 'Silent No More', updatedAt: MONDAY });
+    expect(await find()).toMatchObject({ name: 'Silent No More', answering: true });
+    expect(pageCount()).toBe(listings.length);
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * Tool parity (directory spec §1): each tool of /mcp, as the SDK client lists it, against its REST
+ * read in the served /openapi.json: same name, hints, input and output (the refusal `{error}` being
+ * the documented addition). Every read is a tool; writes (registration, pings) stay REST-only.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp, type McpConnection } from '../../../test-support/mcp-client.js';
+import { restContracts } from '../../../test-support/openapi-contract.js';
+import { expectToolMatchesRest } from '../../../test-support/tool-parity.js';
+import { startDirectory, type TestDirectory } from './support/harness.js';
+
+let t: TestDirectory;
+let connection: McpConnection;
+
+beforeAll(async () => {
+  t = await startDirectory();
+  connection = await connectMcp(`${t.baseUrl}/mcp`);
+});
+afterAll(async () => {
+  await connection?.close();
+  await t?.close();
+});
+
+describe('the tools of the directory /mcp', () => {
+  it('are the REST reads, one for one, with the same contract', async () => {
+    const openapi = await t.get('/openapi.json');
+    expect(openapi.status).toBe(200);
+    const contracts = restContracts(openapi.body);
+    const reads = [...contracts.values()].filter((c) => c.method === 'GET').map((c) => c.operationId);
+    const { tools } = await connection.client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(reads.sort());
+    for (const tool of tools) {
+      expectToolMatchesRest(tool, contracts.get(tool.name), openapi.body.components.schemas.Problem);
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+    }
+  });
+});

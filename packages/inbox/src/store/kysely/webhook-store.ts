@@ -1,0 +1,338 @@
+/**
+ * Webhook endpoints and the delivery outbox in SQLite. Deliveries are written in the same
+ * transaction as their event; listeners hear of them only after that transaction commits (the
+ * OutboxSignal is flushed by KyselyInboxStore.transaction). No business rules here.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type {
+  AttemptOutcome,
+  DeliveryFilter,
+  DeliveryStatus,
+  PayloadStyle,
+  WebhookDeliveryRecord,
+  WebhookEndpointRecord,
+  WebhookStore,
+} from '../webhook-store.js';
+import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
+
+/** Tells listeners that deliveries were queued, once the transaction that queued them has ended. */
+export class OutboxSignal {
+  readonly #listeners = new Set<() => void>();
+  #queued = false;
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  markQueued(): void {
+    this.#queued = true;
+  }
+
+  /** After a root transaction; a rolled-back one only causes a harmless extra look. */
+  flush(): void {
+    if (!this.#queued) return;
+    this.#queued = false;
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/** Rows per batched success update; well under SQLite's limit on bound values. */
+const SUCCESS_CHUNK = 200;
+
+export class KyselyWebhookStore implements WebhookStore {
+  readonly #db: Kysely<Database>;
+  readonly #signal: OutboxSignal;
+  readonly #inTransaction: boolean;
+
+  constructor(db: Kysely<Database>, signal: OutboxSignal, inTransaction: boolean) {
+    this.#db = db;
+    this.#signal = signal;
+    this.#inTransaction = inTransaction;
+  }
+
+  async insertEndpoint(endpoint: WebhookEndpointRecord): Promise<void> {
+    await this.#db.insertInto('webhook_endpoints').values(endpointRow(endpoint)).execute();
+  }
+
+  async getEndpoint(id: string): Promise<WebhookEndpointRecord | null> {
+    const row = await this.#db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? endpointFromRow(row) : null;
+  }
+
+  async getEndpoints(ids: readonly string[]): Promise<WebhookEndpointRecord[]> {
+    if (ids.length === 0) return [];
+    return (await this.#db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', [...ids]).execute()).map(endpointFromRow);
+  }
+
+  async listEndpoints(): Promise<WebhookEndpointRecord[]> {
+    return (await this.#db.selectFrom('webhook_endpoints').selectAll().orderBy('id').execute()).map(endpointFromRow);
+  }
+
+  async activeEndpoints(): Promise<WebhookEndpointRecord[]> {
+    const rows = await this.#db.selectFrom('webhook_endpoints').selectAll().where('active', '=', 1).orderBy('id').execute();
+    return rows.map(endpointFromRow);
+  }
+
+  async updateEndpoint(endpoint: WebhookEndpointRecord): Promise<void> {
+    const { id, created_at: _created, ...changes } = endpointRow(endpoint);
+    await this.#db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).execute();
+  }
+
+  async deleteEndpoint(id: string): Promise<boolean> {
+    await this.#db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+    const result = await this.#db.deleteFrom('webhook_endpoints').where('id', '=', id).executeTakeFirst();
+    return Number(result.numDeletedRows) === 1;
+  }
+
+  async queueDeliveries(deliveries: WebhookDeliveryRecord[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.#db.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)).execute();
+    this.#signal.markQueued();
+    if (!this.#inTransaction) this.#signal.flush();
+  }
+
+  async getDelivery(id: string): Promise<WebhookDeliveryRecord | null> {
+    const row = await this.#db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? deliveryFromRow(row) : null;
+  }
+
+  async listDeliveries(filter: DeliveryFilter, page: { after?: string | undefined; limit: number }): Promise<WebhookDeliveryRecord[]> {
+    let query = this.#db.selectFrom('webhook_deliveries').selectAll().orderBy('id', 'desc').limit(page.limit);
+    if (filter.endpointId) query = query.where('endpoint_id', '=', filter.endpointId);
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (page.after) query = query.where('id', '<', page.after);
+    return (await query.execute()).map(deliveryFromRow);
+  }
+
+  async deliveriesForEvents(endpointId: string, eventIds: readonly string[]): Promise<WebhookDeliveryRecord[]> {
+    if (eventIds.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .where('event_id', 'in', [...eventIds])
+      .execute();
+    return rows.map(deliveryFromRow);
+  }
+
+  async requeueDelivery(id: string, nowMs: number, maxAttempts: number): Promise<void> {
+    await this.#db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'pending', next_attempt_at: nowMs, lease_until: null, max_attempts: maxAttempts, updated_at: nowMs })
+      .where('id', '=', id)
+      .execute();
+    this.#signal.markQueued();
+    if (!this.#inTransaction) this.#signal.flush();
+  }
+
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<WebhookDeliveryRecord[]> {
+    const claim = async (db: Kysely<Database>) => {
+      const due = await db
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+        .select('d.id')
+        .where('d.status', '=', 'pending')
+        .where('d.next_attempt_at', '<=', nowMs)
+        .where('e.active', '=', 1)
+        .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', nowMs)]))
+        .orderBy('d.next_attempt_at')
+        .orderBy('d.id')
+        .limit(limit)
+        .execute();
+      if (due.length === 0) return [];
+      const rows = await db
+        .updateTable('webhook_deliveries')
+        .set({ lease_until: nowMs + leaseMs })
+        .where(
+          'id',
+          'in',
+          due.map((d) => d.id),
+        )
+        .returningAll()
+        .execute();
+      return rows.map(deliveryFromRow);
+    };
+    return this.#inTransaction ? claim(this.#db) : this.#db.transaction().execute(claim);
+  }
+
+  async recordAttempts(outcomes: readonly AttemptOutcome[]): Promise<void> {
+    // Successes share every value but code and duration: one statement per chunk, not one per row.
+    const successes = outcomes.filter((o) => o.succeeded);
+    for (let start = 0; start < successes.length; start += SUCCESS_CHUNK) {
+      const chunk = successes.slice(start, start + SUCCESS_CHUNK);
+      const caseOf = (value: (o: AttemptOutcome) => number | null) =>
+        sql<number | null>`CASE id ${sql.join(
+          chunk.map((o) => sql`WHEN ${o.deliveryId} THEN ${value(o)}`),
+          sql` `,
+        )} END`;
+      const at = Math.max(...chunk.map((o) => o.attemptedAt));
+      await this.#db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status: 'succeeded',
+          attempts: eb('attempts', '+', 1),
+          next_attempt_at: null,
+          lease_until: null,
+          response_code: caseOf((o) => o.responseCode),
+          duration_ms: caseOf((o) => o.durationMs),
+          last_error: null,
+          last_attempt_at: caseOf((o) => o.attemptedAt),
+          updated_at: at,
+        }))
+        .where(
+          'id',
+          'in',
+          chunk.map((o) => o.deliveryId),
+        )
+        .execute();
+    }
+    for (const o of outcomes.filter((o) => !o.succeeded)) {
+      const status: DeliveryStatus = o.nextAttemptAt === null ? 'failed' : 'pending';
+      await this.#db
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({
+          status,
+          attempts: eb('attempts', '+', 1),
+          next_attempt_at: o.nextAttemptAt,
+          lease_until: null,
+          response_code: o.responseCode,
+          duration_ms: o.durationMs,
+          last_error: o.error,
+          last_attempt_at: o.attemptedAt,
+          updated_at: o.attemptedAt,
+        }))
+        .where('id', '=', o.deliveryId)
+        .execute();
+    }
+  }
+
+  async clearFailureRuns(endpointIds: readonly string[], nowMs: number): Promise<void> {
+    if (endpointIds.length === 0) return;
+    await this.#db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: null, updated_at: nowMs })
+      .where('id', 'in', [...endpointIds])
+      .where('failing_since', 'is not', null)
+      .execute();
+  }
+
+  async activeSubscriptions(): Promise<{ id: string; events: string[] }[]> {
+    const rows = await this.#db.selectFrom('webhook_endpoints').select(['id', 'events']).where('active', '=', 1).orderBy('id').execute();
+    return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
+  }
+
+  async failPending(endpointId: string, reason: string, nowMs: number): Promise<number> {
+    const result = await this.#db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null, lease_until: null, last_error: reason, updated_at: nowMs })
+      .where('endpoint_id', '=', endpointId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async releaseLeases(): Promise<number> {
+    const result = await this.#db.updateTable('webhook_deliveries').set({ lease_until: null }).where('lease_until', 'is not', null).executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async pruneDeliveries(beforeMs: number): Promise<number> {
+    const result = await this.#db.deleteFrom('webhook_deliveries').where('created_at', '<', beforeMs).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  onQueued(listener: () => void): () => void {
+    return this.#signal.subscribe(listener);
+  }
+}
+
+function endpointRow(e: WebhookEndpointRecord): WebhookEndpointsTable {
+  return {
+    id: e.id,
+    url: e.url,
+    events: JSON.stringify(e.events),
+    payload_style: e.payloadStyle,
+    header_names: JSON.stringify(e.headerNames),
+    sealed_headers: JSON.stringify(e.sealedHeaders),
+    sealed_secret: e.sealedSecret,
+    sealed_previous_secret: e.sealedPreviousSecret,
+    previous_secret_until: e.previousSecretUntil,
+    active: e.active ? 1 : 0,
+    disabled_at: e.disabledAt,
+    last_error: e.lastError,
+    last_error_at: e.lastErrorAt,
+    failing_since: e.failingSince,
+    created_at: e.createdAt,
+    updated_at: e.updatedAt,
+  };
+}
+
+function endpointFromRow(r: Selectable<WebhookEndpointsTable>): WebhookEndpointRecord {
+  return {
+    id: r.id,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
+    payloadStyle: r.payload_style as PayloadStyle,
+    headerNames: JSON.parse(r.header_names) as string[],
+    sealedHeaders: JSON.parse(r.sealed_headers) as Record<string, string>,
+    sealedSecret: r.sealed_secret,
+    sealedPreviousSecret: r.sealed_previous_secret,
+    previousSecretUntil: numberOrNull(r.previous_secret_until),
+    active: r.active === 1,
+    disabledAt: numberOrNull(r.disabled_at),
+    lastError: r.last_error,
+    lastErrorAt: numberOrNull(r.last_error_at),
+    failingSince: numberOrNull(r.failing_since),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+function deliveryRow(d: WebhookDeliveryRecord): WebhookDeliveriesTable {
+  return {
+    id: d.id,
+    endpoint_id: d.endpointId,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    item_id: d.itemId,
+    status: d.status,
+    attempts: d.attempts,
+    max_attempts: d.maxAttempts,
+    next_attempt_at: d.nextAttemptAt,
+    lease_until: d.leaseUntil,
+    response_code: d.responseCode,
+    duration_ms: d.durationMs,
+    last_error: d.lastError,
+    last_attempt_at: d.lastAttemptAt,
+    body: d.body,
+    created_at: d.createdAt,
+    updated_at: d.updatedAt,
+  };
+}
+
+function deliveryFromRow(r: Selectable<WebhookDeliveriesTable>): WebhookDeliveryRecord {
+  return {
+    id: r.id,
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    itemId: r.item_id,
+    status: r.status as DeliveryStatus,
+    attempts: r.attempts,
+    maxAttempts: r.max_attempts,
+    nextAttemptAt: numberOrNull(r.next_attempt_at),
+    leaseUntil: numberOrNull(r.lease_until),
+    responseCode: r.response_code,
+    durationMs: r.duration_ms,
+    lastError: r.last_error,
+    lastAttemptAt: numberOrNull(r.last_attempt_at),
+    body: r.body,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+function numberOrNull(value: number | null): number | null {
+  return value === null ? null : Number(value);
+}

@@ -1,0 +1,231 @@
+/**
+ * Sends the delivery outbox (inbox spec §6): claims due deliveries with a lease, sends them
+ * concurrently (bounded), records each outcome and schedules the next attempt. Woken right after a
+ * commit that queued deliveries, and polling too, so a restart resumes whatever was left; leases
+ * left by a process that died are dropped at start.
+ */
+import type { DomainContext } from '../domain/context.js';
+import type { SecretBox } from '../domain/secrets/secret-box.js';
+import type { Clock } from '../domain/types.js';
+import { nextAttemptAt } from '../domain/webhooks/delivery-records.js';
+import { BodyCache, buildDeliveryBody } from '../domain/webhooks/delivery-body.js';
+import { applyEndpointHealth } from '../domain/webhooks/endpoint-health.js';
+import { extraHeaders, signingSecrets } from '../domain/webhooks/endpoints.js';
+import { TEST_EVENT_TYPE } from '../domain/webhooks/test-event.js';
+import type { InboxStore } from '../store/store.js';
+import type { AttemptOutcome, WebhookDeliveryRecord, WebhookEndpointRecord } from '../store/webhook-store.js';
+import { DELIVERY_TIMEOUT_MS, sendSigned } from './attempt.js';
+
+export interface DispatcherOptions {
+  store: InboxStore;
+  /** Schedules attempts and leases (tests move it). */
+  clock: Clock;
+  secrets: SecretBox;
+  publicBaseUrl: string;
+  /** Development: deliver over http to 127.0.0.1 (INBOX_ALLOW_LOCAL_WEBHOOKS). */
+  allowLocal: boolean;
+  log: (message: string, detail?: unknown) => void;
+  /** Deliveries in flight at once. */
+  concurrency?: number;
+  pollIntervalMs?: number;
+  leaseMs?: number;
+  timeoutMs?: number;
+  /** Real Unix time for `webhook-timestamp`, which receivers compare with their own clocks. */
+  wallClockMs?: () => number;
+  random?: () => number;
+}
+
+/** Enough parallel sends to keep ten slow receivers busy without flooding the event loop. */
+const DEFAULT_CONCURRENCY = 64;
+const DEFAULT_POLL_MS = 1_000;
+/** Longer than a send can take (10 s timeout), so a live lease is never taken over. */
+const DEFAULT_LEASE_MS = 60_000;
+/** How long an outcome may wait to share its write with others; the receiver already has the event. */
+const RECORD_BATCH_MS = 5;
+
+export class WebhookDispatcher {
+  readonly #o: Required<DispatcherOptions>;
+  readonly #inFlight = new Set<Promise<void>>();
+  #timer: NodeJS.Timeout | null = null;
+  #unsubscribe: (() => void) | null = null;
+  #pumping: Promise<number> | null = null;
+  #pumpAgain = false;
+  #wakeScheduled = false;
+  #stopped = true;
+  #pendingOutcomes: { outcome: AttemptOutcome; health: boolean; done: () => void; fail: (e: unknown) => void }[] = [];
+  #flushScheduled = false;
+
+  constructor(options: DispatcherOptions) {
+    this.#o = {
+      concurrency: DEFAULT_CONCURRENCY,
+      pollIntervalMs: DEFAULT_POLL_MS,
+      leaseMs: DEFAULT_LEASE_MS,
+      timeoutMs: DELIVERY_TIMEOUT_MS,
+      wallClockMs: () => Date.now(),
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  /** Starts sending: leases of a previous process are dropped, then the queue is read at once. */
+  async start(): Promise<void> {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    const released = await this.#o.store.webhooks.releaseLeases();
+    if (released > 0) this.#o.log(`webhooks: took back ${released} deliveries left in flight by an earlier process`);
+    this.#unsubscribe = this.#o.store.webhooks.onQueued(() => this.wake());
+    this.#timer = setInterval(() => this.wake(), this.#o.pollIntervalMs);
+    this.#timer.unref();
+    this.wake();
+  }
+
+  /** Stops claiming and waits for sends in flight to be recorded. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    await this.#pumping?.catch(() => undefined);
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  /** Looks for due deliveries soon (coalesced). */
+  wake(): void {
+    if (this.#stopped || this.#wakeScheduled) return;
+    this.#wakeScheduled = true;
+    setImmediate(() => {
+      this.#wakeScheduled = false;
+      void this.#pump().catch((error) => this.#o.log('webhooks: dispatch failed', error));
+    });
+  }
+
+  /** Sends everything due now and waits until each outcome is recorded (tests and tools). */
+  async drain(): Promise<void> {
+    for (;;) {
+      const claimed = await this.#pump(true);
+      if (claimed === 0 && this.#inFlight.size === 0) return;
+      await Promise.allSettled([...this.#inFlight]);
+    }
+  }
+
+  /** One claiming round; a wake-up during a round asks for another instead of running beside it. */
+  async #pump(waitForRound = false): Promise<number> {
+    if (this.#pumping && !waitForRound) {
+      this.#pumpAgain = true;
+      return 0;
+    }
+    while (this.#pumping) await this.#pumping.catch(() => 0);
+    this.#pumping = this.#claimAndSend().finally(() => {
+      this.#pumping = null;
+    });
+    const claimed = await this.#pumping;
+    if (this.#pumpAgain && !this.#stopped) {
+      this.#pumpAgain = false;
+      this.wake();
+    }
+    return claimed;
+  }
+
+  async #claimAndSend(): Promise<number> {
+    const { store, clock } = this.#o;
+    let claimed = 0;
+    while (this.#inFlight.size < this.#o.concurrency) {
+      const batch = await store.webhooks.claimDue(clock.now(), this.#o.leaseMs, this.#o.concurrency - this.#inFlight.size);
+      if (batch.length === 0) break;
+      claimed += batch.length;
+      const ctx: DomainContext = { store, clock };
+      const cache = new BodyCache();
+      // One read each for the batch's endpoints and events, however many deliveries share them.
+      const endpoints = new Map((await store.webhooks.getEndpoints([...new Set(batch.map((d) => d.endpointId))])).map((e) => [e.id, e]));
+      await cache.prefetchEvents(
+        ctx,
+        batch.filter((d) => d.body === null).map((d) => d.eventId),
+      );
+      for (const delivery of batch) {
+        const endpoint: WebhookEndpointRecord | undefined = endpoints.get(delivery.endpointId);
+        const sending = (async () => {
+          if (endpoint) await this.#attempt(ctx, delivery, endpoint, cache);
+        })()
+          .catch((error) => this.#o.log('webhooks: an attempt could not be recorded', error))
+          .finally(() => {
+            this.#inFlight.delete(sending);
+            // Claim again once half the slots are free: fewer, fuller claims than one per finished send.
+            if (this.#inFlight.size <= this.#o.concurrency / 2) this.wake();
+          });
+        this.#inFlight.add(sending);
+      }
+    }
+    return claimed;
+  }
+
+  async #attempt(ctx: DomainContext, delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, cache: BodyCache): Promise<void> {
+    const attempt = delivery.attempts + 1;
+    let result;
+    try {
+      const body = await buildDeliveryBody(ctx, delivery, endpoint.payloadStyle, this.#o.publicBaseUrl, cache);
+      result = await sendSigned(
+        {
+          url: endpoint.url,
+          webhookId: delivery.eventId,
+          eventType: delivery.eventType,
+          attempt,
+          body,
+          secrets: signingSecrets(endpoint, this.#o.secrets, this.#o.clock.now()),
+          extraHeaders: extraHeaders(endpoint, this.#o.secrets),
+          timestampSec: Math.floor(this.#o.wallClockMs() / 1000),
+        },
+        this.#o.allowLocal,
+        this.#o.timeoutMs,
+      );
+    } catch (error) {
+      // Nothing was sent (the event or a sealed value could not be read): a failed attempt, recorded.
+      result = { succeeded: false, responseCode: null, durationMs: 0, error: `not sent: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    const attemptedAt = this.#o.clock.now();
+    const outcome: AttemptOutcome = {
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      attemptedAt,
+      ...result,
+      nextAttemptAt: result.succeeded ? null : nextAttemptAt(attempt, delivery.maxAttempts, attemptedAt, this.#o.random()),
+    };
+    // A test send tells the owner about the receiver; it does not count for the endpoint's health.
+    await this.#record(outcome, delivery.eventType !== TEST_EVENT_TYPE);
+  }
+
+  /** Outcomes that finish within a few milliseconds of each other are written in one transaction. */
+  #record(outcome: AttemptOutcome, health: boolean): Promise<void> {
+    return new Promise<void>((done, fail) => {
+      this.#pendingOutcomes.push({ outcome, health, done, fail });
+      if (this.#pendingOutcomes.length >= this.#o.concurrency / 2) {
+        void this.#flush();
+        return;
+      }
+      if (this.#flushScheduled) return;
+      this.#flushScheduled = true;
+      setTimeout(() => {
+        this.#flushScheduled = false;
+        void this.#flush();
+      }, RECORD_BATCH_MS);
+    });
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#pendingOutcomes;
+    this.#pendingOutcomes = [];
+    if (batch.length === 0) return;
+    try {
+      await this.#o.store.transaction(async (tx) => {
+        await tx.webhooks.recordAttempts(batch.map((b) => b.outcome));
+        await applyEndpointHealth(
+          tx,
+          batch.filter((b) => b.health).map((b) => b.outcome),
+        );
+      });
+      for (const b of batch) b.done();
+    } catch (error) {
+      for (const b of batch) b.fail(error);
+    }
+  }
+}
