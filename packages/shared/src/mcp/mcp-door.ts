@@ -34,6 +34,41 @@ export interface McpDoorOptions<Ctx> {
   /** The text content of a successful result; defaults to the JSON of the body. */
   formatText?: (body: unknown, op: AnyOperation<Ctx>) => string;
   log?: (error: unknown) => void;
+  /**
+   * Browser origins allowed to call (the service's own public origin and any configured ones).
+   * Loopback origins are always allowed; a request without Origin is not from a browser page.
+   */
+  allowedOrigins?: readonly string[];
+}
+
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * The MCP transport asks servers to check Origin so a web page cannot drive them through the
+ * visitor's browser (DNS rebinding): an Origin that is present must be one we know.
+ */
+export function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
+  if (LOOPBACK_HOSTNAMES.has(parsed.hostname)) return true;
+  return allowed.some((entry) => {
+    try {
+      return new URL(entry).origin === parsed.origin;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `MCP_ALLOWED_ORIGINS` (comma-separated origins) plus the service's own public origin. */
+export function allowedOriginsFor(publicBaseUrl: string, fromEnvironment = process.env.MCP_ALLOWED_ORIGINS): string[] {
+  const configured = (fromEnvironment ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  return [publicBaseUrl, ...configured];
 }
 
 /** The tool list of a table, as `tools/list` answers it. */
@@ -115,6 +150,11 @@ export function mountMcpOperations<Ctx>(app: FastifyInstance, options: McpDoorOp
   };
 
   app.post(options.path, async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && !originAllowed(origin, options.allowedOrigins ?? [])) {
+      const refusal = new Problem('not_allowed', `Calls from the web origin ${origin} are not allowed; set MCP_ALLOWED_ORIGINS to allow it.`);
+      return sendProblem(reply, refusal, options.problemsBase);
+    }
     if (options.authenticate) {
       try {
         await options.authenticate(request);
