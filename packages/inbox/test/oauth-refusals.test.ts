@@ -208,6 +208,7 @@ describe('authorization requests', () => {
       authorizeUrl(clientId, { redirect_uri: 'https://evil.example/callback' }),
       authorizeUrl(clientId, { redirect_uri: `${REDIRECT}/more` }),
       authorizeUrl(clientId, { client_id: null }),
+      authorizeUrl(clientId, { redirect_uri: null }),
     ]) {
       const r = await authorizeRedirect(url);
       expect(r.status).toBe(400);

@@ -136,7 +136,7 @@ function hidden(html: string, name: string): string {
 export async function openConsent(url: string | URL): Promise<ConsentForm> {
   const response = await fetch(url, { redirect: 'manual' });
   const html = await response.text();
-  const scopes = [...html.matchAll(/name="scope" value="([^"]*)" checked/g)].map((m) => (m[1] ?? '').replace(/&#58;/g, ':'));
+  const scopes = [...html.matchAll(/name="scope" value="([^"]*)" checked/g)].map((m) => m[1] ?? '');
   return { status: response.status, html, headers: response.headers, requestId: hidden(html, 'request_id'), csrfToken: hidden(html, 'csrf_token'), scopes };
 }
 

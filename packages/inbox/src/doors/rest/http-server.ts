@@ -7,6 +7,7 @@ import {
   type AnyOperation,
   createServiceApp,
   installServiceRoutes,
+  allowedOriginsFor,
   mountMcpOperations,
   mountRestOperations,
   Problem,
@@ -96,6 +97,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     instructions: PUBLIC_MCP_INSTRUCTIONS,
     operations: publicOperations,
     problemsBase,
+    allowedOrigins: allowedOriginsFor(deps.config.publicBaseUrl),
     log,
     execute: (op, input, request) =>
       runOperation(deps, op, input as Record<string, unknown>, {
@@ -114,6 +116,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     instructions: OWNER_MCP_INSTRUCTIONS,
     operations: ownerOperations,
     problemsBase,
+    allowedOrigins: allowedOriginsFor(deps.config.publicBaseUrl),
     log,
     // Every message needs the owner's key; without one the client gets 401 and where to learn how to get one.
     authenticate: async (request) => {

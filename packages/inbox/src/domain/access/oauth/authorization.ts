@@ -61,10 +61,8 @@ async function resolveClientAndRedirect(
   }
   const client = await store.oauth.getClient(clientId);
   if (!client) return { error: 'This app is not registered here (unknown client_id). Connect it again from the app.' };
-  if (requested === undefined) {
-    if (client.redirectUris.length === 1 && client.redirectUris[0] !== undefined) return { client, redirectUri: client.redirectUris[0] };
-    return { error: 'The app did not say where to return (redirect_uri is missing).' };
-  }
+  // Always required, so the token request can always be held to the same value (OAuth 2.1 §4.1.3).
+  if (requested === undefined) return { error: 'The app did not say where to return (redirect_uri is missing).' };
   const redirectUri = matchRedirectUri(client.redirectUris, requested);
   if (redirectUri === null) return { error: 'The app asked to return to an address it did not register (redirect_uri does not match).' };
   return { client, redirectUri };
