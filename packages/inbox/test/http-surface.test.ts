@@ -61,7 +61,9 @@ describe('GET /openapi.json', () => {
   it('marks owner operations with the Bearer scheme and documents problem answers', () => {
     expect(doc.components.securitySchemes.ownerKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     const listItems = doc.paths['/v1/owner/items'].get;
-    expect(listItems.security).toEqual([{ ownerKey: [] }]);
+    expect(listItems.security).toEqual([{ ownerKey: [] }, { aiApp: ['inbox:read'] }]);
+    expect(doc.components.securitySchemes.aiApp).toMatchObject({ type: 'oauth2' });
+    expect(Object.keys(doc.components.securitySchemes.aiApp.flows.authorizationCode.scopes)).toContain('keys:write');
     expect(listItems.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['type', 'state', 'needs_human', 'open_only', 'sandbox', 'q', 'cursor', 'limit']));
     expect(listItems.responses['401'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
     const business = doc.paths['/v1/business'].get;

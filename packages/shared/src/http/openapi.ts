@@ -46,7 +46,7 @@ export function buildOpenApiDocument<Ctx>(
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     const pathItem = (paths[op.http.path] ??= {});
-    pathItem[op.http.method.toLowerCase()] = operationObject(op, Object.keys(securitySchemes));
+    pathItem[op.http.method.toLowerCase()] = operationObject(op, securitySchemes);
   }
   return {
     openapi: '3.1.0',
@@ -60,7 +60,10 @@ export function buildOpenApiDocument<Ctx>(
   };
 }
 
-function operationObject<Ctx>(op: AnyOperation<Ctx>, securityNames: string[]): Record<string, unknown> {
+function operationObject<Ctx>(op: AnyOperation<Ctx>, securitySchemes: Record<string, JsonSchema>): Record<string, unknown> {
+  const securityNames = Object.keys(securitySchemes);
+  // An OAuth scheme names the scope the operation needs; a bearer key carries its scopes itself.
+  const requirement = (name: string) => ({ [name]: securitySchemes[name]?.type === 'oauth2' && op.scope ? [op.scope] : [] });
   const inputSchema = jsonSchemaOf(op.input, 'input');
   const properties = objectProperties(inputSchema);
   const required = new Set(Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : []);
@@ -113,7 +116,7 @@ function operationObject<Ctx>(op: AnyOperation<Ctx>, securityNames: string[]): R
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(hasBody ? { requestBody: { required: false, content: { 'application/json': { schema: requestSchema } } } } : {}),
     responses,
-    ...(op.audience === 'owner' && securityNames.length > 0 ? { security: securityNames.map((n) => ({ [n]: [] })) } : {}),
+    ...(op.audience === 'owner' && securityNames.length > 0 ? { security: securityNames.map(requirement) } : {}),
     'x-annotations': op.annotations,
     ...(op.scope ? { 'x-scope': op.scope } : {}),
   };

@@ -16,6 +16,7 @@ import { authenticateBearer } from '../../domain/access/api-keys.js';
 import type { OperationContext } from '../../operations/context.js';
 import { runOperation, type RunnerDeps } from '../../operations/runner.js';
 import { oauthEndpoints, ownerChallenge } from '../../domain/access/oauth/oauth-metadata.js';
+import { SCOPE_WORDS } from '../../domain/access/oauth/scopes.js';
 import { AGENT_GUIDE } from './agent-guide.js';
 import { buildManifest } from './manifest.js';
 import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
@@ -70,7 +71,10 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
       description: 'One business\'s inbox: bookings, orders, quote requests, messages and refunds as items with state machines.',
       serverUrl: deps.config.publicBaseUrl,
     },
-    securitySchemes: { ownerKey: { type: 'http', scheme: 'bearer', description: 'An owner or integration key (svc_own_…).' } },
+    securitySchemes: {
+        ownerKey: { type: 'http', scheme: 'bearer', description: 'An owner or integration key (svc_own_…).' },
+        aiApp: aiAppSecurityScheme(deps.config.publicBaseUrl),
+      },
   });
 
   mountRestOperations(app, {
@@ -158,4 +162,14 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   return app;
+}
+
+/** OAuth 2.1 for AI apps in OpenAPI terms: authorization code (PKCE S256), scopes as key scopes. */
+function aiAppSecurityScheme(publicBaseUrl: string): Record<string, unknown> {
+  const endpoints = oauthEndpoints(publicBaseUrl);
+  return {
+    type: 'oauth2',
+    description: 'An AI app connected by the owner (authorization code with PKCE S256; see /.well-known/oauth-authorization-server).',
+    flows: { authorizationCode: { authorizationUrl: endpoints.authorization, tokenUrl: endpoints.token, refreshUrl: endpoints.token, scopes: { ...SCOPE_WORDS } } },
+  };
 }
