@@ -183,6 +183,21 @@ describe('rules that act at once', () => {
     expect(ruleEvents(ana)).toEqual([expect.objectContaining({ type: 'booking.flags', by: expect.objectContaining({ id: 'no-shows' }) })]);
   });
 
+  it('does not let sandbox items build or spoil a real customer\'s standing', async () => {
+    await addRule(t, { id: 'no-shows', name: 'No-shows get a look', when: { event: 'booking.create' }, if: [{ fact: 'customer_no_shows_at_least', count: 1 }], then: { do: 'set_flags', needsHuman: true } });
+    const trial = await book(t, { ...haircutAt(TUESDAY_10), sandbox: true });
+    await ownerMove(t, trial.id, 'confirm');
+    t.clock.nowMs = Date.parse('2026-11-24T12:00:00Z');
+    await ownerMove(t, trial.id, 'no_show');
+    await runAll(t);
+
+    const real = await book(t, haircutAt('2026-11-27T11:00:00Z'));
+    const anotherTrial = await book(t, { ...haircutAt('2026-11-27T12:00:00Z'), sandbox: true });
+    await runAll(t);
+    expect(await ownerItem(t, real.id)).toMatchObject({ needsHuman: false });
+    expect(await ownerItem(t, anotherTrial.id)).toMatchObject({ needsHuman: true });
+  });
+
   it('writes a fixed reply to the customer', async () => {
     await addRule(t, { name: 'Say thanks', when: { event: 'quote_request.create' }, then: { do: 'reply', message: 'Thanks! We answer quote requests within two days.' } });
     const r = await t.request('POST', '/v1/quotes', { body: { payload: { description: 'Hair and make-up for a wedding party of five' } } });

@@ -78,7 +78,7 @@ export interface ItemStore {
   /** Confirmed bookings of a service overlapping [fromMs, toMs). */
   confirmedBookings(serviceId: string, fromMs: number, toMs: number): Promise<BusyBooking[]>;
   /** Counts of earlier items by a contact's email, newest first, for the owner's customer view. */
-  historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string }[]>;
+  historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string; sandbox: boolean }[]>;
   /** Items created since an instant, by type (sandbox ones left out): what an inbox reports to networks. */
   countCreatedSince(sinceMs: number): Promise<Partial<Record<ItemType, number>>>;
 }

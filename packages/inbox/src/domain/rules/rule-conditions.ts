@@ -132,11 +132,14 @@ function businessPriceOf(item: ItemRecord): number | null {
   }
 }
 
-/** Earlier items with the same contact email: how many completed, how many bookings were no-shows. */
+/**
+ * Earlier items with the same contact email: how many completed, how many bookings were no-shows.
+ * Sandbox items count only for sandbox items, so trying rules out never builds or spoils a standing.
+ */
 async function loadStanding(ctx: DomainContext, item: ItemRecord): Promise<Standing> {
   const email = item.contact?.email;
   if (!email) return { completed: 0, noShows: 0 };
-  const history = await ctx.store.items.historyByEmail(email, item.id);
+  const history = (await ctx.store.items.historyByEmail(email, item.id)).filter((h) => h.sandbox === item.sandbox);
   return {
     completed: history.filter((h) => h.state === 'completed').length,
     noShows: history.filter((h) => h.type === 'booking' && h.state === 'no_show').length,

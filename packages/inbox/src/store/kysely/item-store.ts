@@ -113,16 +113,16 @@ export class KyselyItemStore implements ItemStore {
     return countCreatedSince(this.#db, sinceMs);
   }
 
-  async historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string }[]> {
+  async historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string; sandbox: boolean }[]> {
     const rows = await this.#db
       .selectFrom('items')
-      .select(['type', 'state'])
+      .select(['type', 'state', 'sandbox'])
       .where('contact_email', '=', email.toLowerCase())
       .where('id', '!=', excludeItemId)
       .orderBy('id', 'desc')
       .limit(500)
       .execute();
-    return rows.map((r) => ({ type: r.type as ItemType, state: r.state }));
+    return rows.map((r) => ({ type: r.type as ItemType, state: r.state, sandbox: r.sandbox === 1 }));
   }
 }
 
