@@ -7,6 +7,29 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 import { startWebhookInbox, type WebhookTestInbox } from './support/webhooks-inbox.js';
 import { haircutAt } from './support/harness.js';
+import { newId } from '@svc/shared';
+import { recordEvent } from '../src/domain/events/record-event.js';
+import type { ItemEventRecord } from '../src/domain/types.js';
+
+/** An event row shaped like a stream entry, for writing one by hand. */
+function eventRecordOf(entry: { type: string; data: { state: string; version: number } }, itemId: string): ItemEventRecord {
+  return {
+    id: '',
+    itemId,
+    seq: null,
+    type: entry.type,
+    event: entry.type.split('.')[1] ?? '',
+    fromState: entry.data.state,
+    toState: entry.data.state,
+    version: entry.data.version,
+    actor: { kind: 'system', id: null, name: 'test' },
+    channel: 'system',
+    sandbox: false,
+    reason: null,
+    data: null,
+    createdAt: Date.now(),
+  };
+}
 
 let t: WebhookTestInbox;
 let receiver: Receiver;
@@ -78,6 +101,10 @@ describe('webhook endpoints', () => {
     expect(again.body.id).toBe(first.body.id);
     expect(again.body.secret).toBe(first.body.secret);
     expect((await t.owner('GET', '/v1/owner/webhooks')).body.items).toHaveLength(1);
+    // The stored answer that replays the secret is sealed too.
+    const stored = await t.inbox.store.idempotency.find('owner|hook-1', t.clock.now());
+    expect(stored).not.toBeNull();
+    expect(JSON.stringify(stored)).not.toContain(first.body.secret.slice(6));
     const other = await t.owner('POST', '/v1/owner/webhooks', { body: { url: `${receiver.url}/other` }, headers });
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('idempotency_mismatch');
@@ -281,6 +308,31 @@ describe('deliveries', () => {
     expect(confirm?.json.data).toMatchObject({ state: 'confirmed', version: 2, sandbox: true, actor: { kind: 'owner' } });
     const create = receiver.received.find((d) => d.json.type === 'booking.create');
     expect(create?.json.data).toMatchObject({ state: 'requested', version: 1, sandbox: true, actor: { kind: 'customer_agent', id: null } });
+  });
+
+  it('sends on its own right after the commit once the dispatcher runs', async () => {
+    await createEndpoint();
+    await t.inbox.webhooks.start();
+    await newConversation();
+    const [delivery] = await receiver.waitFor(1, 5_000);
+    expect(delivery?.json.type).toBe('message.create');
+  });
+
+  it('sends nothing and streams nothing for a transaction that rolls back', async () => {
+    await createEndpoint();
+    const item = await newConversation();
+    await t.deliver();
+    const events = (await t.owner('GET', '/v1/owner/events')).body.events;
+    await expect(
+      t.inbox.store.transaction(async (store) => {
+        await recordEvent({ store, clock: t.clock }, { ...eventRecordOf(events[0], item.id), id: newId(t.clock.now()), seq: null, type: 'message.flags', event: 'flags' });
+        throw new Error('the write failed after its event');
+      }),
+    ).rejects.toThrow('the write failed');
+    await t.deliver();
+    expect(receiver.received).toHaveLength(1);
+    expect((await t.owner('GET', '/v1/owner/events')).body.events).toHaveLength(1);
+    expect((await t.owner('GET', '/v1/owner/deliveries')).body.items).toHaveLength(1);
   });
 
   it('queues nothing for a write that is refused', async () => {

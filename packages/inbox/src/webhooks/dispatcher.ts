@@ -40,18 +40,41 @@ const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_POLL_MS = 1_000;
 /** Longer than a send can take (10 s timeout), so a live lease is never taken over. */
 const DEFAULT_LEASE_MS = 60_000;
+/** Free places that make a new claim worth its transaction. */
+const CLAIM_AT_FREE_SLOTS = 8;
+/** Claimed deliveries held ahead of sending, in multiples of `concurrency` (well inside one lease). */
+const CLAIM_AHEAD = 2;
+
+/** An endpoint with its secrets and headers opened once per claim. */
+interface SendTarget {
+  endpoint: WebhookEndpointRecord;
+  secrets: string[];
+  headers: Record<string, string>;
+}
+
+interface Buffered {
+  ctx: DomainContext;
+  delivery: WebhookDeliveryRecord;
+  target: SendTarget;
+  cache: BodyCache;
+}
 /** How long an outcome may wait to share its write with others; the receiver already has the event. */
-const RECORD_BATCH_MS = 5;
+const RECORD_BATCH_MS = 20;
 
 export class WebhookDispatcher {
   readonly #o: Required<DispatcherOptions>;
   readonly #inFlight = new Set<Promise<void>>();
+  /** Outcomes waiting for their batched write. */
+  readonly #recording = new Set<Promise<void>>();
+  /** Claimed, leased, not yet sent. */
+  #buffer: Buffered[] = [];
   #timer: NodeJS.Timeout | null = null;
   #unsubscribe: (() => void) | null = null;
   #pumping: Promise<number> | null = null;
   #pumpAgain = false;
   #wakeScheduled = false;
   #stopped = true;
+  #draining = 0;
   #pendingOutcomes: { outcome: AttemptOutcome; health: boolean; done: () => void; fail: (e: unknown) => void }[] = [];
   #flushScheduled = false;
 
@@ -87,12 +110,17 @@ export class WebhookDispatcher {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     await this.#pumping?.catch(() => undefined);
+    // Claimed but never sent: give them back at once rather than when their lease runs out.
+    const unsent = this.#buffer.map((b) => b.delivery.id);
+    this.#buffer = [];
     await Promise.allSettled([...this.#inFlight]);
+    await Promise.allSettled([...this.#recording]);
+    if (unsent.length > 0) await this.#o.store.webhooks.releaseLeases(unsent);
   }
 
   /** Looks for due deliveries soon (coalesced). */
   wake(): void {
-    if (this.#stopped || this.#wakeScheduled) return;
+    if ((this.#stopped && this.#draining === 0) || this.#wakeScheduled) return;
     this.#wakeScheduled = true;
     setImmediate(() => {
       this.#wakeScheduled = false;
@@ -102,10 +130,17 @@ export class WebhookDispatcher {
 
   /** Sends everything due now and waits until each outcome is recorded (tests and tools). */
   async drain(): Promise<void> {
-    for (;;) {
-      const claimed = await this.#pump(true);
-      if (claimed === 0 && this.#inFlight.size === 0) return;
-      await Promise.allSettled([...this.#inFlight]);
+    // While draining, finished sends wake further claims as they do when started.
+    this.#draining += 1;
+    try {
+      for (;;) {
+        const claimed = await this.#pump(true);
+        if (claimed === 0 && this.#inFlight.size === 0 && this.#recording.size === 0 && !this.#pumping) return;
+        await Promise.allSettled([...this.#inFlight, ...this.#recording]);
+        await this.#pumping?.catch(() => 0);
+      }
+    } finally {
+      this.#draining -= 1;
     }
   }
 
@@ -120,46 +155,68 @@ export class WebhookDispatcher {
       this.#pumping = null;
     });
     const claimed = await this.#pumping;
-    if (this.#pumpAgain && !this.#stopped) {
+    if (this.#pumpAgain && (!this.#stopped || this.#draining > 0)) {
       this.#pumpAgain = false;
       this.wake();
     }
     return claimed;
   }
 
+  /**
+   * Keeps up to `concurrency` sends in flight from a local buffer of claimed (leased) deliveries,
+   * and claims again only when the buffer runs low: one claim feeds many sends.
+   */
   async #claimAndSend(): Promise<number> {
     const { store, clock } = this.#o;
     let claimed = 0;
-    while (this.#inFlight.size < this.#o.concurrency) {
-      const batch = await store.webhooks.claimDue(clock.now(), this.#o.leaseMs, this.#o.concurrency - this.#inFlight.size);
+    for (;;) {
+      this.#launchBuffered();
+      const room = CLAIM_AHEAD * this.#o.concurrency - this.#buffer.length - this.#inFlight.size;
+      if (this.#buffer.length >= this.#o.concurrency || room < CLAIM_AT_FREE_SLOTS) break;
+      const batch = await store.webhooks.claimDue(clock.now(), this.#o.leaseMs, room);
       if (batch.length === 0) break;
       claimed += batch.length;
       const ctx: DomainContext = { store, clock };
       const cache = new BodyCache();
       // One read each for the batch's endpoints and events, however many deliveries share them.
-      const endpoints = new Map((await store.webhooks.getEndpoints([...new Set(batch.map((d) => d.endpointId))])).map((e) => [e.id, e]));
+      const nowMs = clock.now();
+      const endpoints = new Map(
+        (await store.webhooks.getEndpoints([...new Set(batch.map((d) => d.endpointId))])).map((endpoint) => [
+          endpoint.id,
+          { endpoint, secrets: signingSecrets(endpoint, this.#o.secrets, nowMs), headers: extraHeaders(endpoint, this.#o.secrets) },
+        ]),
+      );
       await cache.prefetchEvents(
         ctx,
         batch.filter((d) => d.body === null).map((d) => d.eventId),
       );
       for (const delivery of batch) {
-        const endpoint: WebhookEndpointRecord | undefined = endpoints.get(delivery.endpointId);
-        const sending = (async () => {
-          if (endpoint) await this.#attempt(ctx, delivery, endpoint, cache);
-        })()
-          .catch((error) => this.#o.log('webhooks: an attempt could not be recorded', error))
-          .finally(() => {
-            this.#inFlight.delete(sending);
-            // Claim again once half the slots are free: fewer, fuller claims than one per finished send.
-            if (this.#inFlight.size <= this.#o.concurrency / 2) this.wake();
-          });
-        this.#inFlight.add(sending);
+        const target = endpoints.get(delivery.endpointId);
+        // An endpoint deleted since the claim took its deliveries with it.
+        if (target) this.#buffer.push({ ctx, delivery, target, cache });
       }
     }
+    this.#launchBuffered();
     return claimed;
   }
 
-  async #attempt(ctx: DomainContext, delivery: WebhookDeliveryRecord, endpoint: WebhookEndpointRecord, cache: BodyCache): Promise<void> {
+  #launchBuffered(): void {
+    while (this.#inFlight.size < this.#o.concurrency) {
+      const next = this.#buffer.shift();
+      if (!next) return;
+      const sending = this.#attempt(next.ctx, next.delivery, next.target, next.cache)
+        .catch((error) => this.#o.log('webhooks: an attempt could not be recorded', error))
+        .finally(() => {
+          this.#inFlight.delete(sending);
+          this.#launchBuffered();
+          if (this.#buffer.length < this.#o.concurrency / 2) this.wake();
+        });
+      this.#inFlight.add(sending);
+    }
+  }
+
+  async #attempt(ctx: DomainContext, delivery: WebhookDeliveryRecord, target: SendTarget, cache: BodyCache): Promise<void> {
+    const { endpoint } = target;
     const attempt = delivery.attempts + 1;
     let result;
     try {
@@ -171,8 +228,8 @@ export class WebhookDispatcher {
           eventType: delivery.eventType,
           attempt,
           body,
-          secrets: signingSecrets(endpoint, this.#o.secrets, this.#o.clock.now()),
-          extraHeaders: extraHeaders(endpoint, this.#o.secrets),
+          secrets: target.secrets,
+          extraHeaders: target.headers,
           timestampSec: Math.floor(this.#o.wallClockMs() / 1000),
         },
         this.#o.allowLocal,
@@ -190,15 +247,19 @@ export class WebhookDispatcher {
       ...result,
       nextAttemptAt: result.succeeded ? null : nextAttemptAt(attempt, delivery.maxAttempts, attemptedAt, this.#o.random()),
     };
+    // The slot is free once the receiver has answered; the outcome is written with others shortly.
     // A test send tells the owner about the receiver; it does not count for the endpoint's health.
-    await this.#record(outcome, delivery.eventType !== TEST_EVENT_TYPE);
+    const recording = this.#record(outcome, delivery.eventType !== TEST_EVENT_TYPE)
+      .catch((error) => this.#o.log('webhooks: an outcome could not be recorded; the lease will run out and the delivery go again', error))
+      .finally(() => this.#recording.delete(recording));
+    this.#recording.add(recording);
   }
 
   /** Outcomes that finish within a few milliseconds of each other are written in one transaction. */
   #record(outcome: AttemptOutcome, health: boolean): Promise<void> {
     return new Promise<void>((done, fail) => {
       this.#pendingOutcomes.push({ outcome, health, done, fail });
-      if (this.#pendingOutcomes.length >= this.#o.concurrency / 2) {
+      if (this.#pendingOutcomes.length >= this.#o.concurrency) {
         void this.#flush();
         return;
       }
