@@ -18,7 +18,7 @@ export async function openSqlite<DB>(
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
     sqlite.pragma(pragma);
   }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const { error, results } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
@@ -26,4 +26,31 @@ export async function openSqlite<DB>(
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String(error)}`);
   }
   return { db, sqlite };
+}
+
+/** Distinct SQL texts kept prepared; a service has a few hundred at most. */
+const STATEMENT_CACHE_SIZE = 1_000;
+
+/**
+ * Kysely prepares every query again; preparing costs as much as running a small one. Statements are
+ * kept by SQL text and reused (SQLite re-prepares them itself after a schema change). A statement
+ * still iterating a result is busy, so that caller gets a fresh one.
+ */
+function withStatementCache(sqlite: SQLite.Database): { close(): void; prepare(sql: string): SQLite.Statement } {
+  const prepared = new Map<string, SQLite.Statement>();
+  return {
+    close: () => {
+      prepared.clear();
+      sqlite.close();
+    },
+    prepare: (sql) => {
+      const known = prepared.get(sql);
+      if (known && !known.busy) return known;
+      if (known) return sqlite.prepare(sql);
+      const statement = sqlite.prepare(sql);
+      if (prepared.size >= STATEMENT_CACHE_SIZE) prepared.delete(prepared.keys().next().value as string);
+      prepared.set(sql, statement);
+      return statement;
+    },
+  };
 }
