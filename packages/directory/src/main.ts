@@ -20,6 +20,7 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     `  one business     ${base}/v1/businesses/{domain}`,
     `  categories       ${base}/v1/categories   attributes ${base}/v1/attributes   ranking rules ${base}/v1/ranking`,
     `  stats            ${base}/v1/stats   OpenAPI ${base}/openapi.json`,
+    `  MCP              ${base}/mcp (every public read as a tool)`,
   ];
   return { directory, lines };
 }

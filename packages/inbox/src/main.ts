@@ -47,6 +47,8 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     `  OpenAPI          ${base}/openapi.json   agent guide ${base}/docs/agents`,
     `  public REST      ${base}/v1/business, ${base}/v1/services, ${base}/v1/products`,
     `  owner REST       ${base}/v1/owner/items  (Authorization: Bearer <owner key>)`,
+    `  MCP              ${base}/mcp (public)   ${base}/mcp/owner (owner: Bearer key, or OAuth 2.1 for AI apps)`,
+    `  webhooks, events ${base}/v1/owner/webhooks   ${base}/v1/owner/events`,
     `  health           ${base}/healthz`,
     firstKey
       ? `  owner key        ${firstKey.value}\n                   (shown once; keep it. Make another with: npm run new-owner-key)`

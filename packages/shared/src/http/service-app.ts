@@ -27,6 +27,22 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
     trustProxy: false,
     return503OnClosing: true,
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    // A request Node cannot even parse (a bad header line) never reaches Fastify: answer a problem document on the socket.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) return;
+      const oversized = (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW';
+      const status = oversized ? 431 : 400;
+      const body = JSON.stringify({
+        type: `${options.problemsBase}/bad_request`,
+        title: oversized ? 'Request header fields too large' : 'Bad request',
+        status,
+        detail: oversized ? 'The request headers are too large.' : 'The request could not be parsed as HTTP (a malformed request line or header).',
+        code: 'bad_request',
+      });
+      socket.end(
+        `HTTP/1.1 ${status} ${oversized ? 'Request Header Fields Too Large' : 'Bad Request'}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
     // Errors Fastify raises before routing (a malformed URL, an over-long parameter) skip the error handler.
     frameworkErrors: (error, _request, reply) =>
       sendProblem(
