@@ -9,20 +9,11 @@
 import { sha256Hex } from '@svc/shared';
 import { DateTime } from 'luxon';
 import { readFeedPrice } from './feed-price.js';
+import type { Product } from '../types.js';
 import type { RawFeedEntry } from './feed-types.js';
 
-export interface FeedProduct {
-  productId: string;
-  sku: string | null;
-  name: string;
-  description: string | null;
-  price: number;
-  priceCurrency: string;
-  category: string | null;
-  image: string | null;
-  url: string | null;
-  inStock: boolean;
-}
+/** What a feed entry becomes: a product's own fields, without the catalogue's bookkeeping. */
+export type FeedProduct = Omit<Product, 'active' | 'createdAt' | 'updatedAt'>;
 
 export type EntryReading = { ok: true; product: FeedProduct } | { ok: false; id: string | null; reason: string };
 

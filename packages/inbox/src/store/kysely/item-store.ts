@@ -3,7 +3,8 @@ import type { Kysely, Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord, ItemRecord, ItemType, MessageRecord } from '../../domain/types.js';
 import type { BusyBooking, ItemFilter, ItemStore, PageRequest } from '../store.js';
 import { escapeLike } from './catalogue-store.js';
-import type { Database, ItemEventsTable, ItemsTable, MessagesTable } from './schema.js';
+import { eventFromRow } from './event-stream-store.js';
+import type { Database, ItemsTable, MessagesTable } from './schema.js';
 
 export class KyselyItemStore implements ItemStore {
   readonly #db: Kysely<Database>;
@@ -69,7 +70,7 @@ export class KyselyItemStore implements ItemStore {
 
   async listEvents(itemId: string): Promise<ItemEventRecord[]> {
     const rows = await this.#db.selectFrom('item_events').selectAll().where('item_id', '=', itemId).orderBy('id').execute();
-    return rows.map(fromEventRow);
+    return rows.map(eventFromRow);
   }
 
   async addMessage(m: MessageRecord): Promise<void> {
@@ -190,24 +191,6 @@ function fromRow(r: Selectable<ItemsTable>): ItemRecord {
   };
 }
 
-function fromEventRow(r: Selectable<ItemEventsTable>): ItemEventRecord {
-  return {
-    id: r.id,
-    itemId: r.item_id,
-    seq: r.seq,
-    type: r.type,
-    event: r.event,
-    fromState: r.from_state,
-    toState: r.to_state,
-    version: r.version,
-    actor: { kind: r.actor_kind as ActorKind, id: r.actor_id, name: r.actor_name },
-    channel: r.channel as Channel,
-    sandbox: r.sandbox === 1,
-    reason: r.reason,
-    data: r.data ? (JSON.parse(r.data) as Record<string, unknown>) : null,
-    createdAt: Number(r.created_at),
-  };
-}
 
 function fromMessageRow(r: Selectable<MessagesTable>): MessageRecord {
   return {
