@@ -3,6 +3,8 @@
  * endpoint states", §4 rule 5, §6 "Retries", §8), against a real receiver on 127.0.0.1, with the
  * clock moved by hand.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { insertItem } from '../src/domain/items/item-writer.js';
 import { RETRY_DELAYS_MS } from '../src/domain/webhooks/delivery-records.js';
@@ -116,6 +118,32 @@ describe('retries', () => {
     const delivery = await onlyDelivery();
     expect(delivery).toMatchObject({ status: 'pending', attempts: 1, responseCode: null });
     expect(delivery.lastError).toMatch(/network/);
+  });
+});
+
+describe('the ten-second timeout', () => {
+  it('gives up on a receiver that never answers after ten seconds, and counts it a failure', { timeout: 30_000 }, async () => {
+    // A receiver that takes the request and never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      await createEndpoint();
+      const stored = (await t.inbox.store.webhooks.listEndpoints())[0];
+      if (!stored) throw new Error('missing');
+      await t.inbox.store.webhooks.updateEndpoint({ ...stored, url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hooks` });
+      await newConversation();
+      const started = performance.now();
+      await t.deliver();
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(9_900);
+      expect(waited).toBeLessThan(15_000);
+      const delivery = await onlyDelivery();
+      expect(delivery).toMatchObject({ status: 'pending', attempts: 1, responseCode: null });
+      expect(delivery.lastError).toMatch(/timeout|timed out/i);
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 
