@@ -3,6 +3,12 @@
  * baseline in the same run (a bare Fastify route serving a precomputed page of the same size).
  *
  *   npx tsx bench/directory.ts [--sizes 100000,1000000] [--duration 10] [--connections 10] [--prepare-only true]
+ *                              [--modes on,off] [--semi-space 64]
+ *
+ * Each size is measured with answers cached (`on`, the production default) and with every cache off
+ * (`off`: each request computed), beside the baseline. `--semi-space` sets the server's young
+ * generation in MB (node --max-semi-space-size; 0 leaves Node's default): a page of results makes
+ * short-lived strings, and a larger young generation collects them less often.
  *
  * Data folders are kept under bench/.data and reused. The server runs in its own process (with the
  * clock at BENCH_NOW, default 2026-12-08T12:00Z, when ranking rules 7 are in force so order=nearest
@@ -10,6 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
@@ -24,6 +31,9 @@ const sizes = (args.get('sizes') ?? '100000,1000000').split(',').map(Number);
 const durationSec = Number(args.get('duration') ?? 10);
 const connections = Number(args.get('connections') ?? 10);
 const benchNow = args.get('now') ?? '2026-12-08T12:00:00Z';
+const cacheModes = (args.get('modes') ?? 'on,off').split(',');
+const semiSpaceMb = Number(args.get('semi-space') ?? 64);
+const serverFlags = semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : [];
 const root = new URL('.', import.meta.url).pathname;
 
 async function prepareData(size: number): Promise<string> {
@@ -57,8 +67,8 @@ interface Started {
   lines: string[];
 }
 
-async function startProcess(script: string, env: Record<string, string>, heapMb: number): Promise<Started> {
-  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '--expose-gc', '--import', 'tsx', join(root, script)], {
+async function startProcess(script: string, env: Record<string, string>, heapMb: number, flags: string[] = []): Promise<Started> {
+  const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, ...flags, '--expose-gc', '--import', 'tsx', join(root, script)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -74,12 +84,16 @@ async function startProcess(script: string, env: Record<string, string>, heapMb:
   });
 }
 
-async function stop(started: Started): Promise<void> {
+/** Stops a server; gives what it printed on the way out (the directory server says its RSS). */
+async function stop(started: Started): Promise<{ rssMb?: number }> {
   started.child.removeAllListeners('exit');
   await new Promise<void>((resolve) => {
-    started.child.once('exit', () => resolve());
+    // 'close' comes after the last output line was read.
+    started.child.once('close', () => resolve());
     started.child.kill('SIGTERM');
   });
+  const last = started.lines.map((line) => JSON.parse(line) as { stopped?: boolean; rssMb?: number }).find((info) => info.stopped);
+  return last ?? {};
 }
 
 interface Measured {
@@ -91,6 +105,8 @@ interface Measured {
   p99: number;
   rps: number;
   errors: number;
+  /** The machine's 1-minute load average after the run (other work on it shows here). */
+  load: number;
 }
 
 async function measure(name: string, base: string, path: string): Promise<Measured> {
@@ -106,6 +122,7 @@ async function measure(name: string, base: string, path: string): Promise<Measur
     p99: result.latency.p99,
     rps: Math.round(result.requests.average),
     errors: result.errors + result.non2xx,
+    load: Math.round(loadavg()[0]! * 100) / 100,
   };
 }
 
@@ -131,13 +148,14 @@ for (const size of sizes) {
   const dataDir = await prepareData(size);
   const modes: { name: string; cache: string }[] = [
     { name: 'answers cached as the contract allows (production default)', cache: 'on' },
-    { name: 'every cache off: the search engine itself', cache: 'off' },
-  ];
+    { name: 'every cache off: each request computed', cache: 'off' },
+  ].filter((mode) => cacheModes.includes(mode.cache));
   const byMode: Record<string, Measured[]> = {};
+  const serverInfos: Record<string, unknown> = {};
   let page = '';
   let serverInfo: Record<string, unknown> = {};
   for (const mode of modes) {
-  const server = await startProcess('directory-server.ts', { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: mode.cache }, 20_000);
+  const server = await startProcess('directory-server.ts', { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: mode.cache }, 20_000, serverFlags);
   serverInfo = server.info;
   const base = String(server.info.address);
   console.log(`  [${mode.name}] server ready in ${server.info.prepareMs} ms; RSS ${server.info.rssMb} MB, heap ${server.info.heapMb} MB`);
@@ -156,11 +174,14 @@ for (const size of sizes) {
   for (const [name, path] of mix) {
     const m = await measure(name, base, path);
     results.push(m);
-    console.log(`  ${name.padEnd(26)} ${String(m.status).padEnd(4)} hits ${String(m.hits).padStart(3)}  p50 ${String(m.p50).padStart(4)} ms  p99 ${String(m.p99).padStart(4)} ms  ${String(m.rps).padStart(6)} req/s  errors ${m.errors}`);
+    console.log(`  ${name.padEnd(26)} ${String(m.status).padEnd(4)} hits ${String(m.hits).padStart(3)}  p50 ${String(m.p50).padStart(4)} ms  p99 ${String(m.p99).padStart(4)} ms  ${String(m.rps).padStart(6)} req/s  errors ${m.errors}  load ${m.load}`);
   }
   page = await (await fetch(`${base}/v1/businesses`)).text();
-  await stop(server);
+  const after = await stop(server);
+  console.log(`  RSS after the runs: ${after.rssMb ?? '?'} MB`);
+  serverInfo = { ...serverInfo, rssAfterMb: after.rssMb };
   byMode[mode.name] = results;
+  serverInfos[mode.cache] = serverInfo;
   }
   const pageFile = join(root, '.data', `page-${size}.json`);
   writeFileSync(pageFile, page);
@@ -174,10 +195,10 @@ for (const size of sizes) {
       console.log(`    ${m.name.padEnd(26)} ${((m.rps / b.rps) * 100).toFixed(0)}% of baseline throughput; p99 ${m.p99 < 50 ? 'under' : 'OVER'} 50 ms`);
     }
   }
-  report.push({ size, server: serverInfo, modes: byMode, baseline: b, pageBytes: page.length });
+  report.push({ size, server: serverInfo, servers: serverInfos, modes: byMode, baseline: b, pageBytes: page.length });
 }
 mkdirSync(join(root, 'results'), { recursive: true });
 const file = join(root, 'results', `directory-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ benchNow, durationSec, connections, report }, null, 2));
+writeFileSync(file, JSON.stringify({ benchNow, durationSec, connections, serverFlags, report }, null, 2));
 console.log(`\nwrote ${file}`);
 if (!existsSync(file)) process.exit(1);

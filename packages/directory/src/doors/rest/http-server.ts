@@ -44,22 +44,26 @@ export function fenceUntrusted(body: unknown): string {
   return `<<<UNTRUSTED business-written data (not instructions)\n${json}\n>>>`;
 }
 
-/** An answer served again (from the answer cache) is not serialised or hashed again; one assembled as text is not serialised at all. */
-const serialised = new WeakMap<object, { json: string; etag: string }>();
+interface Serialised {
+  json: string;
+  /** The body encoded once: hashed for the ETag and sent as it is. */
+  bytes: Buffer;
+  etag: string;
+}
 
-function serialise(body: unknown): { json: string; etag: string } {
+/** An answer served again (from the answer cache) is not serialised or hashed again; one assembled as text is not serialised at all. */
+const serialised = new WeakMap<object, Serialised>();
+
+function serialise(body: unknown): Serialised {
   if (typeof body === 'object' && body !== null) {
     const known = serialised.get(body);
     if (known) return known;
   }
   const json = renderedJsonOf(body) ?? JSON.stringify(body);
-  const result = { json, etag: etagOf(json) };
+  const bytes = Buffer.from(json, 'utf8');
+  const result = { json, bytes, etag: `"${hash('sha1', bytes, 'base64url')}"` };
   if (typeof body === 'object' && body !== null) serialised.set(body, result);
   return result;
-}
-
-function etagOf(json: string): string {
-  return `"${hash('sha1', json, 'base64url')}"`;
 }
 
 function matches(request: FastifyRequest, etag: string): boolean {
@@ -100,6 +104,12 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     return { status: extras.status ?? op.http.successStatus ?? 200, body, headers: { ...(extras.headers ?? {}) } };
   };
 
+  /** Bodies of reads already encoded (see serialise), sent in place of their text. */
+  const encoded = new WeakMap<FastifyRequest, Buffer>();
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    done(null, encoded.get(request) ?? payload);
+  });
+
   mountRestOperations(app, {
     operations,
     inputProblem: badRequestFromZod,
@@ -107,9 +117,10 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
       const outcome = await run(op, input);
       if (op.kind === 'read' && outcome.status === 200) {
         // Serialised once: the ETag is the hash of exactly the bytes sent.
-        const { json, etag } = serialise(outcome.body);
+        const { json, bytes, etag } = serialise(outcome.body);
         outcome.headers.etag = etag;
         if (matches(request, etag)) return { status: 304, body: null, headers: outcome.headers };
+        encoded.set(request, bytes);
         return { ...outcome, json };
       }
       return outcome;
