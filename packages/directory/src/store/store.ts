@@ -4,7 +4,7 @@
  */
 import type { JobStore } from '@svc/shared';
 import type { ListingRecord } from '../domain/listings/listing.js';
-import type { ListingPage } from '../domain/listings/listing-page.js';
+import type { ListingPage, StoredListingPage } from '../domain/listings/listing-page.js';
 
 /** Renders a listing's search-result page (domain/listings/listing-page.ts); given to the store so every write keeps it current. */
 export interface PageRenderer {
@@ -74,7 +74,7 @@ export interface ListingStore {
    * Current pre-rendered pages of these listings. A listing whose page is missing or of another
    * renderer version is left out (the caller renders it from its document); none without a renderer.
    */
-  pagesBySeqs(seqs: readonly number[]): Promise<Map<number, ListingPage>>;
+  pagesBySeqs(seqs: readonly number[]): Promise<Map<number, StoredListingPage>>;
   /** Renders the pages of listed listings that are missing or of another version, until done or aborted; returns how many. */
   refreshPages(options?: { batchSize?: number; signal?: AbortSignal }): Promise<number>;
   /** A ping: last_ping_at and software change; what search reads does not. */

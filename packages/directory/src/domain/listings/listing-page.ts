@@ -47,6 +47,7 @@ export interface ListingPage {
 
 /** Between sections, and the mark of a section rendered per answer. JSON text never holds a raw control character. */
 const SEPARATOR = '\u0001';
+// (assembleListingBytes reads the same two marks as bytes.)
 const PER_ANSWER = '\u0002';
 
 /** Any moment: sections that are the same at every moment are rendered with it. */
@@ -93,16 +94,79 @@ export class ListingPageRenderer {
   }
 }
 
-/** The listing's view as JSON text: the sections its page keeps as rendered, the others for this answer. */
-export function assembleListingView(fixed: string, inputs: ListingPageInputs, moment: MomentViewOptions): string {
-  const pieces = fixed.split(SEPARATOR);
-  let json = '{';
+/** A stored page as read for an answer: `fixed` as its UTF-8 bytes, so an answer is assembled without decoding and encoding it again. */
+export interface StoredListingPage {
+  inputs: string;
+  fixed: Buffer;
+}
+
+/** An answer's JSON assembled from stored bytes and rendered text, encoded once into one buffer. */
+export class JsonBytes {
+  readonly #parts: (Buffer | string)[] = [];
+  #length = 0;
+  /** Text written since the last bytes, kept as one string (fewer, larger writes). */
+  #pending = '';
+
+  bytes(b: Buffer): void {
+    this.#flush();
+    this.#parts.push(b);
+    this.#length += b.length;
+  }
+
+  text(s: string): void {
+    this.#pending += s;
+  }
+
+  #flush(): void {
+    if (this.#pending === '') return;
+    this.#parts.push(this.#pending);
+    this.#length += Buffer.byteLength(this.#pending, 'utf8');
+    this.#pending = '';
+  }
+
+  toBuffer(): Buffer {
+    this.#flush();
+    const out = Buffer.allocUnsafe(this.#length);
+    let at = 0;
+    for (const part of this.#parts) at += typeof part === 'string' ? out.write(part, at, 'utf8') : part.copy(out, at);
+    return out;
+  }
+}
+
+const SEPARATOR_BYTE = 0x01;
+const PER_ANSWER_BYTE = 0x02;
+
+/**
+ * The listing's view as JSON, into `out`: the sections its page keeps as rendered (as stored bytes;
+ * in UTF-8 neither mark byte occurs inside a character), the others rendered for this answer.
+ */
+export function assembleListingBytes(fixed: Buffer, inputs: ListingPageInputs, moment: MomentViewOptions, out: JsonBytes): void {
+  out.text('{');
+  let first = true;
+  let start = 0;
   for (let i = 0; i < VIEW_SECTIONS.length; i++) {
     const section = VIEW_SECTIONS[i] as ViewSection;
-    let text = pieces[i] ?? '';
-    if (text === PER_ANSWER) text = section.kind === 'moment' ? innerJson(section.fields(inputs, moment)) : '';
-    if (text === '') continue;
-    json += json.length === 1 ? text : `,${text}`;
+    const found = start <= fixed.length ? fixed.indexOf(SEPARATOR_BYTE, start) : -1;
+    const stop = found === -1 ? fixed.length : found;
+    if (stop - start === 1 && fixed[start] === PER_ANSWER_BYTE) {
+      const text = section.kind !== 'moment' ? '' : section.text ? section.text(inputs, moment) : innerJson(section.fields(inputs, moment));
+      if (text !== '') {
+        out.text(first ? text : `,${text}`);
+        first = false;
+      }
+    } else if (stop > start) {
+      if (!first) out.text(',');
+      out.bytes(fixed.subarray(start, stop));
+      first = false;
+    }
+    start = found === -1 ? fixed.length + 1 : found + 1;
   }
-  return `${json}}`;
+  out.text('}');
+}
+
+/** The listing's view as JSON text (assembleListingBytes of the page's text). */
+export function assembleListingView(fixed: string, inputs: ListingPageInputs, moment: MomentViewOptions): string {
+  const out = new JsonBytes();
+  assembleListingBytes(Buffer.from(fixed, 'utf8'), inputs, moment, out);
+  return out.toBuffer().toString('utf8');
 }

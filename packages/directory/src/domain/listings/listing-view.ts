@@ -79,7 +79,16 @@ type Fields = Record<string, unknown>;
  */
 export type ViewSection =
   | { kind: 'fixed'; fields: (l: ListingRecord, o: FixedViewOptions) => Fields }
-  | { kind: 'moment'; fields: (l: ListingMomentFields, o: MomentViewOptions) => Fields; sameAtEveryMoment?: (l: ListingRecord) => boolean };
+  | {
+      kind: 'moment';
+      fields: (l: ListingMomentFields, o: MomentViewOptions) => Fields;
+      sameAtEveryMoment?: (l: ListingRecord) => boolean;
+      /** The same fields as JSON text without braces (what a page assembles per answer), written directly for the sections every answer renders. */
+      text?: (l: ListingMomentFields, o: MomentViewOptions) => string;
+    };
+
+/** JSON text of a number as JSON.stringify writes it. */
+const jsonNumber = (n: number) => (Number.isFinite(n) ? String(n) : 'null');
 
 export const VIEW_SECTIONS: readonly ViewSection[] = [
   {
@@ -115,7 +124,7 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     },
     sameAtEveryMoment: (l) => !hoursShownByMoment(l),
   },
-  { kind: 'moment', fields: (_l, o) => ({ open_now: o.openNow }) },
+  { kind: 'moment', fields: (_l, o) => ({ open_now: o.openNow }), text: (_l, o) => `"open_now":${o.openNow}` },
   {
     kind: 'fixed',
     fields: (l) => ({
@@ -123,7 +132,11 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
       ...(l.geo ? { geo: showsStreet(l) ? { lat: l.geo.lat, lng: l.geo.lng } : { lat: round(l.geo.lat, 2), lng: round(l.geo.lng, 2) } } : {}),
     }),
   },
-  { kind: 'moment', fields: (_l, o) => (o.distanceKm !== undefined ? { distance_km: round(o.distanceKm, 3) } : {}) },
+  {
+    kind: 'moment',
+    fields: (_l, o) => (o.distanceKm !== undefined ? { distance_km: round(o.distanceKm, 3) } : {}),
+    text: (_l, o) => (o.distanceKm !== undefined ? `"distance_km":${jsonNumber(round(o.distanceKm, 3))}` : ''),
+  },
   {
     kind: 'fixed',
     fields: (l, o) => ({
@@ -151,7 +164,11 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     },
     sameAtEveryMoment: (l) => l.source !== 'member',
   },
-  { kind: 'moment', fields: (_l, o) => (o.placement ? { rank_pos: o.placement.rankPos, rank_shuffle: o.placement.shuffle } : {}) },
+  {
+    kind: 'moment',
+    fields: (_l, o) => (o.placement ? { rank_pos: o.placement.rankPos, rank_shuffle: o.placement.shuffle } : {}),
+    text: (_l, o) => (o.placement ? `"rank_pos":${jsonNumber(o.placement.rankPos)},"rank_shuffle":${JSON.stringify(o.placement.shuffle)}` : ''),
+  },
   {
     kind: 'moment',
     fields: (l, o) =>
@@ -230,7 +247,11 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
       };
     },
   },
-  { kind: 'moment', fields: (_l, o) => (o.placement ? { why: o.placement.why } : {}) },
+  {
+    kind: 'moment',
+    fields: (_l, o) => (o.placement ? { why: o.placement.why } : {}),
+    text: (_l, o) => (o.placement ? `"why":${JSON.stringify(o.placement.why)}` : ''),
+  },
   {
     kind: 'fixed',
     fields: (l, o) => ({

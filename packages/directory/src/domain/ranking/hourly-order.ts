@@ -15,9 +15,57 @@ export function hourStartOf(nowMs: number): number {
 
 /** First 16 hex characters of SHA-256("<YYYY-MM-DD>:<id lowercased>"): the day's shuffle key, a string. */
 export function rankShuffle(hourStartMs: number, listingId: string): string {
-  const day = new Date(hourStartMs).toISOString().slice(0, 10);
-  // One-shot hashing: computed for every listing each hour and for every listing a page shows.
+  return shuffleOfDay(shuffleDay(hourStartMs), listingId);
+}
+
+/** The UTC date (YYYY-MM-DD) whose shuffle stands in the hour. */
+export function shuffleDay(hourStartMs: number): string {
+  return new Date(hourStartMs).toISOString().slice(0, 10);
+}
+
+function shuffleOfDay(day: string, listingId: string): string {
+  // One-shot hashing: computed for every listing once a day (DayShuffles) and each hour when the order is computed.
   return hash('sha256', `${day}:${listingId.toLowerCase()}`, 'hex').slice(0, 16);
+}
+
+const hex8 = (n: number) => n.toString(16).padStart(8, '0');
+
+/**
+ * Every listing's shuffle key for one UTC day, computed once for the day (not per answer): by listing
+ * seq, as two 32-bit halves of the 16 hex characters. A listing added since falls back to hashing.
+ */
+export class DayShuffles {
+  readonly day: string;
+  readonly #hi: Uint32Array;
+  readonly #lo: Uint32Array;
+  readonly #known: Uint8Array;
+
+  private constructor(day: string, size: number) {
+    this.day = day;
+    this.#hi = new Uint32Array(size);
+    this.#lo = new Uint32Array(size);
+    this.#known = new Uint8Array(size);
+  }
+
+  /** From each listing's seq and id; `shuffle` when the key was already computed for this day (rankFacts). */
+  static build(day: string, listings: readonly { seq: number; id: string; shuffle?: string }[]): DayShuffles {
+    let maxSeq = 0;
+    for (const l of listings) if (l.seq > maxSeq) maxSeq = l.seq;
+    const table = new DayShuffles(day, maxSeq + 1);
+    for (const l of listings) {
+      const key = l.shuffle ?? shuffleOfDay(day, l.id);
+      table.#hi[l.seq] = Number.parseInt(key.slice(0, 8), 16);
+      table.#lo[l.seq] = Number.parseInt(key.slice(8, 16), 16);
+      table.#known[l.seq] = 1;
+    }
+    return table;
+  }
+
+  /** The listing's shuffle key on this table's day (rankShuffle). */
+  get(seq: number, listingId: string): string {
+    if (this.#known[seq] !== 1) return shuffleOfDay(this.day, listingId);
+    return hex8(this.#hi[seq] as number) + hex8(this.#lo[seq] as number);
+  }
 }
 
 /** Reputation as of the last nightly snapshot; until receipts are scored, every record is empty. */
@@ -63,11 +111,11 @@ export function rankInputsOf(listing: ListingRecord): RankInputs {
   };
 }
 
-export function rankFacts(inputs: RankInputs, hourStartMs: number, rules: PublishedRules, standing: Standing): RankFacts {
+export function rankFacts(inputs: RankInputs, hourStartMs: number, rules: PublishedRules, standing: Standing, shuffles?: DayShuffles): RankFacts {
   const member = inputs.source === 'member';
   const answering = isAnswering(inputs, hourStartMs, rules.numbers.answeringHours);
   const reach: RankFacts['reach'] = answering ? 1 : inputs.agentDoor ? 2 : 3;
-  return { seq: inputs.seq, member, answering, reach, level: inputs.level, standing, shuffle: rankShuffle(hourStartMs, inputs.id), id: inputs.id };
+  return { seq: inputs.seq, member, answering, reach, level: inputs.level, standing, shuffle: shuffles ? shuffles.get(inputs.seq, inputs.id) : rankShuffle(hourStartMs, inputs.id), id: inputs.id };
 }
 
 function compareV6(a: RankFacts, b: RankFacts): number {

@@ -6,9 +6,9 @@
 import { Problem, canonicalJson, sha256Hex } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import type { ListingRecord } from '../listings/listing.js';
-import { assembleListingView, openNowOf, type ListingPageInputs } from '../listings/listing-page.js';
+import { JsonBytes, assembleListingBytes, openNowOf, type ListingPageInputs } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
-import { HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, whyPlaced, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { DayShuffles, HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, whyPlaced, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
@@ -40,6 +40,8 @@ export interface HourState {
   /** Counts for GET /v1/stats: members counted this hour, the others when the index was built. */
   counts: DirectoryCounts;
   base: DirectoryCounter;
+  /** The day's shuffle key of every listing, computed once per UTC day. */
+  shuffles: DayShuffles;
 }
 
 export type { SearchAnswer };
@@ -86,9 +88,10 @@ export class DirectorySearch {
     const store = this.#ctx.store;
     const stamp = await store.listings.contentStamp();
     let stored = await store.orders.get(hourStart);
+    let facts: RankFacts[] | null = null;
     if (!stored) {
       const rules = rulesInForce(hourStart);
-      const facts = [];
+      facts = [];
       for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, NO_STANDING));
       const order = computeOrder(facts, rules);
       await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
@@ -103,8 +106,18 @@ export class DirectorySearch {
         ? { index: previous.index.withOrder(stored.order), base: previous.base }
         : await this.#buildIndex(stored.order, rules);
     const counts = await this.#countWith(built.base);
-    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base };
+    const day = shuffleDay(hourStart);
+    const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : await this.#dayShuffles(day, facts);
+    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles };
     return this.#state;
+  }
+
+  /** The day's shuffle keys: from the facts of the order just computed (same hour, same day), else hashed from every listing's id. */
+  async #dayShuffles(day: string, facts: RankFacts[] | null): Promise<DayShuffles> {
+    if (facts) return DayShuffles.build(day, facts);
+    const listings: { seq: number; id: string }[] = [];
+    for await (const row of this.#ctx.store.listings.rankRows()) listings.push({ seq: row.seq, id: row.id });
+    return DayShuffles.build(day, listings);
   }
 
   async #buildIndex(order: Int32Array, rules: PublishedRules): Promise<{ index: SearchIndex; base: DirectoryCounter }> {
@@ -182,36 +195,44 @@ export class DirectorySearch {
       throw error;
     }
 
-    const views = await this.#pageViews(page.hits, state, nowMs);
+    const out = new JsonBytes();
+    out.text('{"businesses":[');
+    await this.#pageViews(page.hits, state, nowMs, out);
     const nextCursor = page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next });
-    const answer = renderedAnswer(`{"businesses":[${views.join(',')}],"next_cursor":${JSON.stringify(nextCursor)}}`);
+    out.text(`],"next_cursor":${JSON.stringify(nextCursor)}}`);
+    const answer = renderedAnswer(out.toBuffer());
     this.#answers.set(cacheKey, answer, nowMs, search.openNow ? OPEN_NOW_ANSWER_TTL_MS : ANSWER_TTL_MS);
     return answer;
   }
 
   /**
-   * The page's listings as JSON texts, in page order: each from its stored page with this answer's
-   * moment sections; one without a current page (not rendered yet) from its document.
+   * The page's listings as JSON, in page order and separated by commas, into `out`: each from its
+   * stored page with this answer's moment sections; one without a current page (not rendered yet)
+   * from its document.
    */
-  async #pageViews(hits: readonly SearchHit[], state: HourState, nowMs: number): Promise<string[]> {
+  async #pageViews(hits: readonly SearchHit[], state: HourState, nowMs: number, out: JsonBytes): Promise<void> {
     const listings = this.#ctx.store.listings;
     const pages = await listings.pagesBySeqs(hits.map((h) => h.seq));
     const unrendered = hits.filter((h) => !pages.has(h.seq)).map((h) => h.seq);
     const records = unrendered.length > 0 ? await listings.bySeqs(unrendered) : new Map<number, ListingRecord>();
-    const views: string[] = [];
+    let first = true;
     for (const hit of hits) {
       const placement = { rankPos: hit.rankPos, distanceKm: hit.distanceKm };
       const page = pages.get(hit.seq);
+      const record = page ? undefined : records.get(hit.seq);
+      if (!page && !record) continue;
+      if (!first) out.text(',');
+      first = false;
       if (page) {
         const inputs = JSON.parse(page.inputs) as ListingPageInputs;
-        const moment = this.#moment({ ...inputs, seq: hit.seq }, openNowOf(inputs, nowMs), state, nowMs, placement);
-        views.push(assembleListingView(page.fixed, inputs, moment));
-        continue;
+        const rank = inputs as ListingPageInputs & RankInputs;
+        rank.seq = hit.seq;
+        const moment = this.#moment(rank, openNowOf(inputs, nowMs), state, nowMs, placement);
+        assembleListingBytes(page.fixed, inputs, moment, out);
+      } else if (record) {
+        out.text(JSON.stringify(this.view(record, state, nowMs, { ...placement, detail: false })));
       }
-      const record = records.get(hit.seq);
-      if (record) views.push(JSON.stringify(this.view(record, state, nowMs, { ...placement, detail: false })));
     }
-    return views;
   }
 
   view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {
@@ -231,7 +252,7 @@ export class DirectorySearch {
     options: { rankPos: number | null; distanceKm?: number | undefined },
   ): MomentViewOptions {
     const rules = state?.rules ?? rulesInForce(nowMs);
-    const facts = state && options.rankPos !== null ? rankFacts(rank, state.hourStart, rules, NO_STANDING) : null;
+    const facts = state && options.rankPos !== null ? rankFacts(rank, state.hourStart, rules, NO_STANDING, state.shuffles) : null;
     return {
       nowMs,
       answeringHours: rules.numbers.answeringHours,

@@ -15,7 +15,7 @@ import {
   mountRestOperations,
   type OperationOutcome,
 } from '@svc/shared';
-import { renderedJsonOf } from '../../domain/search/rendered-answer.js';
+import { renderedBytesOf } from '../../domain/search/rendered-answer.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 
 /** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
@@ -45,7 +45,6 @@ export function fenceUntrusted(body: unknown): string {
 }
 
 interface Serialised {
-  json: string;
   /** The body encoded once: hashed for the ETag and sent as it is. */
   bytes: Buffer;
   etag: string;
@@ -59,9 +58,8 @@ function serialise(body: unknown): Serialised {
     const known = serialised.get(body);
     if (known) return known;
   }
-  const json = renderedJsonOf(body) ?? JSON.stringify(body);
-  const bytes = Buffer.from(json, 'utf8');
-  const result = { json, bytes, etag: `"${hash('sha1', bytes, 'base64url')}"` };
+  const bytes = renderedBytesOf(body) ?? Buffer.from(JSON.stringify(body), 'utf8');
+  const result = { bytes, etag: `"${hash('sha1', bytes, 'base64url')}"` };
   if (typeof body === 'object' && body !== null) serialised.set(body, result);
   return result;
 }
@@ -117,11 +115,12 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
       const outcome = await run(op, input);
       if (op.kind === 'read' && outcome.status === 200) {
         // Serialised once: the ETag is the hash of exactly the bytes sent.
-        const { json, bytes, etag } = serialise(outcome.body);
+        const { bytes, etag } = serialise(outcome.body);
         outcome.headers.etag = etag;
         if (matches(request, etag)) return { status: 304, body: null, headers: outcome.headers };
+        // The body sent is `bytes` (the onSend hook puts them in place of this empty text).
         encoded.set(request, bytes);
-        return { ...outcome, json };
+        return { ...outcome, json: '' };
       }
       return outcome;
     },

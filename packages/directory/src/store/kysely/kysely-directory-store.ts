@@ -1,9 +1,9 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
 import { KyselyJobStore } from '@svc/shared';
 import type { Database as SQLiteDatabase, Statement } from 'better-sqlite3';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
-import type { ListingPage } from '../../domain/listings/listing-page.js';
+import type { StoredListingPage } from '../../domain/listings/listing-page.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -67,21 +67,26 @@ class KyselyListingStore implements ListingStore {
     }
   }
 
-  async pagesBySeqs(seqs: readonly number[]): Promise<Map<number, ListingPage>> {
-    const found = new Map<number, ListingPage>();
+  async pagesBySeqs(seqs: readonly number[]): Promise<Map<number, StoredListingPage>> {
+    const found = new Map<number, StoredListingPage>();
     const renderer = this.#pages;
     if (!renderer || seqs.length === 0) return found;
     if (this.#sqlite) {
       // The hot read of every search: one statement prepared once per page size.
-      for (const [seq, inputs, fixed] of this.#pageRead(seqs.length).all(renderer.version, ...seqs) as [number, string, string][]) found.set(seq, { inputs, fixed });
+      for (const [seq, inputs, fixed] of this.#pageRead(seqs.length).all(renderer.version, ...seqs) as [number, string, Buffer][]) found.set(seq, { inputs, fixed });
       return found;
     }
-    for (const row of await this.#pageQuery(renderer.version, seqs).execute()) found.set(row.seq, { inputs: row.inputs, fixed: row.fixed });
+    for (const row of await this.#pageQuery(renderer.version, seqs).execute()) found.set(row.seq, { inputs: row.inputs, fixed: Buffer.isBuffer(row.fixed) ? row.fixed : Buffer.from(row.fixed) });
     return found;
   }
 
   #pageQuery(version: string, seqs: readonly number[]) {
-    return this.#db.selectFrom('listing_pages').select(['seq', 'inputs', 'fixed']).where('version', '=', version).where('seq', 'in', [...seqs]);
+    // `fixed` as its UTF-8 bytes: an answer is assembled from them without decoding (listing-page.ts).
+    return this.#db
+      .selectFrom('listing_pages')
+      .select(['seq', 'inputs', sql<Buffer | Uint8Array>`cast(fixed as blob)`.as('fixed')])
+      .where('version', '=', version)
+      .where('seq', 'in', [...seqs]);
   }
 
   #pageRead(count: number): Statement {
