@@ -60,6 +60,9 @@ export interface WebhookDeliveryRecord {
   updatedAt: number;
 }
 
+/** A delivery as claimed for sending: what an attempt needs, no more. */
+export type ClaimedDelivery = Pick<WebhookDeliveryRecord, 'id' | 'endpointId' | 'eventId' | 'eventType' | 'itemId' | 'attempts' | 'maxAttempts' | 'body'>;
+
 export interface AttemptOutcome {
   deliveryId: string;
   endpointId: string;
@@ -112,7 +115,7 @@ export interface WebhookStore {
   /** Puts a delivery back in the queue on its own row: due now, `maxAttempts` allowed in total. */
   requeueDelivery(id: string, nowMs: number, maxAttempts: number): Promise<void>;
   /** Leases due deliveries of active endpoints, soonest first. */
-  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<WebhookDeliveryRecord[]>;
+  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
   recordAttempts(outcomes: readonly AttemptOutcome[]): Promise<void>;
   /** A success ends the run of failures of these endpoints (only rows that had one are written). */
   clearFailureRuns(endpointIds: readonly string[], nowMs: number): Promise<void>;

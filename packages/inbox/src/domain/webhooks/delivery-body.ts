@@ -49,7 +49,7 @@ export class MissingEventError extends Error {}
 
 export async function buildDeliveryBody(
   ctx: DomainContext,
-  delivery: WebhookDeliveryRecord,
+  delivery: Pick<WebhookDeliveryRecord, 'body' | 'eventId'>,
   style: PayloadStyle,
   publicBaseUrl: string,
   cache: BodyCache = new BodyCache(),

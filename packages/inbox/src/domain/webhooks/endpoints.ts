@@ -144,7 +144,7 @@ export async function deleteEndpoint(ctx: DomainContext, id: string): Promise<vo
 }
 
 /** The secrets that sign a delivery now: the current one, and the previous one during the overlap. */
-export function signingSecrets(endpoint: WebhookEndpointRecord, secrets: SecretBox, nowMs: number): string[] {
+export function signingSecrets(endpoint: WebhookEndpointRecord, secrets: Pick<SecretBox, 'open'>, nowMs: number): string[] {
   const inForce = [secrets.open(endpoint.sealedSecret, SECRET_PURPOSE, endpoint.id)];
   if (endpoint.sealedPreviousSecret && endpoint.previousSecretUntil !== null && nowMs < endpoint.previousSecretUntil) {
     inForce.push(secrets.open(endpoint.sealedPreviousSecret, PREVIOUS_SECRET_PURPOSE, endpoint.id));
@@ -152,7 +152,7 @@ export function signingSecrets(endpoint: WebhookEndpointRecord, secrets: SecretB
   return inForce;
 }
 
-export function extraHeaders(endpoint: WebhookEndpointRecord, secrets: SecretBox): Record<string, string> {
+export function extraHeaders(endpoint: WebhookEndpointRecord, secrets: Pick<SecretBox, 'open'>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of endpoint.headerNames) {
     const sealed = endpoint.sealedHeaders[name];

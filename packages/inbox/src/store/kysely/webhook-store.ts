@@ -6,6 +6,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type {
   AttemptOutcome,
+  ClaimedDelivery,
   DeliveryFilter,
   DeliveryStatus,
   PayloadStyle,
@@ -37,8 +38,18 @@ export class OutboxSignal {
   }
 }
 
-/** Rows per batched success update; well under SQLite's limit on bound values. */
-const SUCCESS_CHUNK = 200;
+/** What claimDue reads back. */
+interface ClaimedRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  item_id: string | null;
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: number;
+  body: string | null;
+}
 
 export class KyselyWebhookStore implements WebhookStore {
   readonly #db: Kysely<Database>;
@@ -126,66 +137,50 @@ export class KyselyWebhookStore implements WebhookStore {
     if (!this.#inTransaction) this.#signal.flush();
   }
 
-  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<WebhookDeliveryRecord[]> {
-    const claim = async (db: Kysely<Database>) => {
-      const due = await db
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-        .select('d.id')
-        .where('d.status', '=', 'pending')
-        .where('d.next_attempt_at', '<=', nowMs)
-        .where('e.active', '=', 1)
-        .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', nowMs)]))
-        .orderBy('d.next_attempt_at')
-        .orderBy('d.id')
-        .limit(limit)
-        .execute();
-      if (due.length === 0) return [];
-      const rows = await db
-        .updateTable('webhook_deliveries')
-        .set({ lease_until: nowMs + leaseMs })
-        .where(
-          'id',
-          'in',
-          due.map((d) => d.id),
-        )
-        .returningAll()
-        .execute();
-      return rows.map(deliveryFromRow);
-    };
-    return this.#inTransaction ? claim(this.#db) : this.#db.transaction().execute(claim);
+  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
+    // One statement (atomic on its own, and the same SQL text every time, so prepared once): the
+    // due rows are picked and leased together, and only what sending needs comes back.
+    const { rows } = await sql<ClaimedRow>`
+      UPDATE webhook_deliveries SET lease_until = ${nowMs + leaseMs}
+      WHERE id IN (
+        SELECT d.id FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND e.active = 1
+          AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT ${limit}
+      )
+      RETURNING id, endpoint_id, event_id, event_type, item_id, attempts, max_attempts, next_attempt_at, body`.execute(this.#db);
+    // RETURNING follows no particular order: soonest first, as picked.
+    rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    return rows.map((r) => ({
+      id: r.id,
+      endpointId: r.endpoint_id,
+      eventId: r.event_id,
+      eventType: r.event_type,
+      itemId: r.item_id,
+      attempts: r.attempts,
+      maxAttempts: r.max_attempts,
+      body: r.body,
+    }));
   }
 
   async recordAttempts(outcomes: readonly AttemptOutcome[]): Promise<void> {
-    // Successes share every value but code and duration: one statement per chunk, not one per row.
+    // Successes share every value but code, duration and time: one statement for all of them, its
+    // rows passed as one JSON array so that the SQL text (and its prepared statement) never changes.
     const successes = outcomes.filter((o) => o.succeeded);
-    for (let start = 0; start < successes.length; start += SUCCESS_CHUNK) {
-      const chunk = successes.slice(start, start + SUCCESS_CHUNK);
-      const caseOf = (value: (o: AttemptOutcome) => number | null) =>
-        sql<number | null>`CASE id ${sql.join(
-          chunk.map((o) => sql`WHEN ${o.deliveryId} THEN ${value(o)}`),
-          sql` `,
-        )} END`;
-      const at = Math.max(...chunk.map((o) => o.attemptedAt));
-      await this.#db
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({
-          status: 'succeeded',
-          attempts: eb('attempts', '+', 1),
-          next_attempt_at: null,
-          lease_until: null,
-          response_code: caseOf((o) => o.responseCode),
-          duration_ms: caseOf((o) => o.durationMs),
-          last_error: null,
-          last_attempt_at: caseOf((o) => o.attemptedAt),
-          updated_at: at,
-        }))
-        .where(
-          'id',
-          'in',
-          chunk.map((o) => o.deliveryId),
-        )
-        .execute();
+    if (successes.length > 0) {
+      const rows = JSON.stringify(successes.map((o) => [o.deliveryId, o.responseCode, o.durationMs, o.attemptedAt]));
+      const at = Math.max(...successes.map((o) => o.attemptedAt));
+      await sql`
+        UPDATE webhook_deliveries
+        SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_until = NULL,
+          response_code = o.code, duration_ms = o.ms, last_error = NULL, last_attempt_at = o.at, updated_at = ${at}
+        FROM (
+          SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS code,
+            json_extract(value, '$[2]') AS ms, json_extract(value, '$[3]') AS at
+          FROM json_each(${rows})
+        ) AS o
+        WHERE webhook_deliveries.id = o.id`.execute(this.#db);
     }
     for (const o of outcomes.filter((o) => !o.succeeded)) {
       const status: DeliveryStatus = o.nextAttemptAt === null ? 'failed' : 'pending';
