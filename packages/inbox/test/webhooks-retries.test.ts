@@ -121,6 +121,23 @@ describe('retries', () => {
   });
 });
 
+describe('stopping the dispatcher', () => {
+  it('claims and sends nothing after stop, even when a wake-up was already scheduled', async () => {
+    await createEndpoint();
+    await newConversation();
+    // start() schedules a wake-up; stop() comes before it runs.
+    await t.inbox.webhooks.start();
+    await t.inbox.webhooks.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(receiver.received).toHaveLength(0);
+    expect(await onlyDelivery()).toMatchObject({ status: 'pending', attempts: 0 });
+    // Started again, it sends each delivery once.
+    await t.deliver();
+    expect(receiver.received).toHaveLength(1);
+    expect(await onlyDelivery()).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+});
+
 describe('the ten-second timeout', () => {
   it('gives up on a receiver that never answers after ten seconds, and counts it a failure', { timeout: 30_000 }, async () => {
     // A receiver that takes the request and never answers.
