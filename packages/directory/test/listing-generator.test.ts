@@ -90,14 +90,13 @@ describe('generateListings: determinism and uniqueness', () => {
     expect(c.map((l) => l.domain)).not.toEqual(a.map((l) => l.domain));
   });
 
+  // Were the listings made up front, a billion of them would never return and the test would time out.
   it('streams: taking a few listings of a huge count returns at once', () => {
-    const started = Date.now();
     const it = generateListings({ count: 1_000_000_000, seed: 1, nowMs: NOW });
     const first = it.next();
     const second = it.next();
     expect(first.done).toBe(false);
     expect(second.done).toBe(false);
-    expect(Date.now() - started).toBeLessThan(1000);
     it.return(undefined);
   });
 
