@@ -2,7 +2,9 @@
  * Receivers for bench/webhooks.ts, in their own process so they do not share the sender's event
  * loop: `count` HTTP servers on 127.0.0.1 answering 204, each arrival's latency measured as arrival
  * time minus the body's `timestamp` (the event's commit time). A control server answers
- * GET /stats and POST /reset. Prints one JSON line {urls, control} once listening.
+ * GET /stats (with every latency), GET /wait?count=N (answers, without latencies, once N deliveries
+ * have arrived or `timeoutMs` passed: one waiting request, so the sender being measured is not also
+ * busy polling) and POST /reset. Prints one JSON line {urls, control} once listening.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +14,16 @@ let latencies: number[] = [];
 let firstAt = 0;
 let lastAt = 0;
 const ids = new Set<string>();
+/** Long-polls of GET /wait: answered as soon as their count is reached. */
+let waiters: { count: number; answer: () => void }[] = [];
+const summary = () => JSON.stringify({ received: latencies.length, distinct: ids.size, firstAt, lastAt });
+function answerWaiters(): void {
+  if (waiters.length === 0) return;
+  const due = waiters.filter((w) => latencies.length >= w.count);
+  if (due.length === 0) return;
+  waiters = waiters.filter((w) => latencies.length < w.count);
+  for (const w of due) w.answer();
+}
 
 const urls: string[] = [];
 for (let n = 0; n < count; n += 1) {
@@ -27,6 +39,7 @@ for (let n = 0; n < count; n += 1) {
       lastAt = now;
       response.statusCode = 204;
       response.end();
+      answerWaiters();
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -44,6 +57,21 @@ const control = createServer((request, response) => {
     return;
   }
   response.setHeader('content-type', 'application/json');
+  const url = new URL(request.url ?? '/', 'http://control');
+  if (url.pathname === '/wait') {
+    const count = Number(url.searchParams.get('count'));
+    const answer = () => {
+      clearTimeout(timer);
+      response.end(summary());
+    };
+    const timer = setTimeout(() => {
+      waiters = waiters.filter((w) => w.answer !== answer);
+      answer();
+    }, Number(url.searchParams.get('timeoutMs') ?? 120_000));
+    waiters.push({ count, answer });
+    answerWaiters();
+    return;
+  }
   response.end(JSON.stringify({ received: latencies.length, distinct: ids.size, firstAt, lastAt, latencies }));
 });
 await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));

@@ -138,6 +138,45 @@ describe('stopping the dispatcher', () => {
   });
 });
 
+describe('a running dispatcher', () => {
+  it('sends each delivery once while its receiver is slow, however often the dispatcher looks for due work', async () => {
+    await createEndpoint();
+    await createEndpoint();
+    receiver.delayMs = 300;
+    await t.inbox.webhooks.start();
+    for (let n = 0; n < 5; n += 1) await newConversation(`Hello ${n}`);
+    // Wake-ups and reads while the first sends are still waiting for their answers.
+    for (let n = 0; n < 20; n += 1) {
+      t.inbox.webhooks.wake();
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await t.deliver();
+    await t.inbox.webhooks.stop();
+    expect(receiver.received).toHaveLength(10);
+    // Two endpoints (on the same receiver), so each event's webhook-id arrives exactly twice.
+    const perEvent = new Map<string, number>();
+    for (const d of receiver.received) perEvent.set(String(d.headers['webhook-id']), (perEvent.get(String(d.headers['webhook-id'])) ?? 0) + 1);
+    expect([...perEvent.values()]).toEqual([2, 2, 2, 2, 2]);
+    const deliveries = await t.inbox.store.webhooks.listDeliveries({}, { limit: 100 });
+    expect(deliveries.map((d) => [d.status, d.attempts])).toEqual(Array.from({ length: 10 }, () => ['succeeded', 1]));
+  });
+
+  it('finds a delivery committed with an earlier time than the last one it took', async () => {
+    await createEndpoint();
+    await t.inbox.webhooks.start();
+    await newConversation('Later');
+    await t.deliver();
+    // A transaction that began before the last delivery was queued commits after it was sent.
+    const early = t.clock.now() - 60_000;
+    await t.inbox.store.transaction((store) =>
+      insertItem({ store, clock: { now: () => early } }, { actor: { kind: 'system', id: null, name: 'test' }, channel: 'system' }, { type: 'message', payload: { subject: 'Earlier' }, contact: null, sandbox: false, needsHuman: false, accessTokenHash: 'test' }),
+    );
+    await t.deliver();
+    await t.inbox.webhooks.stop();
+    expect(receiver.received).toHaveLength(2);
+  });
+});
+
 describe('the ten-second timeout', () => {
   it('gives up on a receiver that never answers after ten seconds, and counts it a failure', { timeout: 30_000 }, async () => {
     // A receiver that takes the request and never answers.

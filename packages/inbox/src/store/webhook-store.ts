@@ -61,7 +61,16 @@ export interface WebhookDeliveryRecord {
 }
 
 /** A delivery as claimed for sending: what an attempt needs, no more. */
-export type ClaimedDelivery = Pick<WebhookDeliveryRecord, 'id' | 'endpointId' | 'eventId' | 'eventType' | 'itemId' | 'attempts' | 'maxAttempts' | 'body'>;
+export type ClaimedDelivery = Pick<WebhookDeliveryRecord, 'id' | 'endpointId' | 'eventId' | 'eventType' | 'itemId' | 'attempts' | 'maxAttempts' | 'body'> & {
+  /** Where the delivery stands in the due order (a position to read on from). */
+  dueAt: number;
+};
+
+/** A place in the due order: (next attempt, id). */
+export interface DuePosition {
+  dueAt: number;
+  id: string;
+}
 
 export interface AttemptOutcome {
   deliveryId: string;
@@ -114,8 +123,12 @@ export interface WebhookStore {
   deliveriesForEvents(endpointId: string, eventIds: readonly string[]): Promise<WebhookDeliveryRecord[]>;
   /** Puts a delivery back in the queue on its own row: due now, `maxAttempts` allowed in total. */
   requeueDelivery(id: string, nowMs: number, maxAttempts: number): Promise<void>;
-  /** Leases due deliveries of active endpoints, soonest first. */
-  claimDue(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Due deliveries of active endpoints that no one has leased (only a test send leases in the
+   * database), in (next attempt, id) order after `after` when given: a read, the dispatcher holds
+   * what it takes in memory.
+   */
+  dueDeliveries(nowMs: number, limit: number, after: DuePosition | null): Promise<ClaimedDelivery[]>;
   recordAttempts(outcomes: readonly AttemptOutcome[]): Promise<void>;
   /** A success ends the run of failures of these endpoints (only rows that had one are written). */
   clearFailureRuns(endpointIds: readonly string[], nowMs: number): Promise<void>;

@@ -1,8 +1,9 @@
 /**
- * Sends the delivery outbox (inbox spec §6): claims due deliveries with a lease, sends them
- * concurrently (bounded), records each outcome and schedules the next attempt. Woken right after a
- * commit that queued deliveries, and polling too, so a restart resumes whatever was left; leases
- * left by a process that died are dropped at start.
+ * Sends the delivery outbox (inbox spec §6): takes due deliveries, sends them concurrently
+ * (bounded), records each outcome and schedules the next attempt. Woken right after a commit that
+ * queued deliveries, and polling too, so a restart resumes whatever was left. What it has taken and
+ * not yet recorded is held in memory, not leased in the database: one process owns an inbox's data,
+ * and a process that dies holds nothing, so its deliveries simply go again.
  */
 import type { DomainContext } from '../domain/context.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
@@ -13,7 +14,7 @@ import { applyEndpointHealth } from '../domain/webhooks/endpoint-health.js';
 import { extraHeaders, signingSecrets } from '../domain/webhooks/endpoints.js';
 import { TEST_EVENT_TYPE } from '../domain/webhooks/test-event.js';
 import type { InboxStore } from '../store/store.js';
-import type { AttemptOutcome, ClaimedDelivery, WebhookEndpointRecord } from '../store/webhook-store.js';
+import type { AttemptOutcome, ClaimedDelivery, DuePosition, WebhookEndpointRecord } from '../store/webhook-store.js';
 import { DELIVERY_TIMEOUT_MS, sendSigned } from './attempt.js';
 
 export interface DispatcherOptions {
@@ -28,7 +29,6 @@ export interface DispatcherOptions {
   /** Deliveries in flight at once. */
   concurrency?: number;
   pollIntervalMs?: number;
-  leaseMs?: number;
   timeoutMs?: number;
   /** Real Unix time for `webhook-timestamp`, which receivers compare with their own clocks. */
   wallClockMs?: () => number;
@@ -38,15 +38,9 @@ export interface DispatcherOptions {
 /** Enough parallel sends to keep ten slow receivers busy without flooding the event loop. */
 const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_POLL_MS = 1_000;
-/** Longer than a send can take (10 s timeout), so a live lease is never taken over. */
-const DEFAULT_LEASE_MS = 60_000;
-/** Free places that make a new claim worth its transaction. */
+/** Free places that make a new read worth it. */
 const CLAIM_AT_FREE_SLOTS = 8;
-/**
- * Claimed plus in-flight deliveries, in multiples of `concurrency`: one claim of ~190 rows costs far
- * less than three of 64. Well inside one lease: with every receiver taking the full 10 s, the last of
- * 256 is sent after 3 rounds of 64 (30 s) and done by 40 s.
- */
+/** Taken plus in-flight deliveries, in multiples of `concurrency`: one read of ~190 rows costs far less than three of 64. */
 const CLAIM_AHEAD = 4;
 
 /** An endpoint as read at a claim, with its secrets and headers (opened once per process). */
@@ -68,14 +62,23 @@ const OPENED_CACHE_SIZE = 1_000;
 const RECORD_BATCH_MS = 20;
 /** Outcomes written at once without waiting: a write costs about the same for 64 rows as for 256. */
 const RECORD_BATCH_SIZE = 256;
+/** A delivery whose outcome could not be written is sent again after this long. */
+const UNRECORDED_RETRY_MS = 60_000;
 
 export class WebhookDispatcher {
   readonly #o: Required<DispatcherOptions>;
   readonly #inFlight = new Set<Promise<void>>();
   /** Outcomes waiting for their batched write. */
   readonly #recording = new Set<Promise<void>>();
-  /** Claimed, leased, not yet sent. */
+  /** Taken, not yet sent. */
   #buffer: Buffered[] = [];
+  /** Ids taken and not yet recorded (buffered, in flight, or waiting for their write): never taken twice. */
+  readonly #held = new Set<string>();
+  /** Where the last read of the due order stopped; null reads from the start (after the end was reached). */
+  #readFrom: DuePosition | null = null;
+  /** A read is under way: ids recorded meanwhile stay held until it is filtered (it may have seen them pending). */
+  #reading = false;
+  #recordedDuringRead: string[] = [];
   #timer: NodeJS.Timeout | null = null;
   #unsubscribe: (() => void) | null = null;
   #pumping: Promise<number> | null = null;
@@ -105,7 +108,6 @@ export class WebhookDispatcher {
     this.#o = {
       concurrency: DEFAULT_CONCURRENCY,
       pollIntervalMs: DEFAULT_POLL_MS,
-      leaseMs: DEFAULT_LEASE_MS,
       timeoutMs: DELIVERY_TIMEOUT_MS,
       wallClockMs: () => Date.now(),
       random: Math.random,
@@ -113,12 +115,13 @@ export class WebhookDispatcher {
     };
   }
 
-  /** Starts sending: leases of a previous process are dropped, then the queue is read at once. */
+  /** Starts sending: leases left in the database (a test send of a process that died) are dropped, then the queue is read at once. */
   async start(): Promise<void> {
     if (!this.#stopped) return;
     this.#stopped = false;
     const released = await this.#o.store.webhooks.releaseLeases();
     if (released > 0) this.#o.log(`webhooks: took back ${released} deliveries left in flight by an earlier process`);
+    this.#readFrom = null;
     this.#unsubscribe = this.#o.store.webhooks.onQueued(() => this.wake());
     this.#timer = setInterval(() => this.wake(), this.#o.pollIntervalMs);
     this.#timer.unref();
@@ -133,12 +136,11 @@ export class WebhookDispatcher {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     await this.#pumping?.catch(() => undefined);
-    // Claimed but never sent: give them back at once rather than when their lease runs out.
-    const unsent = this.#buffer.map((b) => b.delivery.id);
+    // Taken but never sent: let go, so a start reads them again.
+    for (const unsent of this.#buffer) this.#held.delete(unsent.delivery.id);
     this.#buffer = [];
     await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled([...this.#recording]);
-    if (unsent.length > 0) await this.#o.store.webhooks.releaseLeases(unsent);
   }
 
   /** Looks for due deliveries soon (coalesced). */
@@ -189,42 +191,88 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Keeps up to `concurrency` sends in flight from a local buffer of claimed (leased) deliveries,
-   * and claims again only when the buffer runs low: one claim feeds many sends.
+   * Keeps up to `concurrency` sends in flight from a local buffer of taken deliveries, and reads
+   * again only when the buffer runs low: one read feeds many sends.
    */
   async #claimAndSend(): Promise<number> {
-    const { store, clock } = this.#o;
     let claimed = 0;
     for (;;) {
       this.#launchBuffered();
       if (this.#halted()) break;
       const room = CLAIM_AHEAD * this.#o.concurrency - this.#buffer.length - this.#inFlight.size;
       if (this.#buffer.length >= this.#o.concurrency || room < CLAIM_AT_FREE_SLOTS) break;
-      const batch = await store.webhooks.claimDue(clock.now(), this.#o.leaseMs, room);
-      if (batch.length === 0) break;
+      const batch = await this.#takeDue(room);
+      if (batch === null) break;
+      if (batch.length === 0) continue;
       claimed += batch.length;
-      const ctx: DomainContext = { store, clock };
-      const cache = new BodyCache();
-      // One read each for the batch's endpoints and events, however many deliveries share them.
-      const nowMs = clock.now();
-      const endpoints = new Map(
-        (await store.webhooks.getEndpoints([...new Set(batch.map((d) => d.endpointId))])).map((endpoint) => [
-          endpoint.id,
-          { endpoint, secrets: signingSecrets(endpoint, this.#openOnce, nowMs), headers: extraHeaders(endpoint, this.#openOnce) },
-        ]),
-      );
-      await cache.prefetchEvents(
-        ctx,
-        batch.filter((d) => d.body === null).map((d) => d.eventId),
-      );
-      for (const delivery of batch) {
-        const target = endpoints.get(delivery.endpointId);
-        // An endpoint deleted since the claim took its deliveries with it.
-        if (target) this.#buffer.push({ ctx, delivery, target, cache });
+      try {
+        await this.#prepare(batch);
+      } catch (error) {
+        this.#releaseLater(batch.map((d) => d.id));
+        throw error;
       }
     }
     this.#launchBuffered();
     return claimed;
+  }
+
+  /** Endpoints (secrets opened) and events of a batch, one read each however many deliveries share them; then buffered. */
+  async #prepare(batch: readonly ClaimedDelivery[]): Promise<void> {
+    const { store, clock } = this.#o;
+    const ctx: DomainContext = { store, clock };
+    const cache = new BodyCache();
+    const nowMs = clock.now();
+    const endpoints = new Map(
+      (await store.webhooks.getEndpoints([...new Set(batch.map((d) => d.endpointId))])).map((endpoint) => [
+        endpoint.id,
+        { endpoint, secrets: signingSecrets(endpoint, this.#openOnce, nowMs), headers: extraHeaders(endpoint, this.#openOnce) },
+      ]),
+    );
+    await cache.prefetchEvents(
+      ctx,
+      batch.filter((d) => d.body === null).map((d) => d.eventId),
+    );
+    for (const delivery of batch) {
+      const target = endpoints.get(delivery.endpointId);
+      if (target) this.#buffer.push({ ctx, delivery, target, cache });
+      // An endpoint deleted since the read took its deliveries with it.
+      else this.#release([delivery.id]);
+    }
+  }
+
+  /**
+   * Reads on in the due order and keeps what nobody holds; null when the end was reached with nothing
+   * new. From the start, the held rows (still pending until recorded) are read past too.
+   */
+  async #takeDue(room: number): Promise<ClaimedDelivery[] | null> {
+    const fromStart = this.#readFrom === null;
+    const limit = room + (fromStart ? this.#held.size : 0);
+    this.#reading = true;
+    let rows: ClaimedDelivery[];
+    try {
+      rows = await this.#o.store.webhooks.dueDeliveries(this.#o.clock.now(), limit, this.#readFrom);
+    } finally {
+      this.#reading = false;
+    }
+    const taken = rows.filter((d) => !this.#held.has(d.id));
+    for (const d of taken) this.#held.add(d.id);
+    for (const id of this.#recordedDuringRead) this.#held.delete(id);
+    this.#recordedDuringRead = [];
+    const last = rows.at(-1);
+    // Rows committed late with an earlier time than the position are found when reading from the start.
+    this.#readFrom = rows.length === limit && last ? { dueAt: last.dueAt, id: last.id } : null;
+    if (taken.length === 0 && this.#readFrom === null) return null;
+    return taken;
+  }
+
+  /** After a failure to record: sent again, but not at once (the database may need a moment). */
+  #releaseLater(ids: readonly string[]): void {
+    setTimeout(() => this.#release(ids), UNRECORDED_RETRY_MS).unref();
+  }
+
+  #release(ids: readonly string[]): void {
+    if (this.#reading) this.#recordedDuringRead.push(...ids);
+    else for (const id of ids) this.#held.delete(id);
   }
 
   /** Stopped and not draining: nothing is claimed or launched (stop() gives the buffer back). */
@@ -237,7 +285,10 @@ export class WebhookDispatcher {
       const next = this.#buffer.shift();
       if (!next) return;
       const sending = this.#attempt(next.ctx, next.delivery, next.target, next.cache)
-        .catch((error) => this.#o.log('webhooks: an attempt could not be recorded', error))
+        .catch((error) => {
+          this.#o.log('webhooks: an attempt could not be recorded', error);
+          this.#releaseLater([next.delivery.id]);
+        })
         .finally(() => {
           this.#inFlight.delete(sending);
           this.#launchBuffered();
@@ -282,7 +333,7 @@ export class WebhookDispatcher {
     // The slot is free once the receiver has answered; the outcome is written with others shortly.
     // A test send tells the owner about the receiver; it does not count for the endpoint's health.
     const recording = this.#record(outcome, delivery.eventType !== TEST_EVENT_TYPE)
-      .catch((error) => this.#o.log('webhooks: an outcome could not be recorded; the lease will run out and the delivery go again', error))
+      .catch((error) => this.#o.log('webhooks: an outcome could not be recorded; the delivery will go again', error))
       .finally(() => this.#recording.delete(recording));
     this.#recording.add(recording);
   }
@@ -316,8 +367,10 @@ export class WebhookDispatcher {
           batch.filter((b) => b.health).map((b) => b.outcome),
         );
       });
+      this.#release(batch.map((b) => b.outcome.deliveryId));
       for (const b of batch) b.done();
     } catch (error) {
+      this.#releaseLater(batch.map((b) => b.outcome.deliveryId));
       for (const b of batch) b.fail(error);
     }
   }

@@ -78,7 +78,13 @@ export async function publicFetch(target: string, options: PublicFetchOptions): 
       url,
       {
         method: options.method ?? 'GET',
-        headers: { 'user-agent': 'svc-directory/0.1', accept: 'application/json', ...options.headers },
+        // A body goes with its length (not chunked, which some receivers refuse), headers and body in one write.
+        headers: {
+          'user-agent': 'svc-directory/0.1',
+          accept: 'application/json',
+          ...options.headers,
+          ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+        },
         lookup: checkedLookup,
         timeout: options.timeoutMs,
       },
@@ -107,8 +113,7 @@ export async function publicFetch(target: string, options: PublicFetchOptions): 
     request.on('timeout', () => request.destroy(new PublicFetchError('timeout', `no answer within ${options.timeoutMs} ms`)));
     request.on('error', (error) => reject(wrap(error)));
     request.on('close', () => clearTimeout(deadline));
-    if (options.body !== undefined) request.write(options.body);
-    request.end();
+    request.end(options.body);
   });
 }
 

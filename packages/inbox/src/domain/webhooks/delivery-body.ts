@@ -18,9 +18,9 @@ export class BodyCache {
   async prefetchEvents(ctx: DomainContext, ids: readonly string[]): Promise<void> {
     const missing = [...new Set(ids)].filter((id) => !this.#events.has(id));
     if (missing.length === 0) return;
-    const loaded = ctx.store.eventStream.getEvents(missing);
-    for (const id of missing) this.#events.set(id, loaded.then((events) => events.find((e) => e.id === id) ?? null));
-    await loaded;
+    const loaded = await ctx.store.eventStream.getEvents(missing);
+    const byId = new Map(loaded.map((event) => [event.id, event]));
+    for (const id of missing) this.#events.set(id, Promise.resolve(byId.get(id) ?? null));
   }
 
   event(ctx: DomainContext, id: string): Promise<ItemEventRecord | null> {

@@ -7,8 +7,9 @@ import * as keyScopes from './migrations/0003-key-scopes.js';
 import * as rules from './migrations/0004-rules.js';
 import * as oauth from './migrations/0005-oauth.js';
 import * as feeds from './migrations/0006-feeds.js';
+import * as deliveryDueOrder from './migrations/0007-delivery-due-order.js';
 import type { Database } from './schema.js';
 
 export async function openDatabase(file: string): Promise<Kysely<Database>> {
-  return (await openSqlite<Database>(file, { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds })).db;
+  return (await openSqlite<Database>(file, { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder })).db;
 }

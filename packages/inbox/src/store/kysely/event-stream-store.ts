@@ -3,7 +3,7 @@
  * write transaction; SQLite has a single writer, so positions follow commit order and a reader
  * paging by position can never pass over an event that commits later. No business rules here.
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord } from '../../domain/types.js';
 import type { EventStreamStore, StreamEntry, TypeFilter } from '../webhook-store.js';
 import type { Database, ItemEventsTable } from './schema.js';
@@ -56,7 +56,14 @@ export class KyselyEventStreamStore implements EventStreamStore {
 
   async getEvents(eventIds: readonly string[]): Promise<ItemEventRecord[]> {
     if (eventIds.length === 0) return [];
-    return (await this.#db.selectFrom('item_events').selectAll().where('id', 'in', [...eventIds]).execute()).map(eventFromRow);
+    // The ids as one JSON array: one SQL text (prepared once) whatever their number.
+    return (
+      await this.#db
+        .selectFrom('item_events')
+        .selectAll()
+        .where('id', 'in', sql<string>`(SELECT value FROM json_each(${JSON.stringify(eventIds)}))`)
+        .execute()
+    ).map(eventFromRow);
   }
 
   async getEvent(eventId: string): Promise<ItemEventRecord | null> {

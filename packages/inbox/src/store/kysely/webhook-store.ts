@@ -9,6 +9,7 @@ import type {
   ClaimedDelivery,
   DeliveryFilter,
   DeliveryStatus,
+  DuePosition,
   PayloadStyle,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
@@ -38,7 +39,7 @@ export class OutboxSignal {
   }
 }
 
-/** What claimDue reads back. */
+/** What dueDeliveries reads. */
 interface ClaimedRow {
   id: string;
   endpoint_id: string;
@@ -137,21 +138,17 @@ export class KyselyWebhookStore implements WebhookStore {
     if (!this.#inTransaction) this.#signal.flush();
   }
 
-  async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    // One statement (atomic on its own, and the same SQL text every time, so prepared once): the
-    // due rows are picked and leased together, and only what sending needs comes back.
+  async dueDeliveries(nowMs: number, limit: number, after: DuePosition | null): Promise<ClaimedDelivery[]> {
+    // A read in the due index's order, from a position (the start is a position before every row),
+    // so the SQL text never changes and the statement is prepared once.
+    const from = after ?? { dueAt: Number.MIN_SAFE_INTEGER, id: '' };
     const { rows } = await sql<ClaimedRow>`
-      UPDATE webhook_deliveries SET lease_until = ${nowMs + leaseMs}
-      WHERE id IN (
-        SELECT d.id FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND e.active = 1
-          AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
-        ORDER BY d.next_attempt_at, d.id
-        LIMIT ${limit}
-      )
-      RETURNING id, endpoint_id, event_id, event_type, item_id, attempts, max_attempts, next_attempt_at, body`.execute(this.#db);
-    // RETURNING follows no particular order: soonest first, as picked.
-    rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+      SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.item_id, d.attempts, d.max_attempts, d.next_attempt_at, d.body
+      FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND (d.next_attempt_at, d.id) > (${from.dueAt}, ${from.id})
+        AND e.active = 1 AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT ${limit}`.execute(this.#db);
     return rows.map((r) => ({
       id: r.id,
       endpointId: r.endpoint_id,
@@ -161,6 +158,7 @@ export class KyselyWebhookStore implements WebhookStore {
       attempts: r.attempts,
       maxAttempts: r.max_attempts,
       body: r.body,
+      dueAt: Number(r.next_attempt_at),
     }));
   }
 
