@@ -25,6 +25,21 @@ const memory = process.memoryUsage();
 process.stdout.write(
   `${JSON.stringify({ ready: true, address, prepareMs: Math.round(performance.now() - started), pagesRendered, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20), stats: directory.search.peek()?.index.stats() })}\n`,
 );
+// BENCH_PROFILE=<file>: SIGUSR2 starts a CPU profile, the next SIGUSR2 writes it to <file> (the load only, not the start).
+const profileFile = process.env.BENCH_PROFILE;
+if (profileFile) {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  let profiling = false;
+  process.on('SIGUSR2', () => {
+    profiling = !profiling;
+    if (profiling) void session.post('Profiler.start');
+    else void session.post('Profiler.stop').then(({ profile }) => writeFileSync(profileFile, JSON.stringify(profile)));
+  });
+}
 process.on('SIGTERM', () => {
   const after = process.memoryUsage();
   process.stdout.write(`${JSON.stringify({ stopped: true, rssMb: Math.round(after.rss / 2 ** 20) })}\n`);
