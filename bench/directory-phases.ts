@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { buildDirectory } from '../packages/directory/src/app.js';
-import { JsonBytes, assembleListingBytes, type ListingPageInputs } from '../packages/directory/src/domain/listings/listing-page.js';
+import { JsonBytes, assembleListingBytes } from '../packages/directory/src/domain/listings/listing-page.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
@@ -97,7 +97,7 @@ for (const [name, url] of mix) {
   const moment = { nowMs: Date.now() + offset, answeringHours: 24, rulesVersion: 7, rulesUrl: 'http://127.0.0.1:8080/v1/ranking?version=7', openNow: true, placement: { rankPos: 1, shuffle: '0123456789abcdef', why: 'why' } };
   const assemble = await best(() => {
     const out = new JsonBytes();
-    for (const page of stored.values()) assembleListingBytes(page.fixed, JSON.parse(page.inputs) as ListingPageInputs, moment, out);
+    for (const page of stored.values()) assembleListingBytes(page.fixed, page.inputs, moment, out);
     out.toBuffer();
   });
   console.log(`${name.padEnd(28)} ${http.toFixed(3).padStart(13)} ${search.toFixed(3).padStart(8)} ${index.toFixed(3).padStart(7)} ${pages.toFixed(3).padStart(7)} ${assemble.toFixed(3).padStart(9)}`);

@@ -94,22 +94,28 @@ export class ListingPageRenderer {
   }
 }
 
-/** A stored page as read for an answer: `fixed` as its UTF-8 bytes, so an answer is assembled without decoding and encoding it again. */
+/** A stored page as read for an answer: its inputs parsed, `fixed` as its UTF-8 bytes, so an answer is assembled without decoding and encoding it again. */
 export interface StoredListingPage {
-  inputs: string;
+  inputs: ListingPageInputs;
   fixed: Buffer;
 }
 
-/** An answer's JSON assembled from stored bytes and rendered text, encoded once into one buffer. */
+/** An answer's JSON assembled from stored bytes and rendered text, written once into one buffer. */
 export class JsonBytes {
-  readonly #parts: (Buffer | string)[] = [];
+  #buffer: Buffer;
   #length = 0;
   /** Text written since the last bytes, kept as one string (fewer, larger writes). */
   #pending = '';
 
+  /** `capacity`: a page of 20 results is ~50 KB; the buffer grows when needed. */
+  constructor(capacity = 64 * 1024) {
+    this.#buffer = Buffer.allocUnsafe(capacity);
+  }
+
   bytes(b: Buffer): void {
     this.#flush();
-    this.#parts.push(b);
+    this.#reserve(b.length);
+    b.copy(this.#buffer, this.#length);
     this.#length += b.length;
   }
 
@@ -117,19 +123,26 @@ export class JsonBytes {
     this.#pending += s;
   }
 
+  #reserve(bytes: number): void {
+    if (this.#length + bytes <= this.#buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(2 * this.#buffer.length, this.#length + bytes));
+    this.#buffer.copy(grown, 0, 0, this.#length);
+    this.#buffer = grown;
+  }
+
   #flush(): void {
     if (this.#pending === '') return;
-    this.#parts.push(this.#pending);
-    this.#length += Buffer.byteLength(this.#pending, 'utf8');
+    // A UTF-16 unit takes at most 3 bytes in UTF-8; encoded straight into place, not measured first.
+    this.#reserve(3 * this.#pending.length);
+    this.#length += this.#buffer.write(this.#pending, this.#length, 'utf8');
     this.#pending = '';
   }
 
   toBuffer(): Buffer {
     this.#flush();
-    const out = Buffer.allocUnsafe(this.#length);
-    let at = 0;
-    for (const part of this.#parts) at += typeof part === 'string' ? out.write(part, at, 'utf8') : part.copy(out, at);
-    return out;
+    const used = this.#buffer.subarray(0, this.#length);
+    // Answers may be kept (the answer cache): a buffer mostly unused is copied to its size.
+    return this.#length >= 0.75 * this.#buffer.length ? used : Buffer.from(used);
   }
 }
 

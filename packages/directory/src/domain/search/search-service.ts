@@ -224,7 +224,7 @@ export class DirectorySearch {
       if (!first) out.text(',');
       first = false;
       if (page) {
-        const inputs = JSON.parse(page.inputs) as ListingPageInputs;
+        const inputs = page.inputs;
         const rank = inputs as ListingPageInputs & RankInputs;
         rank.seq = hit.seq;
         const moment = this.#moment(rank, openNowOf(inputs, nowMs), state, nowMs, placement);

@@ -3,7 +3,6 @@
  * every read, the OpenAPI document, health, and problem documents for every refusal (400 for bad
  * parameters, as the directory contract says).
  */
-import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   type AnyOperation,
@@ -16,6 +15,7 @@ import {
   type OperationOutcome,
 } from '@svc/shared';
 import { renderedBytesOf } from '../../domain/search/rendered-answer.js';
+import { etagOf } from './etag.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 
 /** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
@@ -59,7 +59,7 @@ function serialise(body: unknown): Serialised {
     if (known) return known;
   }
   const bytes = renderedBytesOf(body) ?? Buffer.from(JSON.stringify(body), 'utf8');
-  const result = { bytes, etag: `"${hash('sha1', bytes, 'base64url')}"` };
+  const result = { bytes, etag: etagOf(bytes) };
   if (typeof body === 'object' && body !== null) serialised.set(body, result);
   return result;
 }

@@ -3,7 +3,7 @@ import { KyselyJobStore } from '@svc/shared';
 import type { Database as SQLiteDatabase, Statement } from 'better-sqlite3';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
-import type { StoredListingPage } from '../../domain/listings/listing-page.js';
+import type { ListingPageInputs, StoredListingPage } from '../../domain/listings/listing-page.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -42,8 +42,8 @@ class KyselyListingStore implements ListingStore {
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #sqlite: SQLiteDatabase | null;
   readonly #pages: PageRenderer | null;
-  /** Prepared page reads by number of listings (a page of results holds 1 to 100). */
-  readonly #pageReads = new Map<number, Statement>();
+  /** The page read of every search, prepared once. */
+  #pageRead: Statement | null = null;
 
   constructor(db: Kysely<DirectoryDatabase>, sqlite: SQLiteDatabase | null, pages: PageRenderer | null) {
     this.#db = db;
@@ -72,11 +72,31 @@ class KyselyListingStore implements ListingStore {
     const renderer = this.#pages;
     if (!renderer || seqs.length === 0) return found;
     if (this.#sqlite) {
-      // The hot read of every search: one statement prepared once per page size.
-      for (const [seq, inputs, fixed] of this.#pageRead(seqs.length).all(renderer.version, ...seqs) as [number, string, Buffer][]) found.set(seq, { inputs, fixed });
+      // The hot read of every search, in one row: every page's `fixed` bytes in one blob (with their
+      // lengths) and every `inputs` in one JSON array. Twenty small rows would make twenty buffers and
+      // twenty parses; the aggregates all see the rows in the same order.
+      this.#pageRead ??= this.#sqlite
+        .prepare(
+          `SELECT json_group_array(seq), json_group_array(length(CAST(fixed AS BLOB))), '[' || group_concat(inputs, ',') || ']', CAST(group_concat(fixed, '') AS BLOB)
+           FROM listing_pages WHERE version = ? AND seq IN (SELECT value FROM json_each(?))`,
+        )
+        .raw(true);
+      const [seqList, lengthList, inputList, fixed] = this.#pageRead.get(renderer.version, JSON.stringify(seqs)) as [string, string, string | null, Buffer | null];
+      if (inputList === null || fixed === null) return found;
+      const rowSeqs = JSON.parse(seqList) as number[];
+      const lengths = JSON.parse(lengthList) as number[];
+      const inputs = JSON.parse(inputList) as ListingPageInputs[];
+      let at = 0;
+      for (let i = 0; i < rowSeqs.length; i++) {
+        const length = lengths[i] as number;
+        found.set(rowSeqs[i] as number, { inputs: inputs[i] as ListingPageInputs, fixed: fixed.subarray(at, at + length) });
+        at += length;
+      }
       return found;
     }
-    for (const row of await this.#pageQuery(renderer.version, seqs).execute()) found.set(row.seq, { inputs: row.inputs, fixed: Buffer.isBuffer(row.fixed) ? row.fixed : Buffer.from(row.fixed) });
+    for (const row of await this.#pageQuery(renderer.version, seqs).execute()) {
+      found.set(row.seq, { inputs: JSON.parse(row.inputs) as ListingPageInputs, fixed: Buffer.isBuffer(row.fixed) ? row.fixed : Buffer.from(row.fixed) });
+    }
     return found;
   }
 
@@ -89,16 +109,6 @@ class KyselyListingStore implements ListingStore {
       .where('seq', 'in', [...seqs]);
   }
 
-  #pageRead(count: number): Statement {
-    let statement = this.#pageReads.get(count);
-    if (!statement) {
-      // Kysely writes the SQL; its parameters come in clause order: the version, then the seqs.
-      const query = this.#pageQuery('', new Array<number>(count).fill(0)).compile();
-      statement = (this.#sqlite as SQLiteDatabase).prepare(query.sql).raw(true);
-      this.#pageReads.set(count, statement);
-    }
-    return statement;
-  }
 
   async refreshPages(options: { batchSize?: number; signal?: AbortSignal } = {}): Promise<number> {
     if (!this.#pages) return 0;
