@@ -163,6 +163,12 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
       return { answering, online: answering, not_answering_since: notAnsweringSince };
     },
     sameAtEveryMoment: (l) => l.source !== 'member',
+    text: (l, o) => {
+      const answering = isAnswering(l, o.nowMs, o.answeringHours);
+      const since =
+        l.source !== 'member' || answering ? 'null' : `"${new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString()}"`;
+      return `"answering":${answering},"online":${answering},"not_answering_since":${since}`;
+    },
   },
   {
     kind: 'moment',
@@ -188,6 +194,10 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
           }
         : {},
     sameAtEveryMoment: (l) => l.source !== 'member',
+    text: (l, o) =>
+      l.source === 'member'
+        ? `"reputation":{"ranked":false,"score":0,"tier":"new","kept":0,"broken":0,"customers":${jsonNumber(l.receipts.customers)},"verified_share":0,"rules":${jsonNumber(o.rulesVersion)},"rules_url":${JSON.stringify(o.rulesUrl)}}`
+        : '',
   },
   {
     kind: 'fixed',

@@ -113,6 +113,8 @@ export interface SearchQuery {
   limit: number;
   /** performance.now() value after which the search throws SearchTimeout. */
   deadlineMs?: number;
+  /** Tell each hit whether it is open at this instant (its `open_now`), from the hours the index keeps. */
+  reportOpenAt?: number;
 }
 
 export interface SearchHit {
@@ -120,6 +122,8 @@ export interface SearchHit {
   /** 1-based place in the hourly order. */
   rankPos: number;
   distanceKm?: number;
+  /** With `reportOpenAt`: open at that instant by its hours (isOpenAt), null when it publishes none. */
+  openNow?: boolean | null;
 }
 
 export interface SearchPage {
@@ -929,6 +933,7 @@ class Index implements SearchIndex {
     if (start >= n) return { hits: [], next: null };
 
     const open = this.openTest(query.openAt);
+    const report = this.reportTest(query, open);
     const want = limit + 1;
     const circle = query.near ? new Circle(query.near.lat, query.near.lng, query.near.radiusKm) : null;
     if (circle) {
@@ -1007,15 +1012,22 @@ class Index implements SearchIndex {
     const more = hits.length > limit;
     const page = more ? hits.slice(0, limit) : hits;
     return {
-      hits: page.map((p, i) => this.hit(p, circle ? dists[i]! : -1)),
+      hits: page.map((p, i) => this.hit(p, circle ? dists[i]! : -1, report)),
       next: more ? this.orderIdxAt[page[page.length - 1]!]! : null,
     };
   }
 
-  private hit(pos: number, dist: number): SearchHit {
+  private hit(pos: number, dist: number, report: ((pos: number) => boolean) | null): SearchHit {
     const h: SearchHit = { seq: this.seqAt[pos]!, rankPos: this.orderIdxAt[pos]! + 1 };
     if (dist >= 0) h.distanceKm = dist;
+    if (report) h.openNow = this.rec.zoneOf[pos]! < 0 ? null : report(pos);
     return h;
+  }
+
+  /** The open test that reports each hit's `open_now`: the filter's own when it asks about the same instant. */
+  private reportTest(query: SearchQuery, open: ((pos: number) => boolean) | null): ((pos: number) => boolean) | null {
+    if (query.reportOpenAt === undefined) return null;
+    return open && query.openAt === query.reportOpenAt ? open : this.openTest(query.reportOpenAt);
   }
 
   /** Positions >= start within the circle, ascending, as a clause. */
@@ -1048,6 +1060,7 @@ class Index implements SearchIndex {
     const offset = Math.max(0, Math.floor(query.after));
     const want = offset + limit + 1;
     const open = this.openTest(query.openAt);
+    const report = this.reportTest(query, open);
     const full = new Circle(near.lat, near.lng, near.radiusKm);
     const inRadius = this.boxCount(full.box);
     let ticks = 0;
@@ -1125,7 +1138,7 @@ class Index implements SearchIndex {
     idx.sort((x, y) => dist[x]! - dist[y]! || pa[x]! - pa[y]!);
     const page = idx.slice(offset, offset + limit);
     return {
-      hits: page.map((i) => this.hit(pa[i]!, dist[i]!)),
+      hits: page.map((i) => this.hit(pa[i]!, dist[i]!, report)),
       next: idx.length > offset + limit ? offset + limit : null,
     };
   }

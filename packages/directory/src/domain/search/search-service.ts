@@ -6,7 +6,7 @@
 import { Problem, canonicalJson, sha256Hex } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import type { ListingRecord } from '../listings/listing.js';
-import { JsonBytes, assembleListingBytes, openNowOf, type ListingPageInputs } from '../listings/listing-page.js';
+import { JsonBytes, assembleListingBytes, type ListingPageInputs } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
 import { DayShuffles, HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, whyPlaced, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
@@ -175,6 +175,7 @@ export class DirectorySearch {
         ...(search.itemType ? { itemType: search.itemType } : {}),
         ...(search.language ? { language: search.language } : {}),
         ...(search.openNow ? { openAt: nowMs } : {}),
+        reportOpenAt: nowMs,
         ...(search.near ? { near: search.near } : {}),
         ...(search.attributes ? { attributes: search.attributes } : {}),
         ...(search.country ? { country: search.country } : {}),
@@ -227,7 +228,7 @@ export class DirectorySearch {
         const inputs = page.inputs;
         const rank = inputs as ListingPageInputs & RankInputs;
         rank.seq = hit.seq;
-        const moment = this.#moment(rank, openNowOf(inputs, nowMs), state, nowMs, placement);
+        const moment = this.#moment(rank, hit.openNow ?? null, state, nowMs, placement);
         assembleListingBytes(page.fixed, inputs, moment, out);
       } else if (record) {
         out.text(JSON.stringify(this.view(record, state, nowMs, { ...placement, detail: false })));
