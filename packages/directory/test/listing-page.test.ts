@@ -12,7 +12,7 @@ import { etagOf } from '../src/doors/rest/etag.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import type { ListingRecord } from '../src/domain/listings/listing.js';
-import { PAGE_FORMAT, assembleListingView, openNowOf, type ListingPageInputs } from '../src/domain/listings/listing-page.js';
+import { JsonBytes, PAGE_FORMAT, assembleListingView, openNowOf, type ListingPageInputs } from '../src/domain/listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../src/domain/listings/listing-view.js';
 import { rulesByVersion } from '../src/domain/ranking/rules.js';
 import { isOpenAt } from '../src/domain/search/hours.js';
@@ -125,6 +125,25 @@ describe('a pre-rendered page', () => {
     expect(JSON.stringify(answer)).toBe(json);
     expect(answer.businesses[0]).toEqual({ domain: 'a.example', name: 'A' });
     expect(answer.next_cursor).toBe('abc');
+  });
+});
+
+describe('an answer written as bytes', () => {
+  it('encodes text and copies stored bytes exactly as UTF-8 of the whole, past its first capacity', () => {
+    const pieces: (string | Buffer)[] = [];
+    const samples = ['{', '"open_now":true', 'Café ☕', '😀 pair', 'x'.repeat(64), 'é'.repeat(65), '\u2028 line', '"a":"b"'];
+    for (let i = 0; i < 400; i++) {
+      const text = samples[i % samples.length] as string;
+      pieces.push(i % 3 === 0 ? Buffer.from(`[${text}]`, 'utf8') : text);
+    }
+    const out = new JsonBytes(16);
+    for (const piece of pieces) {
+      if (typeof piece === 'string') out.text(piece);
+      else out.bytes(Buffer.concat([Buffer.from('zz'), piece, Buffer.from('zz')]), 2, piece.length + 2);
+    }
+    const expected = pieces.map((p) => (typeof p === 'string' ? p : p.toString('utf8'))).join('');
+    expect(out.toBuffer().toString('utf8')).toBe(expected);
+    expect(out.toBuffer().equals(Buffer.from(expected, 'utf8'))).toBe(true);
   });
 });
 

@@ -104,23 +104,39 @@ export interface StoredListingPage {
 export class JsonBytes {
   #buffer: Buffer;
   #length = 0;
-  /** Text written since the last bytes, kept as one string (fewer, larger writes). */
-  #pending = '';
 
   /** `capacity`: a page of 20 results is ~50 KB; the buffer grows when needed. */
   constructor(capacity = 64 * 1024) {
     this.#buffer = Buffer.allocUnsafe(capacity);
   }
 
-  bytes(b: Buffer): void {
-    this.#flush();
-    this.#reserve(b.length);
-    b.copy(this.#buffer, this.#length);
-    this.#length += b.length;
+  bytes(b: Buffer, start = 0, end = b.length): void {
+    this.#reserve(end - start);
+    this.#length += b.copy(this.#buffer, this.#length, start, end);
   }
 
   text(s: string): void {
-    this.#pending += s;
+    const n = s.length;
+    // A UTF-16 unit takes at most 3 bytes in UTF-8.
+    this.#reserve(3 * n);
+    const buffer = this.#buffer;
+    let at = this.#length;
+    // Most pieces are short and ASCII (punctuation, numbers, keys): copied here rather than through
+    // a native call each; anything else is encoded by Buffer.write.
+    if (n <= 64) {
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buffer[at + i] = c;
+      }
+      if (i === n) {
+        this.#length = at + n;
+        return;
+      }
+    }
+    at += buffer.write(s, at, 'utf8');
+    this.#length = at;
   }
 
   #reserve(bytes: number): void {
@@ -130,16 +146,7 @@ export class JsonBytes {
     this.#buffer = grown;
   }
 
-  #flush(): void {
-    if (this.#pending === '') return;
-    // A UTF-16 unit takes at most 3 bytes in UTF-8; encoded straight into place, not measured first.
-    this.#reserve(3 * this.#pending.length);
-    this.#length += this.#buffer.write(this.#pending, this.#length, 'utf8');
-    this.#pending = '';
-  }
-
   toBuffer(): Buffer {
-    this.#flush();
     const used = this.#buffer.subarray(0, this.#length);
     // Answers may be kept (the answer cache): a buffer mostly unused is copied to its size.
     return this.#length >= 0.75 * this.#buffer.length ? used : Buffer.from(used);
@@ -169,7 +176,7 @@ export function assembleListingBytes(fixed: Buffer, inputs: ListingPageInputs, m
       }
     } else if (stop > start) {
       if (!first) out.text(',');
-      out.bytes(fixed.subarray(start, stop));
+      out.bytes(fixed, start, stop);
       first = false;
     }
     start = found === -1 ? fixed.length + 1 : found + 1;
