@@ -154,17 +154,31 @@ export function computeOrder(facts: RankFacts[], rules: PublishedRules): Int32Ar
 
 /** Why a business is where it is, in plain words. */
 export function whyPlaced(facts: RankFacts, rankPos: number, rules: PublishedRules): string {
-  const parts: string[] = [`Place ${rankPos} in this hour's order (rules ${rules.version}).`];
-  if (rules.numbers.membersFirst) {
-    if (!facts.member) parts.push('Not a member, so it comes after every member.');
-    else parts.push(facts.answering ? 'A member whose inbox answered in the last day.' : 'A member whose inbox has not answered in the last day.');
-  } else if (facts.reach === 1) parts.push('Reachable now: a member whose inbox answered in the last day.');
-  else if (facts.reach === 2) parts.push('Reachable through a live agent door; higher readiness levels come first.');
-  else parts.push('No door answered recently, so it comes after businesses that can be reached now.');
-  parts.push(
-    facts.standing.ranked
-      ? `Ranked by its reputation (score ${(facts.standing.scoreInt / 10_000).toFixed(4)}).`
-      : "Not ranked by reputation yet, so placed by today's shuffle.",
-  );
-  return parts.join(' ');
+  return `Place ${rankPos} in this hour's order (rules ${rules.version}). ${whyClass(facts, rules)}`;
+}
+
+/** The sentences after the place: one of a few per rules version and standing, so kept once written. */
+const whyClasses = new Map<string, string>();
+function whyClass(facts: RankFacts, rules: PublishedRules): string {
+  const key = `${rules.version}|${Number(facts.member)}|${Number(facts.answering)}|${facts.reach}|${facts.standing.ranked ? facts.standing.scoreInt : 'u'}`;
+  let text = whyClasses.get(key);
+  if (text === undefined) {
+    const parts: string[] = [];
+    if (rules.numbers.membersFirst) {
+      if (!facts.member) parts.push('Not a member, so it comes after every member.');
+      else parts.push(facts.answering ? 'A member whose inbox answered in the last day.' : 'A member whose inbox has not answered in the last day.');
+    } else if (facts.reach === 1) parts.push('Reachable now: a member whose inbox answered in the last day.');
+    else if (facts.reach === 2) parts.push('Reachable through a live agent door; higher readiness levels come first.');
+    else parts.push('No door answered recently, so it comes after businesses that can be reached now.');
+    parts.push(
+      facts.standing.ranked
+        ? `Ranked by its reputation (score ${(facts.standing.scoreInt / 10_000).toFixed(4)}).`
+        : "Not ranked by reputation yet, so placed by today's shuffle.",
+    );
+    text = parts.join(' ');
+    // Ranked scores make many classes; the map is only a saving, so it is simply emptied when large.
+    if (whyClasses.size >= 10_000) whyClasses.clear();
+    whyClasses.set(key, text);
+  }
+  return text;
 }
