@@ -94,10 +94,43 @@ export class ListingPageRenderer {
   }
 }
 
-/** A stored page as read for an answer: its inputs parsed, `fixed` as its UTF-8 bytes, so an answer is assembled without decoding and encoding it again. */
-export interface StoredListingPage {
-  inputs: ListingPageInputs;
-  fixed: Buffer;
+/**
+ * A stored page as read for an answer: `fixed` as its UTF-8 bytes, so an answer is assembled without
+ * decoding and encoding it again, and its inputs parsed only when something reads them (most
+ * listings' per-answer sections need none: the place and why come from the hour's table).
+ */
+export class StoredListingPage implements ListingMomentFields {
+  readonly fixed: Buffer;
+  readonly #text: string;
+  #parsed: ListingPageInputs | undefined;
+
+  constructor(inputsText: string, fixed: Buffer) {
+    this.#text = inputsText;
+    this.fixed = fixed;
+  }
+
+  get inputs(): ListingPageInputs {
+    return (this.#parsed ??= JSON.parse(this.#text) as ListingPageInputs);
+  }
+
+  get source() {
+    return this.inputs.source;
+  }
+  get lastPingAt() {
+    return this.inputs.lastPingAt;
+  }
+  get verifiedAt() {
+    return this.inputs.verifiedAt;
+  }
+  get createdAt() {
+    return this.inputs.createdAt;
+  }
+  get hours() {
+    return this.inputs.hours;
+  }
+  get receipts() {
+    return this.inputs.receipts;
+  }
 }
 
 /** An answer's JSON assembled from stored bytes and rendered text, written once into one buffer. */
@@ -160,7 +193,7 @@ const PER_ANSWER_BYTE = 0x02;
  * The listing's view as JSON, into `out`: the sections its page keeps as rendered (as stored bytes;
  * in UTF-8 neither mark byte occurs inside a character), the others rendered for this answer.
  */
-export function assembleListingBytes(fixed: Buffer, inputs: ListingPageInputs, moment: MomentViewOptions, out: JsonBytes): void {
+export function assembleListingBytes(fixed: Buffer, inputs: ListingMomentFields, moment: MomentViewOptions, out: JsonBytes): void {
   out.text('{');
   let first = true;
   let start = 0;

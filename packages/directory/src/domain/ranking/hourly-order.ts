@@ -61,9 +61,19 @@ export class DayShuffles {
     return table;
   }
 
+  /** Whether the table has the listing (else get() needs its id to hash). */
+  has(seq: number): boolean {
+    return this.#known[seq] === 1;
+  }
+
   /** The listing's shuffle key on this table's day (rankShuffle). */
   get(seq: number, listingId: string): string {
     if (this.#known[seq] !== 1) return shuffleOfDay(this.day, listingId);
+    return this.known(seq);
+  }
+
+  /** The key of a listing the table has (has(seq)). */
+  known(seq: number): string {
     return hex8(this.#hi[seq] as number) + hex8(this.#lo[seq] as number);
   }
 }
@@ -85,6 +95,9 @@ export interface RankFacts {
   shuffle: string;
   id: string;
 }
+
+/** The facts a view's place and why are written from. */
+export type PlacementFacts = Pick<RankFacts, 'member' | 'answering' | 'reach' | 'standing' | 'shuffle'>;
 
 export function isAnswering(listing: Pick<ListingRecord, 'source' | 'lastPingAt'>, atMs: number, answeringHours: number): boolean {
   return listing.source === 'member' && listing.lastPingAt !== null && listing.lastPingAt >= atMs - answeringHours * HOUR_MS;
@@ -112,10 +125,8 @@ export function rankInputsOf(listing: ListingRecord): RankInputs {
 }
 
 export function rankFacts(inputs: RankInputs, hourStartMs: number, rules: PublishedRules, standing: Standing, shuffles?: DayShuffles): RankFacts {
-  const member = inputs.source === 'member';
-  const answering = isAnswering(inputs, hourStartMs, rules.numbers.answeringHours);
-  const reach: RankFacts['reach'] = answering ? 1 : inputs.agentDoor ? 2 : 3;
-  return { seq: inputs.seq, member, answering, reach, level: inputs.level, standing, shuffle: shuffles ? shuffles.get(inputs.seq, inputs.id) : rankShuffle(hourStartMs, inputs.id), id: inputs.id };
+  const { member, answering, reach, level } = factsWithoutShuffle(inputs, hourStartMs, rules);
+  return { seq: inputs.seq, member, answering, reach, level, standing, shuffle: shuffles ? shuffles.get(inputs.seq, inputs.id) : rankShuffle(hourStartMs, inputs.id), id: inputs.id };
 }
 
 function compareV6(a: RankFacts, b: RankFacts): number {
@@ -152,14 +163,68 @@ export function computeOrder(facts: RankFacts[], rules: PublishedRules): Int32Ar
   return order;
 }
 
+/**
+ * What the hour's order knows of each listing (member, answering, reach, level), by seq, so that an
+ * answer can show a listing's place and why without reading its documents. Listings added since the
+ * table was made are not in it (`has` is false).
+ */
+export class HourRanks {
+  static readonly #MEMBER = 1;
+  static readonly #ANSWERING = 2;
+  readonly #flags: Uint8Array;
+  readonly #reach: Uint8Array;
+  readonly #level: Uint8Array;
+
+  private constructor(size: number) {
+    this.#flags = new Uint8Array(size);
+    this.#reach = new Uint8Array(size);
+    this.#level = new Uint8Array(size);
+  }
+
+  /** From the facts of the order just computed, or from every listing's rank inputs (the order was stored by another process). */
+  static build(hourStartMs: number, rules: PublishedRules, listings: readonly (RankInputs | RankFacts)[]): HourRanks {
+    let maxSeq = 0;
+    for (const l of listings) if (l.seq > maxSeq) maxSeq = l.seq;
+    const table = new HourRanks(maxSeq + 1);
+    for (const l of listings) {
+      const facts = 'reach' in l ? l : factsWithoutShuffle(l, hourStartMs, rules);
+      table.#flags[l.seq] = (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0);
+      table.#reach[l.seq] = facts.reach;
+      table.#level[l.seq] = facts.level;
+    }
+    return table;
+  }
+
+  has(seq: number): boolean {
+    return seq < this.#reach.length && this.#reach[seq] !== 0;
+  }
+
+  /** What a view shows of the listing's place this hour (has(seq) must hold). */
+  placement(seq: number, standing: Standing, shuffle: string): PlacementFacts {
+    const flags = this.#flags[seq] as number;
+    return {
+      member: (flags & HourRanks.#MEMBER) !== 0,
+      answering: (flags & HourRanks.#ANSWERING) !== 0,
+      reach: this.#reach[seq] as RankFacts['reach'],
+      standing,
+      shuffle,
+    };
+  }
+}
+
+function factsWithoutShuffle(inputs: RankInputs, hourStartMs: number, rules: PublishedRules): Pick<RankFacts, 'member' | 'answering' | 'reach' | 'level'> {
+  const answering = isAnswering(inputs, hourStartMs, rules.numbers.answeringHours);
+  return { member: inputs.source === 'member', answering, reach: answering ? 1 : inputs.agentDoor ? 2 : 3, level: inputs.level };
+}
+
 /** Why a business is where it is, in plain words. */
-export function whyPlaced(facts: RankFacts, rankPos: number, rules: PublishedRules): string {
+export function whyPlaced(facts: PlacementFacts, rankPos: number, rules: PublishedRules): string {
   return `Place ${rankPos} in this hour's order (rules ${rules.version}). ${whyClass(facts, rules)}`;
 }
 
 /** The sentences after the place: one of a few per rules version and standing, so kept once written. */
 const whyClasses = new Map<string, string>();
-function whyClass(facts: RankFacts, rules: PublishedRules): string {
+function whyClass(facts: PlacementFacts, rules: PublishedRules): string {
   const key = `${rules.version}|${Number(facts.member)}|${Number(facts.answering)}|${facts.reach}|${facts.standing.ranked ? facts.standing.scoreInt : 'u'}`;
   let text = whyClasses.get(key);
   if (text === undefined) {

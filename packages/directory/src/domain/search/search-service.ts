@@ -6,9 +6,9 @@
 import { Problem, canonicalJson, sha256Hex } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import type { ListingRecord } from '../listings/listing.js';
-import { JsonBytes, assembleListingBytes, type ListingPageInputs } from '../listings/listing-page.js';
+import { JsonBytes, assembleListingBytes } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
-import { DayShuffles, HOUR_MS, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, whyPlaced, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { DayShuffles, HOUR_MS, HourRanks, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, whyPlaced, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
@@ -42,6 +42,8 @@ export interface HourState {
   base: DirectoryCounter;
   /** The day's shuffle key of every listing, computed once per UTC day. */
   shuffles: DayShuffles;
+  /** What the hour's order knows of each listing: its place and why are shown without reading its document. */
+  ranks: HourRanks;
 }
 
 export type { SearchAnswer };
@@ -107,17 +109,19 @@ export class DirectorySearch {
         : await this.#buildIndex(stored.order, rules);
     const counts = await this.#countWith(built.base);
     const day = shuffleDay(hourStart);
-    const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : await this.#dayShuffles(day, facts);
-    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles };
+    // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
+    let rows: RankInputs[] | null = null;
+    const rankRows = async () => (rows ??= await this.#rankRows());
+    const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
+    const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()));
+    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks };
     return this.#state;
   }
 
-  /** The day's shuffle keys: from the facts of the order just computed (same hour, same day), else hashed from every listing's id. */
-  async #dayShuffles(day: string, facts: RankFacts[] | null): Promise<DayShuffles> {
-    if (facts) return DayShuffles.build(day, facts);
-    const listings: { seq: number; id: string }[] = [];
-    for await (const row of this.#ctx.store.listings.rankRows()) listings.push({ seq: row.seq, id: row.id });
-    return DayShuffles.build(day, listings);
+  async #rankRows(): Promise<RankInputs[]> {
+    const rows: RankInputs[] = [];
+    for await (const row of this.#ctx.store.listings.rankRows()) rows.push(row);
+    return rows;
   }
 
   async #buildIndex(order: Int32Array, rules: PublishedRules): Promise<{ index: SearchIndex; base: DirectoryCounter }> {
@@ -225,11 +229,8 @@ export class DirectorySearch {
       if (!first) out.text(',');
       first = false;
       if (page) {
-        const inputs = page.inputs;
-        const rank = inputs as ListingPageInputs & RankInputs;
-        rank.seq = hit.seq;
-        const moment = this.#moment(rank, hit.openNow ?? null, state, nowMs, placement);
-        assembleListingBytes(page.fixed, inputs, moment, out);
+        const facts = this.#placementFacts(state, hit.seq, () => ({ ...page.inputs, seq: hit.seq }));
+        assembleListingBytes(page.fixed, page, this.#momentOf(facts, hit.openNow ?? null, state, nowMs, placement), out);
       } else if (record) {
         out.text(JSON.stringify(this.view(record, state, nowMs, { ...placement, detail: false })));
       }
@@ -262,8 +263,28 @@ export class DirectorySearch {
     nowMs: number,
     options: { rankPos: number | null; distanceKm?: number | undefined },
   ): MomentViewOptions {
+    const facts = state && options.rankPos !== null ? this.#placementFacts(state, rank.seq, () => rank) : null;
+    return this.#momentOf(facts, openNow, state, nowMs, options);
+  }
+
+  /**
+   * The facts the hour's order was made from, which a listing's place and why explain: from the
+   * hour's table, or for a listing added since (not in it) from its rank inputs.
+   */
+  #placementFacts(state: HourState, seq: number, inputs: () => RankInputs): PlacementFacts {
+    return state.ranks.has(seq) && state.shuffles.has(seq)
+      ? state.ranks.placement(seq, NO_STANDING, state.shuffles.known(seq))
+      : rankFacts(inputs(), state.hourStart, state.rules, NO_STANDING, state.shuffles);
+  }
+
+  #momentOf(
+    facts: PlacementFacts | null,
+    openNow: boolean | null,
+    state: HourState | null,
+    nowMs: number,
+    options: { rankPos: number | null; distanceKm?: number | undefined },
+  ): MomentViewOptions {
     const rules = state?.rules ?? rulesInForce(nowMs);
-    const facts = state && options.rankPos !== null ? rankFacts(rank, state.hourStart, rules, NO_STANDING, state.shuffles) : null;
     return {
       nowMs,
       answeringHours: rules.numbers.answeringHours,

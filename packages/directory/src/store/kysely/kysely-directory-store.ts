@@ -3,7 +3,7 @@ import { KyselyJobStore } from '@svc/shared';
 import type { Database as SQLiteDatabase, Statement } from 'better-sqlite3';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
-import type { ListingPageInputs, StoredListingPage } from '../../domain/listings/listing-page.js';
+import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -73,11 +73,12 @@ class KyselyListingStore implements ListingStore {
     if (!renderer || seqs.length === 0) return found;
     if (this.#sqlite) {
       // The hot read of every search, in one row: every page's `fixed` bytes in one blob (with their
-      // lengths) and every `inputs` in one JSON array. Twenty small rows would make twenty buffers and
-      // twenty parses; the aggregates all see the rows in the same order.
+      // lengths) and every `inputs` in one text (JSON never holds a raw \u0001, which separates
+      // them). Twenty small rows would make twenty buffers; the aggregates all see the rows in the
+      // same order.
       this.#pageRead ??= this.#sqlite
         .prepare(
-          `SELECT json_group_array(seq), json_group_array(length(CAST(fixed AS BLOB))), '[' || group_concat(inputs, ',') || ']', CAST(group_concat(fixed, '') AS BLOB)
+          `SELECT json_group_array(seq), json_group_array(length(CAST(fixed AS BLOB))), group_concat(inputs, char(1)), CAST(group_concat(fixed, '') AS BLOB)
            FROM listing_pages WHERE version = ? AND seq IN (SELECT value FROM json_each(?))`,
         )
         .raw(true);
@@ -85,17 +86,17 @@ class KyselyListingStore implements ListingStore {
       if (inputList === null || fixed === null) return found;
       const rowSeqs = JSON.parse(seqList) as number[];
       const lengths = JSON.parse(lengthList) as number[];
-      const inputs = JSON.parse(inputList) as ListingPageInputs[];
+      const inputs = inputList.split('\u0001');
       let at = 0;
       for (let i = 0; i < rowSeqs.length; i++) {
         const length = lengths[i] as number;
-        found.set(rowSeqs[i] as number, { inputs: inputs[i] as ListingPageInputs, fixed: fixed.subarray(at, at + length) });
+        found.set(rowSeqs[i] as number, new StoredListingPage(inputs[i] as string, fixed.subarray(at, at + length)));
         at += length;
       }
       return found;
     }
     for (const row of await this.#pageQuery(renderer.version, seqs).execute()) {
-      found.set(row.seq, { inputs: JSON.parse(row.inputs) as ListingPageInputs, fixed: Buffer.isBuffer(row.fixed) ? row.fixed : Buffer.from(row.fixed) });
+      found.set(row.seq, new StoredListingPage(row.inputs, Buffer.isBuffer(row.fixed) ? row.fixed : Buffer.from(row.fixed)));
     }
     return found;
   }
