@@ -10,7 +10,6 @@
  * gives (the tests hold the two side by side).
  */
 import { rankInputsOf } from '../ranking/hourly-order.js';
-import { compileHours, isOpenCompiled } from '../search/hours.js';
 import type { ListingRecord } from './listing.js';
 import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingMomentFields, type MomentViewOptions, type ViewSection } from './listing-view.js';
 
@@ -19,7 +18,7 @@ import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingM
  * the attribute keys shown): pages of another version are rendered again and never served.
  * `listing-page.test.ts` fails on a change of output until this and its fingerprint are updated.
  */
-export const PAGE_FORMAT = 3;
+export const PAGE_FORMAT = 4;
 
 /** What a page keeps to render its moment sections and to place the listing in the hour's order. */
 export interface ListingPageInputs extends ListingMomentFields {
@@ -28,15 +27,6 @@ export interface ListingPageInputs extends ListingMomentFields {
   level: number;
   /** A live agent door other than an inbox at askable or above. */
   agentDoor: boolean;
-  /** The hours compiled for open_now (hours.ts), null when none are published. `hours` is kept only when the view shows them by moment. */
-  open: { zone: string; ranges: number[]; closures: number[] } | null;
-}
-
-/** Whether the listing is open at the instant (its `open_now`), as isOpenAt() says of its hours. */
-export function openNowOf(inputs: ListingPageInputs, nowMs: number): boolean | null {
-  const open = inputs.open;
-  if (!open) return null;
-  return isOpenCompiled({ zone: open.zone, ranges: Int32Array.from(open.ranges), closures: Int32Array.from(open.closures) }, nowMs);
 }
 
 /** A rendered page: its inputs (JSON of ListingPageInputs) and its sections, each rendered or marked to be rendered per answer. */
@@ -73,7 +63,6 @@ export class ListingPageRenderer {
 
   render(listing: ListingRecord): ListingPage {
     const rank = rankInputsOf(listing);
-    const compiled = listing.hours ? compileHours(listing.hours) : null;
     const inputs: ListingPageInputs = {
       id: listing.id,
       source: listing.source,
@@ -84,7 +73,6 @@ export class ListingPageRenderer {
       receipts: { customers: listing.receipts.customers },
       level: rank.level,
       agentDoor: rank.agentDoor,
-      open: compiled ? { zone: compiled.zone, ranges: [...compiled.ranges], closures: [...compiled.closures] } : null,
     };
     const pieces = VIEW_SECTIONS.map((section) => {
       if (section.kind === 'fixed') return innerJson(section.fields(listing, this.#fixed));
