@@ -1,0 +1,35 @@
+/**
+ * The directory server's CPU time per request (its process, all threads, from /proc) under
+ * autocannon, per query of the mix, every cache off: a steadier figure than req/s when other work
+ * shares the machine, for optimisation work. PROF=<file> also writes a CPU profile of the load.
+ *
+ *   npx tsx bench/directory-cpu.ts [size=100000] [seconds=4]
+ *
+ * Uses the data folder bench/directory.ts prepared (bench/.data/directory-<size>).
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import autocannon from 'autocannon';
+const size = process.argv[2] ?? '100000';
+const child = spawn(process.execPath, ['--max-old-space-size=20000', '--max-semi-space-size=64', '--import', 'tsx', 'bench/directory-server.ts'], {
+  env: { ...process.env, DATA_DIR: `bench/.data/directory-${size}`, PORT: '0', BENCH_NOW: '2026-12-08T12:00:00Z', DIRECTORY_ANSWER_CACHE: 'off', ...(process.env.PROF ? { BENCH_PROFILE: process.env.PROF } : {}) },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const info = await new Promise<{ address: string }>((resolve) => createInterface({ input: child.stdout! }).on('line', (l) => { const j = JSON.parse(l); if (j.ready) resolve(j); }));
+const ticks = () => { const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' '); return Number(f[11]) + Number(f[12]); };
+const mix = ['/v1/businesses', '/v1/businesses?q=coffee', '/v1/businesses?near=40.7128,-74.0060&radius_km=10', '/v1/businesses?category=restaurant', '/v1/businesses?open_now=true', '/v1/businesses?category=hair-beauty&language=en&open_now=true', '/v1/businesses?near=38.7223,-9.1393&radius_km=50&order=nearest'];
+let total = 0, reqs = 0;
+for (const path of mix) await autocannon({ url: info.address + path, connections: 10, duration: 1 });
+if (process.env.PROF) child.kill('SIGUSR2');
+for (const path of mix) {
+  await autocannon({ url: info.address + path, connections: 10, duration: 1 });
+  const t0 = ticks();
+  const r = await autocannon({ url: info.address + path, connections: 10, duration: Number(process.argv[3] ?? 4) });
+  const cpu = (ticks() - t0) * 10; // ms (100 Hz)
+  total += cpu; reqs += r.requests.total;
+  console.log(path.padEnd(70), String(Math.round(r.requests.average)).padStart(6), 'req/s', (cpu / r.requests.total * 1000).toFixed(0).padStart(6), 'us CPU/req', 'p99', r.latency.p99);
+}
+if (process.env.PROF) { child.kill('SIGUSR2'); await new Promise((r) => setTimeout(r, 2000)); }
+console.log('all', (total / reqs * 1000).toFixed(0), 'us CPU/req');
+child.kill();
