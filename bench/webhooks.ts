@@ -13,18 +13,10 @@
  * event's timestamp to its arrival.
  * Receivers run in their own process (bench/webhooks-receiver.ts).
  */
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { newId } from '@svc/shared';
-import { buildInbox, type Inbox } from '../packages/inbox/src/app.js';
-import { thinEnvelope } from '../packages/inbox/src/domain/events/event-body.js';
-import { insertItem } from '../packages/inbox/src/domain/items/item-writer.js';
-import { createEndpoint } from '../packages/inbox/src/domain/webhooks/endpoints.js';
-import { newSigningSecret } from '../packages/inbox/src/domain/webhooks/signing.js';
-import { sendSigned } from '../packages/inbox/src/webhooks/attempt.js';
+import type { Inbox } from '../packages/inbox/src/app.js';
+import { CONCURRENCY, baselineSender, commitEvent, openBenchInbox, pool, queueBacklog, startReceivers, type ReceiverSummary } from './webhooks-harness.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
@@ -34,48 +26,20 @@ const RATE = Number(args.get('rate') ?? 50);
 const SECONDS = Number(args.get('seconds') ?? 10);
 /** Backlog and baseline floods alternate this many times; the machine's load drifts between runs. */
 const ROUNDS = Number(args.get('rounds') ?? 5);
-/** The dispatcher's default bound on parallel sends; the baseline uses the same. */
-const CONCURRENCY = 64;
 const root = new URL('.', import.meta.url).pathname;
 
-interface Stats {
-  received: number;
-  distinct: number;
-  firstAt: number;
-  lastAt: number;
-  latencies: number[];
-}
+type Stats = ReceiverSummary & { latencies: number[] };
 
-const receiverProcess = spawn(process.execPath, ['--import', 'tsx', join(root, 'webhooks-receiver.ts'), String(ENDPOINTS)], { stdio: ['ignore', 'pipe', 'inherit'] });
-receiverProcess.on('exit', (code, signal) => {
-  if (code !== 0 && signal !== 'SIGTERM') console.error(`the receivers exited (${code ?? signal})`);
-});
-const { urls, control } = JSON.parse(await new Promise<string>((resolve) => createInterface({ input: receiverProcess.stdout }).once('line', resolve))) as { urls: string[]; control: string };
-/** Control calls on fresh connections, retried once: they must not be what fails a run. */
-async function controlCall(path: string, method: 'GET' | 'POST'): Promise<Response> {
-  try {
-    return await fetch(`${control}${path}`, { method, headers: { connection: 'close' } });
-  } catch {
-    return fetch(`${control}${path}`, { method, headers: { connection: 'close' } });
-  }
-}
-const stats = async (): Promise<Stats> => (await controlCall('/stats', 'GET')).json() as Promise<Stats>;
-const reset = async () => void (await (await controlCall('/reset', 'POST')).text());
-/** One long-poll until `expected` deliveries arrived (polling would load the side being measured), then the latencies. */
-async function waitForDeliveries(expected: number, timeoutMs = 120_000): Promise<Stats> {
-  await (await controlCall(`/wait?count=${expected}&timeoutMs=${timeoutMs}`, 'GET')).text();
-  return stats();
+const receivers = await startReceivers(ENDPOINTS);
+const { urls } = receivers;
+/** One long-poll until `expected` deliveries arrived, then the latencies. */
+async function waitForDeliveries(expected: number): Promise<Stats> {
+  await receivers.wait(expected);
+  return receivers.stats();
 }
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
-}
-
-const mover = { actor: { kind: 'system' as const, id: null, name: 'bench' }, channel: 'system' };
-async function commitEvent(inbox: Inbox, n: number): Promise<void> {
-  await inbox.store.transaction((store) =>
-    insertItem({ store, clock: inbox.clock }, mover, { type: 'message', payload: { subject: `bench ${n}` }, contact: null, sandbox: false, needsHuman: false, accessTokenHash: 'bench' }),
-  );
 }
 
 interface Row {
@@ -111,82 +75,47 @@ async function pacedRun(commit: (n: number) => Promise<void>): Promise<{ count: 
   return { count: total, seconds: (performance.now() - started) / 1000 };
 }
 
-/** The inbox: events recorded through the domain, delivered by its dispatcher. */
-async function openInbox(): Promise<{ inbox: Inbox; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  const inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false, runWebhooks: true, allowLocalWebhooks: true });
-  for (const url of urls) {
-    await inbox.store.transaction((store) => createEndpoint({ store, clock: inbox.clock }, { secrets: inbox.secrets, urls: { allowLocal: true } }, { url }));
-  }
-  return { inbox, dataDir };
-}
-
 async function inboxBacklog(inbox: Inbox, round: number): Promise<Row> {
-  await inbox.webhooks.stop();
-  await inbox.store.transaction(async (store) => {
-    for (let n = 0; n < EVENTS; n += 1) {
-      await insertItem({ store, clock: inbox.clock }, mover, { type: 'message', payload: { subject: `backlog ${round} ${n}` }, contact: null, sandbox: false, needsHuman: false, accessTokenHash: 'bench' });
-    }
-  });
-  await reset();
+  await queueBacklog(inbox, EVENTS, `backlog ${round}`);
+  await receivers.reset();
   const startedAt = Date.now();
   await inbox.webhooks.start();
   return row('inbox: backlog', await waitForDeliveries(EVENTS * urls.length), EVENTS * urls.length, startedAt);
 }
 
 async function inboxFlood(inbox: Inbox): Promise<Row> {
-  await reset();
+  await receivers.reset();
   const started = performance.now();
   const startedAt = Date.now();
-  for (let n = 0; n < EVENTS; n += 1) await commitEvent(inbox, n);
+  for (let n = 0; n < EVENTS; n += 1) await commitEvent(inbox, `flood ${n}`);
   const commitsPerSec = EVENTS / ((performance.now() - started) / 1000);
   return row('inbox: flood while committing', await waitForDeliveries(EVENTS * urls.length), EVENTS * urls.length, startedAt, commitsPerSec);
 }
 
 async function inboxPaced(inbox: Inbox): Promise<Row> {
-  await reset();
-  const paced = await pacedRun((n) => commitEvent(inbox, n));
+  await receivers.reset();
+  const paced = await pacedRun((n) => commitEvent(inbox, `paced ${n}`));
   const s = await waitForDeliveries(paced.count * urls.length);
   return row(`inbox: ${RATE} events/s`, s, paced.count * urls.length, s.firstAt, paced.count / paced.seconds);
 }
 
-/** The baseline: the same thin bodies, signed and posted by a bare loop with the same client and concurrency. */
-const baselineSecrets = urls.map(() => [newSigningSecret()]);
-function baselineSend(body: string, id: string, index: number) {
-  return sendSigned(
-    { url: urls[index] as string, webhookId: id, eventType: 'message.create', attempt: 1, body, secrets: baselineSecrets[index] as string[], extraHeaders: {}, timestampSec: Math.floor(Date.now() / 1000) },
-    true,
-  );
-}
-function baselineBody(nowMs: number) {
-  const id = newId(nowMs);
-  const event = { id, itemId: newId(nowMs), seq: 1, type: 'message.create', event: 'create', fromState: null, toState: 'open', version: 1, actor: mover.actor, channel: 'system', sandbox: false, reason: null, data: null, createdAt: nowMs };
-  return { id, body: JSON.stringify(thinEnvelope(event, 'http://127.0.0.1')) };
-}
-async function pool(jobs: (() => Promise<unknown>)[]): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < jobs.length) await (jobs[next++] as () => Promise<unknown>)();
-    }),
-  );
-}
+const baseline = baselineSender(urls);
 
 async function baselineFlood(): Promise<Row> {
-  await reset();
+  await receivers.reset();
   const startedAt = Date.now();
-  const bodies = Array.from({ length: EVENTS }, () => baselineBody(startedAt));
-  await pool(bodies.flatMap(({ id, body }) => urls.map((_, index) => () => baselineSend(body, id, index))));
+  const bodies = Array.from({ length: EVENTS }, () => baseline.body(startedAt));
+  await pool(bodies.flatMap(({ id, body }) => urls.map((_, index) => () => baseline.send(body, id, index))));
   return row('baseline: flood', await waitForDeliveries(EVENTS * urls.length), EVENTS * urls.length, startedAt);
 }
 
 async function baselinePaced(): Promise<Row> {
-  await reset();
+  await receivers.reset();
   const inFlight = new Set<Promise<unknown>>();
   const paced = await pacedRun(async () => {
-    const { id, body } = baselineBody(Date.now());
+    const { id, body } = baseline.body(Date.now());
     for (const [index] of urls.entries()) {
-      const sending = baselineSend(body, id, index).finally(() => inFlight.delete(sending));
+      const sending = baseline.send(body, id, index).finally(() => inFlight.delete(sending));
       inFlight.add(sending);
     }
   });
@@ -199,7 +128,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const fmt = (value: number | null) => (value === null || Number.isNaN(value) ? '–' : value.toFixed(0));
 
 try {
-  const { inbox, dataDir } = await openInbox();
+  const { inbox, dataDir } = await openBenchInbox(urls);
   // Warm-up, not counted: one whole round of each side (connections, statements, JIT). The first
   // drain of a process is its slowest, and it would also warm the HTTP code the baseline then uses.
   await inboxBacklog(inbox, -1);
@@ -207,9 +136,9 @@ try {
   const rounds: { backlog: Row; baseline: Row }[] = [];
   for (let round = 0; round < ROUNDS; round += 1) {
     const backlog = await inboxBacklog(inbox, round);
-    const baseline = await baselineFlood();
-    rounds.push({ backlog, baseline });
-    console.log(`round ${round + 1}: inbox backlog ${fmt(backlog.deliveriesPerSec)}/s, baseline ${fmt(baseline.deliveriesPerSec)}/s (${fmt((100 * backlog.deliveriesPerSec) / baseline.deliveriesPerSec)}%)`);
+    const bare = await baselineFlood();
+    rounds.push({ backlog, baseline: bare });
+    console.log(`round ${round + 1}: inbox backlog ${fmt(backlog.deliveriesPerSec)}/s, baseline ${fmt(bare.deliveriesPerSec)}/s (${fmt((100 * backlog.deliveriesPerSec) / bare.deliveriesPerSec)}%)`);
   }
   const flood = await inboxFlood(inbox);
   const paced = await inboxPaced(inbox);
@@ -242,5 +171,5 @@ try {
   writeFileSync(file, JSON.stringify({ endpoints: ENDPOINTS, events: EVENTS, rate: RATE, seconds: SECONDS, concurrency: CONCURRENCY, rounds, rows, ratio, ratioOfMedians: backlogRate / baselineRate }, null, 2));
   console.log(`Saved ${file}`);
 } finally {
-  receiverProcess.kill();
+  receivers.stop();
 }
