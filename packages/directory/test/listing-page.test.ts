@@ -12,7 +12,7 @@ import { etagOf } from '../src/doors/rest/etag.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import type { ListingRecord } from '../src/domain/listings/listing.js';
-import { JsonBytes, PAGE_FORMAT, assembleListingView, type ListingPageInputs } from '../src/domain/listings/listing-page.js';
+import { JsonBytes, PAGE_FORMAT, assembleListingBytes, type ListingPageInputs } from '../src/domain/listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../src/domain/listings/listing-view.js';
 import { rulesByVersion } from '../src/domain/ranking/rules.js';
 import { isOpenAt } from '../src/domain/search/hours.js';
@@ -58,6 +58,13 @@ function handMade(): Fixture[] {
       hours: hours('Not/AZone', { [EVERY_DAY]: [['00:00', '24:00']] }),
     }),
   ];
+}
+
+/** A listing's view as assembled from its page for an answer, as text. */
+function assembleListingView(fixed: string, inputs: ListingPageInputs, moment: MomentViewOptions): string {
+  const out = new JsonBytes();
+  assembleListingBytes(Buffer.from(fixed, 'utf8'), inputs, moment, out);
+  return out.toBuffer().toString('utf8');
 }
 
 const roundTrip = (l: Fixture, seq: number): ListingRecord => ({ ...(JSON.parse(JSON.stringify(l)) as Fixture), seq });
@@ -120,7 +127,7 @@ describe('a pre-rendered page', () => {
 
   it('is read back as an answer whose JSON is the assembled text', () => {
     const json = '{"businesses":[{"domain":"a.example","name":"A"}],"next_cursor":"abc"}';
-    const answer = renderedAnswer(json);
+    const answer = renderedAnswer(Buffer.from(json, 'utf8'));
     expect(JSON.stringify(answer)).toBe(json);
     expect(answer.businesses[0]).toEqual({ domain: 'a.example', name: 'A' });
     expect(answer.next_cursor).toBe('abc');

@@ -134,8 +134,8 @@ export interface WebhookStore {
   clearFailureRuns(endpointIds: readonly string[], nowMs: number): Promise<void>;
   /** Ends every pending delivery of an endpoint as failed (it became inactive); they stay for replay. */
   failPending(endpointId: string, reason: string, nowMs: number): Promise<number>;
-  /** Drops the leases of these deliveries, or every lease (at start: whoever held them is gone). */
-  releaseLeases(deliveryIds?: readonly string[]): Promise<number>;
+  /** Drops every lease (at start: the test send that held it is gone). */
+  releaseLeases(): Promise<number>;
   /** Deletes deliveries created before `beforeMs`. */
   pruneDeliveries(beforeMs: number): Promise<number>;
   /** Calls `listener` after each commit that queued deliveries; returns an unsubscribe. */

@@ -120,7 +120,7 @@ export class WebhookDispatcher {
     if (!this.#stopped) return;
     this.#stopped = false;
     const released = await this.#o.store.webhooks.releaseLeases();
-    if (released > 0) this.#o.log(`webhooks: took back ${released} deliveries left in flight by an earlier process`);
+    if (released > 0) this.#o.log(`webhooks: took back ${released} test deliveries left leased by an earlier process`);
     this.#readFrom = null;
     this.#unsubscribe = this.#o.store.webhooks.onQueued(() => this.wake());
     this.#timer = setInterval(() => this.wake(), this.#o.pollIntervalMs);
@@ -149,8 +149,8 @@ export class WebhookDispatcher {
     this.#wakeScheduled = true;
     setImmediate(() => {
       this.#wakeScheduled = false;
-      // A wake-up scheduled just before a stop must not claim: start() would drop that lease and the
-      // delivery go twice.
+      // A wake-up scheduled just before a stop must not take anything: stop() has already let go of
+      // what was taken and waits for nothing launched after it, so the delivery could go twice.
       if (this.#halted()) return;
       void this.#pump().catch((error) => this.#o.log('webhooks: dispatch failed', error));
     });
@@ -275,7 +275,7 @@ export class WebhookDispatcher {
     else for (const id of ids) this.#held.delete(id);
   }
 
-  /** Stopped and not draining: nothing is claimed or launched (stop() gives the buffer back). */
+  /** Stopped and not draining: nothing is taken or launched (stop() lets go of the buffer). */
   #halted(): boolean {
     return this.#stopped && this.#draining === 0;
   }

@@ -204,10 +204,3 @@ export function assembleListingBytes(fixed: Buffer, inputs: ListingMomentFields,
   }
   out.text('}');
 }
-
-/** The listing's view as JSON text (assembleListingBytes of the page's text). */
-export function assembleListingView(fixed: string, inputs: ListingPageInputs, moment: MomentViewOptions): string {
-  const out = new JsonBytes();
-  assembleListingBytes(Buffer.from(fixed, 'utf8'), inputs, moment, out);
-  return out.toBuffer().toString('utf8');
-}

@@ -87,6 +87,12 @@ export type ViewSection =
       text?: (l: ListingMomentFields, o: MomentViewOptions) => string;
     };
 
+/** Since when a member's inbox has not answered (its last ping plus the window, else when it was verified or listed); null for others. */
+function notAnsweringSince(l: ListingMomentFields, o: MomentViewOptions, answering: boolean): string | null {
+  if (l.source !== 'member' || answering) return null;
+  return new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString();
+}
+
 /** JSON text of a number as JSON.stringify writes it. */
 const jsonNumber = (n: number) => (Number.isFinite(n) ? String(n) : 'null');
 
@@ -157,17 +163,13 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     kind: 'moment',
     fields: (l, o) => {
       const answering = isAnswering(l, o.nowMs, o.answeringHours);
-      const member = l.source === 'member';
-      const notAnsweringSince =
-        !member || answering ? null : new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString();
-      return { answering, online: answering, not_answering_since: notAnsweringSince };
+      return { answering, online: answering, not_answering_since: notAnsweringSince(l, o, answering) };
     },
     sameAtEveryMoment: (l) => l.source !== 'member',
     text: (l, o) => {
       const answering = isAnswering(l, o.nowMs, o.answeringHours);
-      const since =
-        l.source !== 'member' || answering ? 'null' : `"${new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString()}"`;
-      return `"answering":${answering},"online":${answering},"not_answering_since":${since}`;
+      const since = notAnsweringSince(l, o, answering);
+      return `"answering":${answering},"online":${answering},"not_answering_since":${since === null ? 'null' : `"${since}"`}`;
     },
   },
   {

@@ -164,7 +164,7 @@ export function computeOrder(facts: RankFacts[], rules: PublishedRules): Int32Ar
 }
 
 /**
- * What the hour's order knows of each listing (member, answering, reach, level), by seq, so that an
+ * What the hour's order knows of each listing (member, answering, reach), by seq, so that an
  * answer can show a listing's place and why without reading its documents. Listings added since the
  * table was made are not in it (`has` is false).
  */
@@ -173,12 +173,10 @@ export class HourRanks {
   static readonly #ANSWERING = 2;
   readonly #flags: Uint8Array;
   readonly #reach: Uint8Array;
-  readonly #level: Uint8Array;
 
   private constructor(size: number) {
     this.#flags = new Uint8Array(size);
     this.#reach = new Uint8Array(size);
-    this.#level = new Uint8Array(size);
   }
 
   /** From the facts of the order just computed, or from every listing's rank inputs (the order was stored by another process). */
@@ -190,7 +188,6 @@ export class HourRanks {
       const facts = 'reach' in l ? l : factsWithoutShuffle(l, hourStartMs, rules);
       table.#flags[l.seq] = (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0);
       table.#reach[l.seq] = facts.reach;
-      table.#level[l.seq] = facts.level;
     }
     return table;
   }
@@ -222,28 +219,21 @@ export function whyPlaced(facts: PlacementFacts, rankPos: number, rules: Publish
   return `Place ${rankPos} in this hour's order (rules ${rules.version}). ${whyClass(facts, rules)}`;
 }
 
-/** The sentences after the place: one of a few per rules version and standing, so kept once written. */
-const whyClasses = new Map<string, string>();
+/** The sentences after the place: how the listing stands under the rules, and by reputation or the shuffle. */
 function whyClass(facts: PlacementFacts, rules: PublishedRules): string {
-  const key = `${rules.version}|${Number(facts.member)}|${Number(facts.answering)}|${facts.reach}|${facts.standing.ranked ? facts.standing.scoreInt : 'u'}`;
-  let text = whyClasses.get(key);
-  if (text === undefined) {
-    const parts: string[] = [];
-    if (rules.numbers.membersFirst) {
-      if (!facts.member) parts.push('Not a member, so it comes after every member.');
-      else parts.push(facts.answering ? 'A member whose inbox answered in the last day.' : 'A member whose inbox has not answered in the last day.');
-    } else if (facts.reach === 1) parts.push('Reachable now: a member whose inbox answered in the last day.');
-    else if (facts.reach === 2) parts.push('Reachable through a live agent door; higher readiness levels come first.');
-    else parts.push('No door answered recently, so it comes after businesses that can be reached now.');
-    parts.push(
-      facts.standing.ranked
-        ? `Ranked by its reputation (score ${(facts.standing.scoreInt / 10_000).toFixed(4)}).`
-        : "Not ranked by reputation yet, so placed by today's shuffle.",
-    );
-    text = parts.join(' ');
-    // Ranked scores make many classes; the map is only a saving, so it is simply emptied when large.
-    if (whyClasses.size >= 10_000) whyClasses.clear();
-    whyClasses.set(key, text);
-  }
-  return text;
+  const standing = rules.numbers.membersFirst
+    ? !facts.member
+      ? 'Not a member, so it comes after every member.'
+      : facts.answering
+        ? 'A member whose inbox answered in the last day.'
+        : 'A member whose inbox has not answered in the last day.'
+    : facts.reach === 1
+      ? 'Reachable now: a member whose inbox answered in the last day.'
+      : facts.reach === 2
+        ? 'Reachable through a live agent door; higher readiness levels come first.'
+        : 'No door answered recently, so it comes after businesses that can be reached now.';
+  const order = facts.standing.ranked
+    ? `Ranked by its reputation (score ${(facts.standing.scoreInt / 10_000).toFixed(4)}).`
+    : "Not ranked by reputation yet, so placed by today's shuffle.";
+  return `${standing} ${order}`;
 }

@@ -9,12 +9,12 @@ export interface SearchAnswer {
   next_cursor: string | null;
 }
 
-const texts = new WeakMap<object, string | Buffer>();
+const texts = new WeakMap<object, Buffer>();
 
-/** An answer whose JSON is `json` (text, or its UTF-8 bytes); its `businesses` are parsed from it on first read. */
-export function renderedAnswer(json: string | Buffer): SearchAnswer {
+/** An answer whose JSON is `json` (its UTF-8 bytes); its `businesses` are parsed from it on first read. */
+export function renderedAnswer(json: Buffer): SearchAnswer {
   let parsed: SearchAnswer | undefined;
-  const read = (): SearchAnswer => (parsed ??= JSON.parse(typeof json === 'string' ? json : json.toString('utf8')) as SearchAnswer);
+  const read = (): SearchAnswer => (parsed ??= JSON.parse(json.toString('utf8')) as SearchAnswer);
   const answer = {} as SearchAnswer;
   // In this order, so that JSON.stringify of the object gives `json` again.
   Object.defineProperty(answer, 'businesses', { enumerable: true, get: () => read().businesses });
@@ -25,6 +25,5 @@ export function renderedAnswer(json: string | Buffer): SearchAnswer {
 
 /** The JSON an answer was assembled as, in UTF-8, if it was. */
 export function renderedBytesOf(body: unknown): Buffer | undefined {
-  const json = typeof body === 'object' && body !== null ? texts.get(body) : undefined;
-  return typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
+  return typeof body === 'object' && body !== null ? texts.get(body) : undefined;
 }

@@ -237,16 +237,6 @@ export class DirectorySearch {
     }
   }
 
-  #rulesUrls = new Map<number, string>();
-  #rulesUrl(version: number): string {
-    let url = this.#rulesUrls.get(version);
-    if (url === undefined) {
-      url = `${this.#ctx.settings.baseUrl}/v1/ranking?version=${version}`;
-      this.#rulesUrls.set(version, url);
-    }
-    return url;
-  }
-
   view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {
     return listingView(record, {
       categoryPath: this.#vocab.categoryPath,
@@ -289,7 +279,7 @@ export class DirectorySearch {
       nowMs,
       answeringHours: rules.numbers.answeringHours,
       rulesVersion: rules.version,
-      rulesUrl: this.#rulesUrl(rules.version),
+      rulesUrl: `${this.#ctx.settings.baseUrl}/v1/ranking?version=${rules.version}`,
       openNow,
       placement: facts && options.rankPos !== null ? { rankPos: options.rankPos, shuffle: facts.shuffle, why: whyPlaced(facts, options.rankPos, rules) } : undefined,
       distanceKm: options.distanceKm,

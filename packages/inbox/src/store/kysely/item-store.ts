@@ -191,7 +191,6 @@ function fromRow(r: Selectable<ItemsTable>): ItemRecord {
   };
 }
 
-
 function fromMessageRow(r: Selectable<MessagesTable>): MessageRecord {
   return {
     id: r.id,

@@ -225,13 +225,9 @@ export class KyselyWebhookStore implements WebhookStore {
     return Number(result.numUpdatedRows);
   }
 
-  async releaseLeases(deliveryIds?: readonly string[]): Promise<number> {
-    let query = this.#db.updateTable('webhook_deliveries').set({ lease_until: null }).where('lease_until', 'is not', null);
-    if (deliveryIds) {
-      if (deliveryIds.length === 0) return 0;
-      query = query.where('id', 'in', [...deliveryIds]);
-    }
-    return Number((await query.executeTakeFirst()).numUpdatedRows);
+  async releaseLeases(): Promise<number> {
+    const result = await this.#db.updateTable('webhook_deliveries').set({ lease_until: null }).where('lease_until', 'is not', null).executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async pruneDeliveries(beforeMs: number): Promise<number> {
