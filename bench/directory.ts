@@ -3,10 +3,12 @@
  * baseline in the same run (a bare Fastify route serving a precomputed page of the same size).
  *
  *   npx tsx bench/directory.ts [--sizes 100000,1000000] [--duration 10] [--connections 10] [--prepare-only true]
- *                              [--modes on,off] [--semi-space 64]
+ *                              [--modes on,off] [--workers default] [--semi-space 64]
  *
  * Each size is measured with answers cached (`on`, the production default) and with every cache off
- * (`off`: each request computed), beside the baseline. `--semi-space` sets the server's young
+ * (`off`: each request computed), beside the baseline. `--workers 0,1` measures each mode with
+ * that many answer worker threads (DIRECTORY_ANSWER_WORKERS; `default`: the server's own default,
+ * one fewer than the cores; 0: answers assembled on the server's thread). `--semi-space` sets the server's young
  * generation in MB (node --max-semi-space-size; 0 leaves Node's default): a page of results makes
  * short-lived strings, and a larger young generation collects them less often.
  *
@@ -32,6 +34,7 @@ const durationSec = Number(args.get('duration') ?? 10);
 const connections = Number(args.get('connections') ?? 10);
 const benchNow = args.get('now') ?? '2026-12-08T12:00:00Z';
 const cacheModes = (args.get('modes') ?? 'on,off').split(',');
+const workerCounts = (args.get('workers') ?? 'default').split(',');
 const semiSpaceMb = Number(args.get('semi-space') ?? 64);
 const serverFlags = semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : [];
 const root = new URL('.', import.meta.url).pathname;
@@ -146,16 +149,25 @@ if (args.get('prepare-only') === 'true') {
 for (const size of sizes) {
   console.log(`\n== ${size.toLocaleString('en')} listings`);
   const dataDir = await prepareData(size);
-  const modes: { name: string; cache: string }[] = [
+  const modes: { name: string; cache: string; workers: string }[] = [
     { name: 'answers cached as the contract allows (production default)', cache: 'on' },
     { name: 'every cache off: each request computed', cache: 'off' },
-  ].filter((mode) => cacheModes.includes(mode.cache));
+  ]
+    .filter((mode) => cacheModes.includes(mode.cache))
+    .flatMap((mode) =>
+      workerCounts.map((workers) => ({ ...mode, workers, name: workers === 'default' ? mode.name : `${mode.name}, ${workers} answer worker${workers === '1' ? '' : 's'}` })),
+    );
   const byMode: Record<string, Measured[]> = {};
   const serverInfos: Record<string, unknown> = {};
   let page = '';
   let serverInfo: Record<string, unknown> = {};
   for (const mode of modes) {
-  const server = await startProcess('directory-server.ts', { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: mode.cache }, 20_000, serverFlags);
+  const server = await startProcess(
+    'directory-server.ts',
+    { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: mode.cache, ...(mode.workers === 'default' ? {} : { DIRECTORY_ANSWER_WORKERS: mode.workers }) },
+    20_000,
+    serverFlags,
+  );
   serverInfo = server.info;
   const base = String(server.info.address);
   console.log(`  [${mode.name}] server ready in ${server.info.prepareMs} ms; RSS ${server.info.rssMb} MB, heap ${server.info.heapMb} MB`);
@@ -181,7 +193,7 @@ for (const size of sizes) {
   console.log(`  RSS after the runs: ${after.rssMb ?? '?'} MB`);
   serverInfo = { ...serverInfo, rssAfterMb: after.rssMb };
   byMode[mode.name] = results;
-  serverInfos[mode.cache] = serverInfo;
+  serverInfos[`${mode.cache}/${mode.workers}`] = serverInfo;
   }
   const pageFile = join(root, '.data', `page-${size}.json`);
   writeFileSync(pageFile, page);

@@ -17,6 +17,9 @@ import { loadTaxonomy } from './domain/vocab/taxonomy.js';
 import { buildDirectoryHttp } from './doors/rest/http-server.js';
 import { DIRECTORY_OPERATIONS } from './operations/index.js';
 import { openDirectoryStore } from './store/kysely/kysely-directory-store.js';
+import { DIRECTORY_CACHE_KIB } from './store/kysely/database.js';
+import { AnswerWorkers } from './workers/answer-workers.js';
+import { answerWorkersFromEnvironment } from './config.js';
 import type { DirectoryStore } from './store/store.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
@@ -35,6 +38,8 @@ export interface DirectoryOptions {
   cacheAnswers?: boolean;
   /** How long a search may run before it answers 503 (10 s; tests shorten it). */
   searchDeadlineMs?: number;
+  /** Worker threads assembling search answers (DIRECTORY_ANSWER_WORKERS; default one fewer than the cores, at least 1, at most 4; 0: on the server's thread). */
+  answerWorkers?: number;
 }
 
 export interface Directory {
@@ -43,6 +48,8 @@ export interface Directory {
   search: DirectorySearch;
   jobs: JobRunner<DirectoryStore>;
   context: DirectoryContext;
+  /** The worker threads assembling search answers; null when answers are assembled on the server's thread. */
+  answerWorkers: AnswerWorkers | null;
   /** Settles when every listed listing has a current search-result page (rendered at start when missing or stale); gives how many were rendered. */
   pagesReady: Promise<number>;
   close(): Promise<void>;
@@ -51,7 +58,9 @@ export interface Directory {
 export async function buildDirectory(options: DirectoryOptions): Promise<Directory> {
   const clock = options.clock ?? { now: () => Date.now() };
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
-  const store = await openDirectoryStore(join(options.dataDir, 'directory.sqlite'), { pages: listingPageRenderer() });
+  const file = join(options.dataDir, 'directory.sqlite');
+  const pages = listingPageRenderer();
+  const store = await openDirectoryStore(file, { pages });
   const settings: DirectorySettings = {
     baseUrl: options.baseUrl.replace(/\/$/, ''),
     allowLocalInboxes: options.allowLocalInboxes ?? false,
@@ -59,9 +68,22 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     manifestMaxBytes: 256 * 1024,
   };
   const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories };
+  const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
+  const answerWorkers =
+    workerCount > 0
+      ? new AnswerWorkers({
+          count: workerCount,
+          file,
+          pageVersion: pages.version,
+          cacheKib: DIRECTORY_CACHE_KIB,
+          // Called only once the server runs (http is declared below).
+          onError: (message, error) => http.log.warn({ err: error }, message),
+        })
+      : null;
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
     cacheAnswers: options.cacheAnswers ?? process.env.DIRECTORY_ANSWER_CACHE !== 'off',
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
+    assembler: answerWorkers,
   });
   const http = buildDirectoryHttp({
     operations: DIRECTORY_OPERATIONS,
@@ -97,6 +119,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     search,
     jobs,
     context,
+    answerWorkers,
     pagesReady,
     async close() {
       if (hourTimer) clearTimeout(hourTimer);
@@ -104,6 +127,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await pagesReady.catch(() => 0);
       await jobs.stop();
       await http.close();
+      await answerWorkers?.close();
       await store.close();
     },
   };

@@ -1,4 +1,5 @@
 /** Directory settings from the environment, each with an embedded default (documented in README.md). */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 export interface DirectoryEnvironment {
@@ -32,4 +33,13 @@ export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): 
     demoListings: integer(env.DIRECTORY_DEMO_LISTINGS, 3000, 'DIRECTORY_DEMO_LISTINGS', 0, 2_000_000),
     logLevel: env.LOG_LEVEL || 'info',
   };
+}
+
+/**
+ * Worker threads that assemble search answers (DIRECTORY_ANSWER_WORKERS): by default one fewer than
+ * the cores (the server's own thread keeps one), at least one and at most four; 0 assembles on the
+ * server's thread.
+ */
+export function answerWorkersFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+  return integer(env.DIRECTORY_ANSWER_WORKERS, Math.min(4, Math.max(1, availableParallelism() - 1)), 'DIRECTORY_ANSWER_WORKERS', 0, 16);
 }

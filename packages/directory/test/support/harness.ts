@@ -37,6 +37,8 @@ export interface StartDirectoryOptions {
   /** Off unless a test is about the answer cache, so each search reads the index. */
   cacheAnswers?: boolean;
   searchDeadlineMs?: number;
+  /** Answer worker threads (the default of the machine when absent; 0: the server's thread). */
+  answerWorkers?: number;
 }
 
 export async function startDirectory(options: StartDirectoryOptions = {}): Promise<TestDirectory> {
@@ -53,6 +55,7 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     hourlyTimer: false,
     cacheAnswers: options.cacheAnswers ?? false,
     ...(options.searchDeadlineMs !== undefined ? { searchDeadlineMs: options.searchDeadlineMs } : {}),
+    ...(options.answerWorkers !== undefined ? { answerWorkers: options.answerWorkers } : {}),
   });
   if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
   const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });

@@ -14,6 +14,7 @@ import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-count
 import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
+import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
 import { buildSearchIndex, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
@@ -63,11 +64,14 @@ export class DirectorySearch {
   readonly #answers: AnswerCache<SearchAnswer>;
 
   readonly #deadlineMs: number;
+  readonly #assembler: AnswerAssembler | null;
 
-  constructor(ctx: DirectoryContext, vocab: VocabularyHooks, options: { cacheAnswers?: boolean; deadlineMs?: number } = {}) {
+  /** `assembler`: where answers are assembled besides this thread (answer workers). */
+  constructor(ctx: DirectoryContext, vocab: VocabularyHooks, options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null } = {}) {
     this.#ctx = ctx;
     this.#vocab = vocab;
     this.#deadlineMs = options.deadlineMs ?? SEARCH_DEADLINE_MS;
+    this.#assembler = options.assembler ?? null;
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
@@ -170,26 +174,27 @@ export class DirectorySearch {
 
     let page;
     try {
+      // Absent filters as undefined rather than spread in: on Node 20 conditional spreads take V8's slow path.
       page = state.index.search({
         words: search.words,
         softwareNameException: search.softwareNameException,
         kinds: search.kinds,
-        ...(search.categoryKeys ? { categoryKeys: search.categoryKeys } : {}),
-        ...(search.tag !== undefined ? { tag: search.tag } : {}),
-        ...(search.itemType ? { itemType: search.itemType } : {}),
-        ...(search.language ? { language: search.language } : {}),
-        ...(search.openNow ? { openAt: nowMs } : {}),
+        categoryKeys: search.categoryKeys,
+        tag: search.tag,
+        itemType: search.itemType,
+        language: search.language,
+        openAt: search.openNow ? nowMs : undefined,
         reportOpenAt: nowMs,
-        ...(search.near ? { near: search.near } : {}),
-        ...(search.attributes ? { attributes: search.attributes } : {}),
-        ...(search.country ? { country: search.country } : {}),
-        ...(search.priceBand ? { priceBand: search.priceBand } : {}),
-        ...(search.accepts ? { accepts: search.accepts } : {}),
-        ...(search.requestable ? { requestable: search.requestable } : {}),
-        ...(search.doorTypes ? { doorTypes: search.doorTypes } : {}),
-        ...(search.minLevel !== undefined ? { minLevel: search.minLevel } : {}),
-        ...(search.hasInbox !== undefined ? { hasInbox: search.hasInbox } : {}),
-        ...(search.sources ? { sources: search.sources } : {}),
+        near: search.near,
+        attributes: search.attributes,
+        country: search.country,
+        priceBand: search.priceBand,
+        accepts: search.accepts,
+        requestable: search.requestable,
+        doorTypes: search.doorTypes,
+        minLevel: search.minLevel,
+        hasInbox: search.hasInbox,
+        sources: search.sources,
         order: search.order,
         after,
         limit: options.limit,
@@ -200,41 +205,68 @@ export class DirectorySearch {
       throw error;
     }
 
-    const out = new JsonBytes();
-    out.text('{"businesses":[');
-    await this.#pageViews(page.hits, state, nowMs, out);
     const nextCursor = page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next });
-    out.text(`],"next_cursor":${JSON.stringify(nextCursor)}}`);
-    const answer = renderedAnswer(out.toBuffer());
+    const answer = renderedAnswer(await this.#answerBytes(page.hits, state, nowMs, nextCursor));
     this.#answers.set(cacheKey, answer, nowMs, search.openNow ? OPEN_NOW_ANSWER_TTL_MS : ANSWER_TTL_MS);
     return answer;
   }
 
   /**
-   * The page's listings as JSON, in page order and separated by commas, into `out`: each from its
-   * stored page with this answer's moment sections; one without a current page (not rendered yet)
+   * The answer's JSON: each listing from its stored page with this answer's moment sections, on an
+   * answer worker when there is one. Here, a listing the hour's tables do not know (added since) is
+   * placed from its page's inputs, and one without a current page (not rendered yet) is rendered
    * from its document.
    */
-  async #pageViews(hits: readonly SearchHit[], state: HourState, nowMs: number, out: JsonBytes): Promise<void> {
-    const listings = this.#ctx.store.listings;
-    const pages = await listings.pagesBySeqs(hits.map((h) => h.seq));
+  async #answerBytes(hits: readonly SearchHit[], state: HourState, nowMs: number, nextCursor: string | null): Promise<Buffer> {
+    const rules = state.rules;
+    const moment: AnswerMoment = { nowMs, answeringHours: rules.numbers.answeringHours, rulesVersion: rules.version, rulesUrl: this.#rulesUrl(rules) };
+    const listings: PlacedListing[] = hits.map((hit) => ({
+      seq: hit.seq,
+      rankPos: hit.rankPos,
+      distanceKm: hit.distanceKm,
+      openNow: hit.openNow ?? null,
+      placement: state.ranks.has(hit.seq) && state.shuffles.has(hit.seq) ? this.#placement(state.ranks.placement(hit.seq, NO_STANDING, state.shuffles.known(hit.seq)), hit.rankPos, rules) : undefined,
+    }));
+    const plan: AnswerPlan = { moment, listings, nextCursor };
+    const placedByTables = listings.every((listing) => listing.placement !== undefined);
+    // An empty page has nothing to assemble.
+    if (this.#assembler && placedByTables && listings.length > 0) {
+      const bytes = await this.#assembler.assemble(plan);
+      if (bytes) return bytes;
+    }
+    const store = this.#ctx.store.listings;
+    const pages = await store.pagesBySeqs(hits.map((h) => h.seq));
+    const whole = placedByTables ? assembleAnswer(plan, pages) : null;
+    if (whole) return whole;
+
     const unrendered = hits.filter((h) => !pages.has(h.seq)).map((h) => h.seq);
-    const records = unrendered.length > 0 ? await listings.bySeqs(unrendered) : new Map<number, ListingRecord>();
+    const records = unrendered.length > 0 ? await store.bySeqs(unrendered) : new Map<number, ListingRecord>();
+    const out = new JsonBytes();
+    writeAnswerHead(out);
     let first = true;
-    for (const hit of hits) {
-      const placement = { rankPos: hit.rankPos, distanceKm: hit.distanceKm };
-      const page = pages.get(hit.seq);
-      const record = page ? undefined : records.get(hit.seq);
+    for (const listing of listings) {
+      const page = pages.get(listing.seq);
+      const record = page ? undefined : records.get(listing.seq);
       if (!page && !record) continue;
       if (!first) out.text(',');
       first = false;
       if (page) {
-        const facts = this.#placementFacts(state, hit.seq, () => ({ ...page.inputs, seq: hit.seq }));
-        assembleListingBytes(page.fixed, page, this.#momentOf(facts, hit.openNow ?? null, state, nowMs, placement), out);
+        const placement = listing.placement ?? this.#placement(this.#placementFacts(state, listing.seq, () => ({ ...page.inputs, seq: listing.seq })), listing.rankPos, rules);
+        assembleListingBytes(page.fixed, page, momentOfListing(moment, listing, placement), out);
       } else if (record) {
-        out.text(JSON.stringify(this.view(record, state, nowMs, { ...placement, detail: false })));
+        out.text(JSON.stringify(this.view(record, state, nowMs, { rankPos: listing.rankPos, distanceKm: listing.distanceKm, detail: false })));
       }
     }
+    writeAnswerTail(out, nextCursor);
+    return out.toBuffer();
+  }
+
+  #placement(facts: PlacementFacts, rankPos: number, rules: PublishedRules): { shuffle: string; why: string } {
+    return { shuffle: facts.shuffle, why: whyPlaced(facts, rankPos, rules) };
+  }
+
+  #rulesUrl(rules: PublishedRules): string {
+    return `${this.#ctx.settings.baseUrl}/v1/ranking?version=${rules.version}`;
   }
 
   view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {
@@ -279,9 +311,9 @@ export class DirectorySearch {
       nowMs,
       answeringHours: rules.numbers.answeringHours,
       rulesVersion: rules.version,
-      rulesUrl: `${this.#ctx.settings.baseUrl}/v1/ranking?version=${rules.version}`,
+      rulesUrl: this.#rulesUrl(rules),
       openNow,
-      placement: facts && options.rankPos !== null ? { rankPos: options.rankPos, shuffle: facts.shuffle, why: whyPlaced(facts, options.rankPos, rules) } : undefined,
+      placement: facts && options.rankPos !== null ? { rankPos: options.rankPos, ...this.#placement(facts, options.rankPos, rules) } : undefined,
       distanceKm: options.distanceKm,
     };
   }

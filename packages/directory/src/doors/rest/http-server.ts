@@ -120,7 +120,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
         if (matches(request, etag)) return { status: 304, body: null, headers: outcome.headers };
         // The body sent is `bytes` (the onSend hook puts them in place of this empty text).
         encoded.set(request, bytes);
-        return { ...outcome, json: '' };
+        return { status: outcome.status, body: outcome.body, headers: outcome.headers, json: '' };
       }
       return outcome;
     },

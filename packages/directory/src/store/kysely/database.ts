@@ -4,6 +4,9 @@ import * as initial from './migrations/0001-directory.js';
 import * as listingPages from './migrations/0002-listing-pages.js';
 import type { DirectoryDatabase } from './schema.js';
 
+/** SQLite's page cache per connection, in KiB. */
+export const DIRECTORY_CACHE_KIB = 65_536;
+
 export function openDirectoryDatabase(file: string) {
-  return openSqlite<DirectoryDatabase>(file, { '0001-directory': initial, '0002-listing-pages': listingPages }, ['cache_size = -65536']);
+  return openSqlite<DirectoryDatabase>(file, { '0001-directory': initial, '0002-listing-pages': listingPages }, [`cache_size = -${DIRECTORY_CACHE_KIB}`]);
 }

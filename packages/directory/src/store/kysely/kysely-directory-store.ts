@@ -1,11 +1,12 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
 import { KyselyJobStore } from '@svc/shared';
-import type { Database as SQLiteDatabase, Statement } from 'better-sqlite3';
+import type { Database as SQLiteDatabase } from 'better-sqlite3';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
+import { PageReader } from './page-reader.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
@@ -43,7 +44,7 @@ class KyselyListingStore implements ListingStore {
   readonly #sqlite: SQLiteDatabase | null;
   readonly #pages: PageRenderer | null;
   /** The page read of every search, prepared once. */
-  #pageRead: Statement | null = null;
+  #pageReader: PageReader | null = null;
 
   constructor(db: Kysely<DirectoryDatabase>, sqlite: SQLiteDatabase | null, pages: PageRenderer | null) {
     this.#db = db;
@@ -71,30 +72,7 @@ class KyselyListingStore implements ListingStore {
     const found = new Map<number, StoredListingPage>();
     const renderer = this.#pages;
     if (!renderer || seqs.length === 0) return found;
-    if (this.#sqlite) {
-      // The hot read of every search, in one row: every page's `fixed` bytes in one blob (with their
-      // lengths) and every `inputs` in one text (JSON never holds a raw \u0001, which separates
-      // them). Twenty small rows would make twenty buffers; the aggregates all see the rows in the
-      // same order.
-      this.#pageRead ??= this.#sqlite
-        .prepare(
-          `SELECT json_group_array(seq), json_group_array(length(CAST(fixed AS BLOB))), group_concat(inputs, char(1)), CAST(group_concat(fixed, '') AS BLOB)
-           FROM listing_pages WHERE version = ? AND seq IN (SELECT value FROM json_each(?))`,
-        )
-        .raw(true);
-      const [seqList, lengthList, inputList, fixed] = this.#pageRead.get(renderer.version, JSON.stringify(seqs)) as [string, string, string | null, Buffer | null];
-      if (inputList === null || fixed === null) return found;
-      const rowSeqs = JSON.parse(seqList) as number[];
-      const lengths = JSON.parse(lengthList) as number[];
-      const inputs = inputList.split('\u0001');
-      let at = 0;
-      for (let i = 0; i < rowSeqs.length; i++) {
-        const length = lengths[i] as number;
-        found.set(rowSeqs[i] as number, new StoredListingPage(inputs[i] as string, fixed.subarray(at, at + length)));
-        at += length;
-      }
-      return found;
-    }
+    if (this.#sqlite) return (this.#pageReader ??= new PageReader(this.#sqlite)).read(renderer.version, seqs);
     for (const row of await this.#pageQuery(renderer.version, seqs).execute()) {
       found.set(row.seq, new StoredListingPage(row.inputs, Buffer.isBuffer(row.fixed) ? row.fixed : Buffer.from(row.fixed)));
     }

@@ -1,0 +1,137 @@
+/**
+ * The server's side of its answer workers: sends each answer's plan to the least busy worker and
+ * gives back the bytes it assembled, or null (the server's thread then answers itself) when a page
+ * was missing, the worker failed, took too long or is gone. A worker that dies or hangs is replaced
+ * on the next answer, at most once per RESPAWN_MS.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { AnswerAssembler, AnswerPlan } from '../domain/search/answer-assembly.js';
+import type { AnswerRequest, AnswerResponse, AnswerWorkerData } from './answer-protocol.js';
+
+/** An answer takes ~1 ms; one not back by then is given up and its worker replaced. */
+const ANSWER_TIMEOUT_MS = 2_000;
+const RESPAWN_MS = 10_000;
+
+interface Pending {
+  resolve: (bytes: Buffer | null) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker: Worker | null;
+  pending: Map<number, Pending>;
+  startedAt: number;
+}
+
+export interface AnswerWorkersOptions extends AnswerWorkerData {
+  count: number;
+  /** Told when a worker fails (it is replaced). */
+  onError: (message: string, error?: unknown) => void;
+}
+
+export class AnswerWorkers implements AnswerAssembler {
+  readonly #options: AnswerWorkersOptions;
+  readonly #slots: Slot[];
+  #nextId = 1;
+  #closed = false;
+  /** Answers assembled by a worker, and those left to the server's thread (a page missing or stale, a worker failing or gone). */
+  readonly counts = { assembled: 0, declined: 0 };
+
+  constructor(options: AnswerWorkersOptions) {
+    this.#options = options;
+    this.#slots = Array.from({ length: options.count }, () => ({ worker: null, pending: new Map(), startedAt: -Infinity }));
+  }
+
+  assemble(plan: AnswerPlan): Promise<Buffer | null> {
+    const slot = this.#leastBusy();
+    const worker = slot && this.#started(slot);
+    if (!slot || !worker) {
+      this.counts.declined++;
+      return Promise.resolve(null);
+    }
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#options.onError(`an answer worker took more than ${ANSWER_TIMEOUT_MS} ms; replacing it`);
+        void this.#stop(slot);
+      }, ANSWER_TIMEOUT_MS);
+      slot.pending.set(id, { resolve, timer });
+      if (slot.pending.size === 1) worker.ref();
+      worker.postMessage({ id, plan } satisfies AnswerRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#slots.map((slot) => this.#stop(slot)));
+  }
+
+  #leastBusy(): Slot | undefined {
+    let best: Slot | undefined;
+    for (const slot of this.#slots) if (!best || slot.pending.size < best.pending.size) best = slot;
+    return best;
+  }
+
+  #started(slot: Slot): Worker | null {
+    if (slot.worker || this.#closed) return slot.worker;
+    const now = Date.now();
+    if (now - slot.startedAt < RESPAWN_MS) return null;
+    slot.startedAt = now;
+    const { file, pageVersion, cacheKib } = this.#options;
+    let worker: Worker;
+    try {
+      const workerData: AnswerWorkerData = { file, pageVersion, cacheKib };
+      worker = FROM_SOURCE ? new Worker(sourceBootstrap(), { eval: true, workerData }) : new Worker(WORKER_URL, { workerData });
+    } catch (error) {
+      this.#options.onError('an answer worker could not start', error);
+      return null;
+    }
+    worker.unref();
+    worker.on('message', (response: AnswerResponse) => {
+      if (response.error) this.#options.onError(`an answer worker failed: ${response.error}`);
+      this.#settle(slot, response.id, response.bytes ? Buffer.from(response.bytes.buffer, response.bytes.byteOffset, response.bytes.length) : null);
+    });
+    worker.on('error', (error) => this.#options.onError('an answer worker stopped', error));
+    worker.on('exit', () => {
+      if (slot.worker !== worker) return;
+      slot.worker = null;
+      for (const id of [...slot.pending.keys()]) this.#settle(slot, id, null);
+    });
+    slot.worker = worker;
+    return worker;
+  }
+
+  #settle(slot: Slot, id: number, bytes: Buffer | null): void {
+    const pending = slot.pending.get(id);
+    if (!pending) return;
+    slot.pending.delete(id);
+    clearTimeout(pending.timer);
+    if (slot.pending.size === 0) slot.worker?.unref();
+    if (bytes) this.counts.assembled++;
+    else this.counts.declined++;
+    pending.resolve(bytes);
+  }
+
+  async #stop(slot: Slot): Promise<void> {
+    const worker = slot.worker;
+    slot.worker = null;
+    for (const id of [...slot.pending.keys()]) this.#settle(slot, id, null);
+    if (worker) await worker.terminate();
+  }
+}
+
+/** The worker's module: its compiled JavaScript, or its TypeScript source when this module runs from source (tests, benches). */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(FROM_SOURCE ? './answer-worker.ts' : './answer-worker.js', import.meta.url);
+
+/**
+ * Running from source (vitest, tsx), a worker does not inherit the runner's TypeScript loader (not
+ * even through execArgv on Node 20): it registers tsx's loader itself, then loads the worker's module.
+ */
+function sourceBootstrap(): string {
+  const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
+}
