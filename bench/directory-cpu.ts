@@ -7,11 +7,13 @@
  *
  * Uses the data folder bench/directory.ts prepared (bench/.data/directory-<size>).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 const size = process.argv[2] ?? '100000';
+// The server runs the compiled code (bench/directory-server.ts): brought up to date first.
+execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 const child = spawn(process.execPath, ['--max-old-space-size=20000', '--max-semi-space-size=64', '--import', 'tsx', 'bench/directory-server.ts'], {
   env: { ...process.env, DATA_DIR: `bench/.data/directory-${size}`, PORT: '0', BENCH_NOW: '2026-12-08T12:00:00Z', DIRECTORY_ANSWER_CACHE: 'off', ...(process.env.PROF ? { BENCH_PROFILE: process.env.PROF } : {}) },
   stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,8 +1,10 @@
 /**
  * Benchmark server: a directory over a prepared data folder, on 127.0.0.1, with its clock set to
- * BENCH_NOW (so the rules in force are known), printing one JSON line when ready.
+ * BENCH_NOW (so the rules in force are known), printing one JSON line when ready. It runs the
+ * compiled code `npm start` serves (packages/directory/dist; the benches build it first), not the
+ * sources through tsx, whose helpers (__name on every function made) would be measured too.
  */
-import { buildDirectory } from '../packages/directory/src/app.js';
+import { buildDirectory } from '../packages/directory/dist/app.js';
 
 const dataDir = process.env.DATA_DIR as string;
 const port = Number(process.env.PORT ?? 0);

@@ -16,7 +16,7 @@
  * clock at BENCH_NOW, default 2026-12-08T12:00Z, when ranking rules 7 are in force so order=nearest
  * is available); autocannon drives it from this process, all on 127.0.0.1.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,8 @@ const workerCounts = (args.get('workers') ?? 'default').split(',');
 const semiSpaceMb = Number(args.get('semi-space') ?? 64);
 const serverFlags = semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : [];
 const root = new URL('.', import.meta.url).pathname;
+// The server runs the compiled code (bench/directory-server.ts): brought up to date first.
+execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 
 async function prepareData(size: number): Promise<string> {
   const dir = join(root, '.data', `directory-${size}`);

@@ -18,7 +18,7 @@ const listings = [
   member('closures.example', {
     name: 'Café Fechado às Segundas',
     hours: hours('America/Sao_Paulo', { [EVERY_DAY]: [['08:00', '20:00']] }, [
-      { from: '2026-11-20', to: '2026-11-22', note: 'ended' },
+      { from: '2026-11-20', to: '2026-11-22' },
       { from: '2026-12-24', to: '2026-12-26' },
     ]),
   }),

@@ -1,5 +1,5 @@
 /** Messages between the server's thread and its answer workers. */
-import type { AnswerPlan } from '../domain/search/answer-assembly.js';
+import type { AnswerPlan, PlacedListing } from '../domain/search/answer-assembly.js';
 
 export interface AnswerWorkerData {
   /** The directory's SQLite file (opened read-only). */
@@ -10,9 +10,19 @@ export interface AnswerWorkerData {
   cacheKib: number;
 }
 
+/**
+ * An AnswerPlan in columns: its numbers in one Float64Array, the shuffle keys in one string, each
+ * distinct why once. Crossing threads this costs a few microseconds; the object graph (or its JSON)
+ * costs 20–70 µs of the server's thread per answer.
+ */
 export interface AnswerRequest {
   id: number;
-  plan: AnswerPlan;
+  /** nowMs, answeringHours, rulesVersion, then per listing: seq, rankPos, distanceKm (NaN: none), openNow (-1 null, 0, 1), why index. */
+  numbers: Float64Array;
+  shuffles: string;
+  whys: string[];
+  rulesUrl: string;
+  nextCursor: string | null;
 }
 
 /** `bytes` null: a page was missing or stale, or the read failed (`error`); the server's thread answers instead. */
@@ -20,4 +30,54 @@ export interface AnswerResponse {
   id: number;
   bytes: Uint8Array | null;
   error?: string;
+}
+
+const HEAD = 3;
+const PER_LISTING = 5;
+const SHUFFLE_LENGTH = 16;
+
+/** The plan as a request; every listing must be placed (the server's thread assembles the others). */
+export function encodePlan(id: number, plan: AnswerPlan): AnswerRequest {
+  const { moment, listings } = plan;
+  const numbers = new Float64Array(HEAD + PER_LISTING * listings.length);
+  numbers[0] = moment.nowMs;
+  numbers[1] = moment.answeringHours;
+  numbers[2] = moment.rulesVersion;
+  const whys: string[] = [];
+  let shuffles = '';
+  listings.forEach((listing, i) => {
+    const placement = listing.placement;
+    if (!placement || placement.shuffle.length !== SHUFFLE_LENGTH) throw new TypeError(`listing ${listing.seq} has no placement to send`);
+    let why = whys.indexOf(placement.why);
+    if (why === -1) why = whys.push(placement.why) - 1;
+    const at = HEAD + PER_LISTING * i;
+    numbers[at] = listing.seq;
+    numbers[at + 1] = listing.rankPos;
+    numbers[at + 2] = listing.distanceKm ?? NaN;
+    numbers[at + 3] = listing.openNow === null ? -1 : listing.openNow ? 1 : 0;
+    numbers[at + 4] = why;
+    shuffles += placement.shuffle;
+  });
+  return { id, numbers, shuffles, whys, rulesUrl: moment.rulesUrl, nextCursor: plan.nextCursor };
+}
+
+export function decodePlan(request: AnswerRequest): AnswerPlan {
+  const { numbers } = request;
+  const listings: PlacedListing[] = [];
+  for (let at = HEAD, i = 0; at < numbers.length; at += PER_LISTING, i++) {
+    const distance = numbers[at + 2] as number;
+    const open = numbers[at + 3] as number;
+    listings.push({
+      seq: numbers[at] as number,
+      rankPos: numbers[at + 1] as number,
+      distanceKm: Number.isNaN(distance) ? undefined : distance,
+      openNow: open === -1 ? null : open === 1,
+      placement: { shuffle: request.shuffles.slice(i * SHUFFLE_LENGTH, (i + 1) * SHUFFLE_LENGTH), why: request.whys[numbers[at + 4] as number] as string },
+    });
+  }
+  return {
+    moment: { nowMs: numbers[0] as number, answeringHours: numbers[1] as number, rulesVersion: numbers[2] as number, rulesUrl: request.rulesUrl },
+    listings,
+    nextCursor: request.nextCursor,
+  };
 }

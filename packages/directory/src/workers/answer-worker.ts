@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { assembleAnswer } from '../domain/search/answer-assembly.js';
 import { PageReader } from '../store/kysely/page-reader.js';
-import type { AnswerRequest, AnswerResponse, AnswerWorkerData } from './answer-protocol.js';
+import { decodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData } from './answer-protocol.js';
 
 const { file, pageVersion, cacheKib } = workerData as AnswerWorkerData;
 const sqlite = new SQLite(file, { readonly: true, fileMustExist: true });
@@ -16,10 +16,12 @@ const pages = new PageReader(sqlite);
 const port = parentPort;
 if (!port) throw new Error('answer-worker.ts runs as a worker thread');
 
-port.on('message', ({ id, plan }: AnswerRequest) => {
+port.on('message', (request: AnswerRequest) => {
+  const id = request.id;
   let response: AnswerResponse;
   const transfer: ArrayBuffer[] = [];
   try {
+    const plan = decodePlan(request);
     const answer = assembleAnswer(plan, pages.read(pageVersion, plan.listings.map((l) => l.seq)));
     if (answer) {
       // A buffer of its own, moved to the other thread rather than copied.

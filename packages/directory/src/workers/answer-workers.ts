@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AnswerAssembler, AnswerPlan } from '../domain/search/answer-assembly.js';
-import type { AnswerRequest, AnswerResponse, AnswerWorkerData } from './answer-protocol.js';
+import { encodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData } from './answer-protocol.js';
 
 /** An answer takes ~1 ms; one not back by then is given up and its worker replaced. */
 const ANSWER_TIMEOUT_MS = 2_000;
@@ -53,14 +53,21 @@ export class AnswerWorkers implements AnswerAssembler {
       return Promise.resolve(null);
     }
     const id = this.#nextId++;
+    let request: AnswerRequest;
+    try {
+      request = encodePlan(id, plan);
+    } catch (error) {
+      this.#options.onError('an answer could not be sent to a worker', error);
+      this.counts.declined++;
+      return Promise.resolve(null);
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#options.onError(`an answer worker took more than ${ANSWER_TIMEOUT_MS} ms; replacing it`);
         void this.#stop(slot);
       }, ANSWER_TIMEOUT_MS);
       slot.pending.set(id, { resolve, timer });
-      if (slot.pending.size === 1) worker.ref();
-      worker.postMessage({ id, plan } satisfies AnswerRequest);
+      worker.postMessage(request);
     });
   }
 
@@ -89,6 +96,7 @@ export class AnswerWorkers implements AnswerAssembler {
       this.#options.onError('an answer worker could not start', error);
       return null;
     }
+    // Never holding the process open: while an answer is awaited, its timeout timer does.
     worker.unref();
     worker.on('message', (response: AnswerResponse) => {
       if (response.error) this.#options.onError(`an answer worker failed: ${response.error}`);
@@ -109,7 +117,6 @@ export class AnswerWorkers implements AnswerAssembler {
     if (!pending) return;
     slot.pending.delete(id);
     clearTimeout(pending.timer);
-    if (slot.pending.size === 0) slot.worker?.unref();
     if (bytes) this.counts.assembled++;
     else this.counts.declined++;
     pending.resolve(bytes);
