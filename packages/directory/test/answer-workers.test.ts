@@ -5,9 +5,10 @@
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerWorkersFromEnvironment } from '../src/config.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { AnswerWorkers } from '../src/workers/answer-workers.js';
@@ -114,6 +115,19 @@ describe('answer workers', () => {
     expect(next.businesses).toMatchObject([{ domain: 'newcomer.example', rank_shuffle: shuffleKey(MONDAY, idOf('newcomer.example')) }]);
     expect(workers.counts.assembled + workers.counts.declined).toBe(asked);
     clock.nowMs = MONDAY;
+  });
+});
+
+describe('DIRECTORY_ANSWER_WORKERS', () => {
+  it('defaults to one fewer than the cores (1 to 4), takes 0 to 16, and refuses anything else', () => {
+    const byDefault = answerWorkersFromEnvironment({});
+    expect(byDefault).toBe(Math.min(4, Math.max(1, availableParallelism() - 1)));
+    expect(answerWorkersFromEnvironment({ DIRECTORY_ANSWER_WORKERS: '' })).toBe(byDefault);
+    expect(answerWorkersFromEnvironment({ DIRECTORY_ANSWER_WORKERS: '0' })).toBe(0);
+    expect(answerWorkersFromEnvironment({ DIRECTORY_ANSWER_WORKERS: '3' })).toBe(3);
+    for (const bad of ['-1', '17', '1.5', 'two']) {
+      expect(() => answerWorkersFromEnvironment({ DIRECTORY_ANSWER_WORKERS: bad })).toThrow(/DIRECTORY_ANSWER_WORKERS must be a whole number from 0 to 16/);
+    }
   });
 });
 
