@@ -38,6 +38,13 @@ const searches = (at: number) => [
   ...(at >= AFTER_RULES_7 ? ['/v1/businesses?near=38.72,-9.14&radius_km=1000&order=nearest&limit=30'] : []),
 ];
 
+/** A plan of one listing, for workers that never get to read it. */
+const PLAN = {
+  moment: { nowMs: MONDAY, answeringHours: 24, rulesVersion: 6, rulesUrl: 'http://x/v1/ranking?version=6' },
+  listings: [{ seq: 1, rankPos: 1, openNow: null, placement: { shuffle: '0123456789abcdef', why: 'x' } }],
+  nextCursor: null,
+};
+
 describe('answer workers', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'directory-workers-'));
   const clock = new TestClock(MONDAY);
@@ -131,6 +138,34 @@ describe('DIRECTORY_ANSWER_WORKERS', () => {
   });
 });
 
+describe('an answer worker that does not answer', () => {
+  it('is given up after the timeout, reported, and replaced by a new one on a later answer', async () => {
+    const errors: string[] = [];
+    const workers = new AnswerWorkers({
+      count: 1,
+      file: 'unused',
+      pageVersion: 'any',
+      cacheKib: 1024,
+      onError: (message) => errors.push(message),
+      answerTimeoutMs: 300,
+      respawnMs: 0,
+      workerModule: new URL('./support/silent-answer-worker.ts', import.meta.url),
+    });
+    try {
+      const started = Date.now();
+      expect(await workers.assemble(PLAN)).toBeNull();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+      expect(errors).toEqual(['an answer worker took more than 300 ms; replacing it']);
+      // The hung worker was stopped; the next answer goes to a new one (which hangs too).
+      expect(await workers.assemble(PLAN)).toBeNull();
+      expect(errors).toHaveLength(2);
+      expect(workers.counts).toEqual({ assembled: 0, declined: 2 });
+    } finally {
+      await workers.close();
+    }
+  });
+});
+
 describe('an answer worker that cannot start', () => {
   it('declines, says why, and is not started again at once', async () => {
     const errors: string[] = [];
@@ -141,7 +176,7 @@ describe('an answer worker that cannot start', () => {
       cacheKib: 1024,
       onError: (message, error) => errors.push(`${message}: ${String(error)}`),
     });
-    const plan = { moment: { nowMs: MONDAY, answeringHours: 24, rulesVersion: 6, rulesUrl: 'http://x/v1/ranking?version=6' }, listings: [{ seq: 1, rankPos: 1, openNow: null, placement: { shuffle: '0123456789abcdef', why: 'x' } }], nextCursor: null };
+    const plan = PLAN;
     try {
       expect(await workers.assemble(plan)).toBeNull();
       expect(errors.join('\n')).toMatch(/answer worker stopped.*(unable to open|directory does not exist|SQLITE_CANTOPEN)/is);

@@ -13,6 +13,7 @@ import { encodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerD
 
 /** An answer takes ~1 ms; one not back by then is given up and its worker replaced. */
 const ANSWER_TIMEOUT_MS = 2_000;
+/** A worker that stopped is started again on a later answer, not sooner than this after the last start. */
 const RESPAWN_MS = 10_000;
 
 interface Pending {
@@ -30,6 +31,10 @@ export interface AnswerWorkersOptions extends AnswerWorkerData {
   count: number;
   /** Told when a worker fails (it is replaced). */
   onError: (message: string, error?: unknown) => void;
+  /** Tests: shorter waits, and another worker module (one that never answers). */
+  answerTimeoutMs?: number;
+  respawnMs?: number;
+  workerModule?: URL;
 }
 
 export class AnswerWorkers implements AnswerAssembler {
@@ -62,10 +67,11 @@ export class AnswerWorkers implements AnswerAssembler {
       return Promise.resolve(null);
     }
     return new Promise((resolve) => {
+      const timeoutMs = this.#options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
       const timer = setTimeout(() => {
-        this.#options.onError(`an answer worker took more than ${ANSWER_TIMEOUT_MS} ms; replacing it`);
+        this.#options.onError(`an answer worker took more than ${timeoutMs} ms; replacing it`);
         void this.#stop(slot);
-      }, ANSWER_TIMEOUT_MS);
+      }, timeoutMs);
       slot.pending.set(id, { resolve, timer });
       worker.postMessage(request);
     });
@@ -85,13 +91,14 @@ export class AnswerWorkers implements AnswerAssembler {
   #started(slot: Slot): Worker | null {
     if (slot.worker || this.#closed) return slot.worker;
     const now = Date.now();
-    if (now - slot.startedAt < RESPAWN_MS) return null;
+    if (now - slot.startedAt < (this.#options.respawnMs ?? RESPAWN_MS)) return null;
     slot.startedAt = now;
     const { file, pageVersion, cacheKib } = this.#options;
     let worker: Worker;
     try {
       const workerData: AnswerWorkerData = { file, pageVersion, cacheKib };
-      worker = FROM_SOURCE ? new Worker(sourceBootstrap(), { eval: true, workerData }) : new Worker(WORKER_URL, { workerData });
+      const module = this.#options.workerModule ?? WORKER_URL;
+      worker = module.pathname.endsWith('.ts') ? new Worker(sourceBootstrap(module), { eval: true, workerData }) : new Worker(module, { workerData });
     } catch (error) {
       this.#options.onError('an answer worker could not start', error);
       return null;
@@ -138,7 +145,7 @@ const WORKER_URL = new URL(FROM_SOURCE ? './answer-worker.ts' : './answer-worker
  * Running from source (vitest, tsx), a worker does not inherit the runner's TypeScript loader (not
  * even through execArgv on Node 20): it registers tsx's loader itself, then loads the worker's module.
  */
-function sourceBootstrap(): string {
+function sourceBootstrap(module: URL): string {
   const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
+  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`;
 }
