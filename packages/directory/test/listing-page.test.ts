@@ -150,6 +150,10 @@ describe('an answer written as bytes', () => {
     const expected = pieces.map((p) => (typeof p === 'string' ? p : p.toString('utf8'))).join('');
     expect(out.toBuffer().toString('utf8')).toBe(expected);
     expect(out.toBuffer().equals(Buffer.from(expected, 'utf8'))).toBe(true);
+    // The copy moved to another thread: the same bytes, in a buffer of exactly their size.
+    const owned = out.toOwnedBytes();
+    expect(owned.buffer.byteLength).toBe(owned.length);
+    expect(Buffer.from(owned).equals(Buffer.from(expected, 'utf8'))).toBe(true);
   });
 });
 

@@ -25,8 +25,7 @@ port.on('message', (request: AnswerRequest) => {
     const answer = assembleAnswer(plan, pages.read(pageVersion, plan.listings.map((l) => l.seq)));
     if (answer) {
       // A buffer of its own, moved to the other thread rather than copied.
-      const owned = new Uint8Array(answer.length);
-      owned.set(answer);
+      const owned = answer.toOwnedBytes();
       transfer.push(owned.buffer);
       response = { id, bytes: owned };
     } else {

@@ -167,6 +167,13 @@ export class JsonBytes {
     this.#buffer = grown;
   }
 
+  /** The bytes in a buffer of their own and of their size (to be moved to another thread): one copy. */
+  toOwnedBytes(): Uint8Array<ArrayBuffer> {
+    const owned = new Uint8Array(this.#length);
+    owned.set(this.#buffer.subarray(0, this.#length));
+    return owned;
+  }
+
   toBuffer(): Buffer {
     const used = this.#buffer.subarray(0, this.#length);
     // Answers may be kept (the answer cache): a buffer mostly unused is copied to its size.

@@ -58,8 +58,8 @@ export function momentOfListing(moment: AnswerMoment, listing: PlacedListing, pl
   };
 }
 
-/** The whole answer from the listings' pages; null when a page is missing (the caller renders that listing from its document). */
-export function assembleAnswer(plan: AnswerPlan, pages: ReadonlyMap<number, StoredListingPage>): Buffer | null {
+/** The whole answer from the listings' pages, written; null when a page is missing (the caller renders that listing from its document). */
+export function assembleAnswer(plan: AnswerPlan, pages: ReadonlyMap<number, StoredListingPage>): JsonBytes | null {
   for (const listing of plan.listings) if (!pages.has(listing.seq)) return null;
   const out = new JsonBytes();
   writeAnswerHead(out);
@@ -69,5 +69,5 @@ export function assembleAnswer(plan: AnswerPlan, pages: ReadonlyMap<number, Stor
     assembleListingBytes(page.fixed, page, momentOfListing(plan.moment, listing), out);
   });
   writeAnswerTail(out, plan.nextCursor);
-  return out.toBuffer();
+  return out;
 }

@@ -219,14 +219,11 @@ export class DirectorySearch {
    */
   async #answerBytes(hits: readonly SearchHit[], state: HourState, nowMs: number, nextCursor: string | null): Promise<Buffer> {
     const rules = state.rules;
-    const moment: AnswerMoment = { nowMs, answeringHours: rules.numbers.answeringHours, rulesVersion: rules.version, rulesUrl: this.#rulesUrl(rules) };
-    const listings: PlacedListing[] = hits.map((hit) => ({
-      seq: hit.seq,
-      rankPos: hit.rankPos,
-      distanceKm: hit.distanceKm,
-      openNow: hit.openNow ?? null,
-      placement: state.ranks.has(hit.seq) && state.shuffles.has(hit.seq) ? this.#placement(state.ranks.placement(hit.seq, NO_STANDING, state.shuffles.known(hit.seq)), hit.rankPos, rules) : undefined,
-    }));
+    const moment = this.#answerMoment(rules, nowMs);
+    const listings: PlacedListing[] = hits.map((hit) => {
+      const facts = this.#tableFacts(state, hit.seq);
+      return { seq: hit.seq, rankPos: hit.rankPos, distanceKm: hit.distanceKm, openNow: hit.openNow ?? null, placement: facts ? this.#placement(facts, hit.rankPos, rules) : undefined };
+    });
     const plan: AnswerPlan = { moment, listings, nextCursor };
     const placedByTables = listings.every((listing) => listing.placement !== undefined);
     // An empty page has nothing to assemble.
@@ -237,7 +234,7 @@ export class DirectorySearch {
     const store = this.#ctx.store.listings;
     const pages = await store.pagesBySeqs(hits.map((h) => h.seq));
     const whole = placedByTables ? assembleAnswer(plan, pages) : null;
-    if (whole) return whole;
+    if (whole) return whole.toBuffer();
 
     const unrendered = hits.filter((h) => !pages.has(h.seq)).map((h) => h.seq);
     const records = unrendered.length > 0 ? await store.bySeqs(unrendered) : new Map<number, ListingRecord>();
@@ -265,8 +262,8 @@ export class DirectorySearch {
     return { shuffle: facts.shuffle, why: whyPlaced(facts, rankPos, rules) };
   }
 
-  #rulesUrl(rules: PublishedRules): string {
-    return `${this.#ctx.settings.baseUrl}/v1/ranking?version=${rules.version}`;
+  #answerMoment(rules: PublishedRules, nowMs: number): AnswerMoment {
+    return { nowMs, answeringHours: rules.numbers.answeringHours, rulesVersion: rules.version, rulesUrl: `${this.#ctx.settings.baseUrl}/v1/ranking?version=${rules.version}` };
   }
 
   view(record: ListingRecord, state: HourState | null, nowMs: number, options: { rankPos: number | null; distanceKm?: number | undefined; detail: boolean }) {
@@ -285,37 +282,23 @@ export class DirectorySearch {
     nowMs: number,
     options: { rankPos: number | null; distanceKm?: number | undefined },
   ): MomentViewOptions {
-    const facts = state && options.rankPos !== null ? this.#placementFacts(state, rank.seq, () => rank) : null;
-    return this.#momentOf(facts, openNow, state, nowMs, options);
+    const rules = state?.rules ?? rulesInForce(nowMs);
+    const placement = state && options.rankPos !== null ? this.#placement(this.#placementFacts(state, rank.seq, () => rank), options.rankPos, rules) : undefined;
+    // Without a place in the order (rankPos null) no placement is shown, so its rankPos is never read.
+    return momentOfListing(this.#answerMoment(rules, nowMs), { seq: rank.seq, rankPos: options.rankPos ?? 0, distanceKm: options.distanceKm, openNow }, placement);
+  }
+
+  /** The facts the hour's order was made from, from the hour's tables; null for a listing they do not know (added since). */
+  #tableFacts(state: HourState, seq: number): PlacementFacts | null {
+    return state.ranks.has(seq) && state.shuffles.has(seq) ? state.ranks.placement(seq, NO_STANDING, state.shuffles.known(seq)) : null;
   }
 
   /**
    * The facts the hour's order was made from, which a listing's place and why explain: from the
-   * hour's table, or for a listing added since (not in it) from its rank inputs.
+   * hour's tables, or for a listing added since (not in them) from its rank inputs.
    */
   #placementFacts(state: HourState, seq: number, inputs: () => RankInputs): PlacementFacts {
-    return state.ranks.has(seq) && state.shuffles.has(seq)
-      ? state.ranks.placement(seq, NO_STANDING, state.shuffles.known(seq))
-      : rankFacts(inputs(), state.hourStart, state.rules, NO_STANDING, state.shuffles);
-  }
-
-  #momentOf(
-    facts: PlacementFacts | null,
-    openNow: boolean | null,
-    state: HourState | null,
-    nowMs: number,
-    options: { rankPos: number | null; distanceKm?: number | undefined },
-  ): MomentViewOptions {
-    const rules = state?.rules ?? rulesInForce(nowMs);
-    return {
-      nowMs,
-      answeringHours: rules.numbers.answeringHours,
-      rulesVersion: rules.version,
-      rulesUrl: this.#rulesUrl(rules),
-      openNow,
-      placement: facts && options.rankPos !== null ? { rankPos: options.rankPos, ...this.#placement(facts, options.rankPos, rules) } : undefined,
-      distanceKm: options.distanceKm,
-    };
+    return this.#tableFacts(state, seq) ?? rankFacts(inputs(), state.hourStart, state.rules, NO_STANDING, state.shuffles);
   }
 }
 
