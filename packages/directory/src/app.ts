@@ -6,6 +6,7 @@
 import { JobRunner } from '@svc/shared';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
+import { answerWorkersFromEnvironment } from './config.js';
 import type { DirectoryContext, DirectorySettings } from './domain/context.js';
 import { HOUR_MS } from './domain/ranking/hourly-order.js';
 import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
@@ -19,7 +20,6 @@ import { DIRECTORY_OPERATIONS } from './operations/index.js';
 import { openDirectoryStore } from './store/kysely/kysely-directory-store.js';
 import { DIRECTORY_CACHE_KIB } from './store/kysely/database.js';
 import { AnswerWorkers } from './workers/answer-workers.js';
-import { answerWorkersFromEnvironment } from './config.js';
 import type { DirectoryStore } from './store/store.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
