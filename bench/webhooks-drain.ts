@@ -24,8 +24,8 @@ const { urls } = receivers;
 const sqlTimes = new Map<string, { ms: number; calls: number }>();
 let timing = false;
 if (args.has('sql')) {
-  const SQLite = (await import('better-sqlite3')).default as unknown as { prototype: unknown };
-  const Statement = Object.getPrototypeOf((new (SQLite as unknown as new (f: string) => { prepare(s: string): object })(':memory:')).prepare('select 1')) as Record<string, unknown>;
+  const { openSqliteFile } = await import('@svc/shared');
+  const Statement = Object.getPrototypeOf(openSqliteFile(':memory:').prepare('select 1')) as Record<string, unknown>;
   for (const method of ['all', 'run', 'get', 'iterate']) {
     const original = Statement[method] as (...a: unknown[]) => unknown;
     Statement[method] = function (this: { source: string }, ...a: unknown[]) {

@@ -3,7 +3,7 @@
  * of the server's thread, and whatever a worker cannot do (a stale page, a listing added since the
  * hour's order, a worker that cannot start) is answered by the server's thread instead.
  */
-import Database from 'better-sqlite3';
+import { openSqliteFile } from '@svc/shared';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,7 +102,7 @@ describe('answer workers', () => {
     const path = '/v1/businesses?source=member&limit=100';
     const [expected] = await bodies([path]);
     const workers = t.directory.answerWorkers!;
-    const sqlite = new Database(join(dataDir, 'directory.sqlite'));
+    const sqlite = openSqliteFile(join(dataDir, 'directory.sqlite'));
     try {
       sqlite.prepare("UPDATE listing_pages SET version = 'older' WHERE seq = (SELECT seq FROM listings WHERE domain = 'closures.example')").run();
       const declined = workers.counts.declined;

@@ -3,7 +3,7 @@
  * byte for byte the plain view (JSON.stringify(listingView(...))) for every kind of listing and
  * moment, pages must follow every write, and a missing or stale page must never be served.
  */
-import Database from 'better-sqlite3';
+import { openSqliteFile, type SqliteDatabase } from '@svc/shared';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -162,13 +162,13 @@ describe('pages over HTTP', () => {
   const clock = new TestClock(MONDAY);
   const generated = [...generateListings({ count: 300, seed: 4242, nowMs: MONDAY, placeCategoryOf: taxonomyCategoryPicker() })];
   const listings = [...handMade(), ...generated];
-  let sqlite: Database.Database;
+  let sqlite: SqliteDatabase;
 
   beforeAll(async () => {
     t = await startDirectory({ listings, clock });
     await t.directory.pagesReady;
     await t.directory.search.hour();
-    sqlite = new Database(join(t.dataDir, 'directory.sqlite'));
+    sqlite = openSqliteFile(join(t.dataDir, 'directory.sqlite'));
   });
   afterAll(async () => {
     sqlite.close();

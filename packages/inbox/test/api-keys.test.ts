@@ -4,9 +4,8 @@
  * database), revocation and expiry at once, who may manage keys (integration keys never, the
  * owner's AI only when allowed), and idempotent creation that never keeps the key in clear.
  */
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { sha256Hex } from '@svc/shared';
+import { openSqliteFile, sha256Hex } from '@svc/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOwnerKey, PRESETS } from '../src/domain/access/api-keys.js';
 import { assertAiMayGrant, createIntegrationKey, revokeKey } from '../src/domain/access/key-management.js';
@@ -16,7 +15,7 @@ import { aiCaller, connectAiApp, domainOf, makeKey, setSecurity, withKey } from 
 const HOUR_MS = 3_600_000;
 
 function rawRows(t: TestInbox, sql: string): Record<string, unknown>[] {
-  const db = new Database(join(t.dataDir, 'inbox.sqlite'), { readonly: true });
+  const db = openSqliteFile(join(t.dataDir, 'inbox.sqlite'), { readonly: true });
   try {
     return db.prepare(sql).all() as Record<string, unknown>[];
   } finally {

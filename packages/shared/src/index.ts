@@ -17,3 +17,4 @@ export * from './mcp/mcp-door.js';
 export * from './text/fold.js';
 export * from './http/service-app.js';
 export * from './storage/sqlite.js';
+export * from './storage/sqlite-driver.js';

@@ -3,14 +3,14 @@
  * connection to the directory's SQLite file and assembles the answer's bytes, so that the server's
  * thread only searches the index and speaks HTTP. See answer-workers.ts for the other side.
  */
-import SQLite from 'better-sqlite3';
+import { openSqliteFile } from '@svc/shared/sqlite-driver';
 import { parentPort, workerData } from 'node:worker_threads';
 import { assembleAnswer } from '../domain/search/answer-assembly.js';
 import { PageReader } from '../store/kysely/page-reader.js';
 import { decodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData } from './answer-protocol.js';
 
 const { file, pageVersion, cacheKib } = workerData as AnswerWorkerData;
-const sqlite = new SQLite(file, { readonly: true, fileMustExist: true });
+const sqlite = openSqliteFile(file, { readonly: true, fileMustExist: true });
 sqlite.pragma(`cache_size = -${cacheKib}`);
 const pages = new PageReader(sqlite);
 const port = parentPort;

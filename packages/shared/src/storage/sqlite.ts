@@ -5,16 +5,16 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 
 export async function openSqlite<DB>(
   file: string,
   migrations: Record<string, Migration>,
   extraPragmas: readonly string[] = [],
-): Promise<{ db: Kysely<DB>; sqlite: SQLite.Database }> {
+): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase }> {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
+  const sqlite = openSqliteFile(file);
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
     sqlite.pragma(pragma);
   }
@@ -36,8 +36,8 @@ const STATEMENT_CACHE_SIZE = 1_000;
  * kept by SQL text and reused (SQLite re-prepares them itself after a schema change). A statement
  * still iterating a result is busy, so that caller gets a fresh one.
  */
-function withStatementCache(sqlite: SQLite.Database): { close(): void; prepare(sql: string): SQLite.Statement } {
-  const prepared = new Map<string, SQLite.Statement>();
+function withStatementCache(sqlite: SqliteDatabase): { close(): void; prepare(sql: string): SqliteStatement } {
+  const prepared = new Map<string, SqliteStatement>();
   return {
     close: () => {
       prepared.clear();

@@ -1,6 +1,5 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
-import { KyselyJobStore } from '@svc/shared';
-import type { Database as SQLiteDatabase } from 'better-sqlite3';
+import { KyselyJobStore, type SqliteDatabase } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
@@ -41,12 +40,12 @@ function fromListingRow(row: Pick<Selectable<ListingsTable>, 'seq' | 'document'>
 
 class KyselyListingStore implements ListingStore {
   readonly #db: Kysely<DirectoryDatabase>;
-  readonly #sqlite: SQLiteDatabase | null;
+  readonly #sqlite: SqliteDatabase | null;
   readonly #pages: PageRenderer | null;
   /** The page read of every search, prepared once. */
   #pageReader: PageReader | null = null;
 
-  constructor(db: Kysely<DirectoryDatabase>, sqlite: SQLiteDatabase | null, pages: PageRenderer | null) {
+  constructor(db: Kysely<DirectoryDatabase>, sqlite: SqliteDatabase | null, pages: PageRenderer | null) {
     this.#db = db;
     this.#sqlite = sqlite;
     this.#pages = pages;
@@ -374,7 +373,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
 
   readonly #pages: PageRenderer | null;
 
-  constructor(db: Kysely<DirectoryDatabase>, options: { inTransaction?: boolean; sqlite?: SQLiteDatabase | null; pages?: PageRenderer | null } = {}) {
+  constructor(db: Kysely<DirectoryDatabase>, options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null } = {}) {
     this.#db = db;
     this.#inTransaction = options.inTransaction ?? false;
     this.#pages = options.pages ?? null;

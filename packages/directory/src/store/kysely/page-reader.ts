@@ -2,13 +2,13 @@
  * The hot read of every search: a page of results' pre-rendered listing pages, by seq, in one
  * statement. Used by the store and by the answer workers (each on its own connection).
  */
-import type { Database as SQLiteDatabase, Statement } from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from '@svc/shared/sqlite-driver';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 
 export class PageReader {
-  readonly #statement: Statement;
+  readonly #statement: SqliteStatement;
 
-  constructor(sqlite: SQLiteDatabase) {
+  constructor(sqlite: SqliteDatabase) {
     // One result row: every page's `fixed` bytes in one blob (with their lengths) and every `inputs`
     // in one text (JSON never holds a raw \u0001, which separates them). Twenty small rows would make
     // twenty buffers; the aggregates all see the rows in the same order. The seqs are bound as one
