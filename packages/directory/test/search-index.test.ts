@@ -7,6 +7,7 @@ import {
   buildSearchIndex,
   foldWords,
   haversineKm,
+  indexWords,
   isOpenAt,
   tagKey,
   type SearchIndex,
@@ -14,6 +15,7 @@ import {
   type SearchQuery,
   type SearchTuning,
 } from '../src/domain/search/index.js';
+import { TermTable } from '../src/domain/search/term-table.js';
 
 // Calendar used below (2026): Mar 2 Mon, Mar 6 Fri, Mar 8 Sun, Mar 13 Fri, Mar 14 Sat, Mar 29 Sun, Apr 5 Sun.
 // DST: Lisbon 01:00Z on Mar 29 (01:00 WET → 02:00 WEST); New York 07:00Z on Mar 8 (→ EDT);
@@ -547,6 +549,36 @@ describe('search index: details', () => {
     expect(seqsOf(idx.search(query({ words: ['straß'] })))).toEqual([]); // folds to strass
   });
 
+  it('one cut for index and query: apostrophes and & inside a word join it, and the index also keeps the parts', () => {
+    expect(foldWords('Doğan’s Tavern')).toEqual(['dogans', 'tavern']);
+    expect(indexWords('Doğan’s Tavern')).toEqual(['dogans', 'dogan', 'tavern']);
+    expect(indexWords("O'Brien L’Atelier McDonaldʼs rock'n'roll")).toEqual(['obrien', 'brien', 'latelier', 'atelier', 'mcdonalds', 'mcdonald', 'rocknroll', 'rockn', 'nroll', 'rock', 'roll']);
+    expect(indexWords("O'Brien's")).toEqual(['obriens', 'obrien', 'briens', 'brien']);
+    expect(indexWords("a'bc'de'fg'hi")).toEqual(['abcdefghi', 'bc', 'de', 'fg', 'hi']);
+    expect(indexWords('B&B Rock & Roll AT&T H&M')).toEqual(['bb', 'rock', 'roll', 'att', 'at', 'hm']);
+    expect(indexWords('St. Mary Jean-Luc Café ‘quoted’ Dogans\' 3.5 x´s')).toEqual(['st', 'mary', 'jean', 'luc', 'cafe', 'quoted', 'dogans', 'xs']);
+    expect(foldWords('Edwards’s Wine Bar')).toEqual(['edwardss', 'wine', 'bar']);
+    expect(indexWords('Edwards’s Wine Bar')).toEqual(['edwardss', 'edwards', 'wine', 'bar']);
+    // A query word is a whole word the index holds: cutting it again gives itself.
+    for (const w of indexWords("Doğan’s O'Brien B&B Jean-Luc Straße")) expect(foldWords(w)).toEqual([w]);
+  });
+
+  it('the term table cuts every text exactly as indexWords does (its ASCII fast path included)', () => {
+    const texts = [
+      'Plain ASCII text, with 24/7 and UPPER case',
+      "Joe's B&B", "'quoted' & spaced", 'trailing\' and `back`tick', 'a&b c&d', 'Doğan’s Tavern',
+      'Straße Café', 'Łódź naïve', 'x', '', '--', 'rock&roll', "O'Brien's", 'AT&T', 'H & M',
+    ];
+    for (const text of texts) {
+      const table = new TermTable(16);
+      const ids: number[] = [];
+      let next = 0;
+      table.forEachWord(text, () => next++, (id) => ids.push(id));
+      expect(ids.map(String), text).toEqual(indexWords(text).map((w) => String(table.get(w))));
+      expect(table.size, text).toBe(new Set(indexWords(text)).size);
+    }
+  });
+
   it('streams listings without keeping them; repeats and unknown seqs in the order are skipped', () => {
     function* stream(): Generator<ListingRecord> {
       yield listing({ seq: 10, name: 'Alpha' });
@@ -588,8 +620,8 @@ const CITIES = [
   { city: 'Sydney', country: 'AU', zone: 'Australia/Sydney', lat: -33.87, lng: 151.21 },
 ];
 const PLACE_IDS = Object.keys(PARENT);
-const NAME_WORDS = ['aurora', 'café', 'sol', 'mar', 'ribeira', 'books', 'studio', 'agents', 'cloud', 'atelier', 'são', 'bento'];
-const DESC_WORDS = ['fresh', 'coffee', 'vegan', 'booking', 'repairs', 'pastry', 'hotels', 'late', 'open', 'família'];
+const NAME_WORDS = ['aurora', 'café', 'sol', 'mar', 'ribeira', 'books', 'studio', 'agents', 'cloud', 'atelier', 'são', 'bento', 'Doğan’s', "L'Atelier", 'B&B', 'Jean-Luc', 'St.'];
+const DESC_WORDS = ['fresh', 'coffee', 'vegan', 'booking', 'repairs', 'pastry', 'hotels', 'late', 'open', 'família', "joe's", 'rock & roll', 'dogan'];
 const LANGS = ['pt', 'pt-BR', 'pt-PT', 'en', 'en-US', 'es', 'fr'];
 const DOOR_T = ['inbox', 'mcp', 'a2a', 'openapi', 'api', 'platform:shopify', 'platform:etsy'];
 const LEVELS: Door['level'][] = ['listed', 'readable', 'askable', 'bookable', 'payable'];
@@ -709,11 +741,11 @@ function refMatch(l: ListingRecord, q: SearchQuery): boolean {
   if (l.delistedAt !== null || l.dormantSince !== null) return false;
   const keys = categoryKeysOf(l);
   const text = new Set([
-    ...foldWords([l.name, l.city, l.description, ...l.tags, ...l.services.map((s) => s.name)].join(' ')),
+    ...indexWords([l.name, l.city, l.description, ...l.tags, ...l.services.map((s) => s.name)].join(' ')),
     ...keys.flatMap((k) => categoryWordsOf(k)),
   ]);
   if (!q.words.every((w) => text.has(w))) return false;
-  const nameWords = new Set(foldWords(l.name));
+  const nameWords = new Set(indexWords(l.name));
   const kindOk =
     q.kinds.includes(l.kind) || (q.softwareNameException && l.kind === 'software_and_ai' && q.words.length > 0 && q.words.every((w) => nameWords.has(w)));
   if (!kindOk) return false;
@@ -759,7 +791,7 @@ function refSearch(listings: ListingRecord[], order: Int32Array, q: SearchQuery)
 function randomQuery(r: () => number): SearchQuery {
   const q = query({ limit: 1 + Math.floor(r() * 9) });
   const words = [...NAME_WORDS, ...DESC_WORDS, 'coffee', 'pizza', 'lisboa', 'york', 'haircut', 'ai', 'software', 'food'];
-  if (r() < 0.35) q.words = [...new Set(Array.from({ length: 1 + Math.floor(r() * 2) }, () => foldWords(pick(r, words))[0]!))];
+  if (r() < 0.35) q.words = [...new Set(Array.from({ length: 1 + Math.floor(r() * 2) }, () => pick(r, indexWords(pick(r, words)))))];
   const k = r();
   q.kinds = k < 0.7 ? ['local_and_retail'] : k < 0.85 ? ['software_and_ai'] : ['local_and_retail', 'software_and_ai'];
   q.softwareNameException = r() < 0.5;

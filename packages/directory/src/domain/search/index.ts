@@ -2,4 +2,4 @@ export * from './search-index.js';
 export { isOpenAt, compileHours, zoneNow } from './hours.js';
 export type { CompiledHours, ZoneNow } from './hours.js';
 export { haversineKm } from './geo.js';
-export { foldText, foldWords, tagKey } from './text.js';
+export { cutWords, foldText, foldWords, indexWords, tagKey } from './text.js';

@@ -35,7 +35,7 @@ import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRo
 import type { GeoBox } from './geo.js';
 import { compileClosures, compileWeekly, openInRanges, zoneNow } from './hours.js';
 import { TermTable } from './term-table.js';
-import { foldText, foldWords, tagKey } from './text.js';
+import { foldText, foldWords, indexWords, tagKey } from './text.js';
 
 export interface SearchIndexInput {
   listings: Iterable<ListingRecord>;
@@ -73,7 +73,7 @@ export interface SearchTuning {
 const DEFAULT_TUNING: SearchTuning = { bitsetShare: 64, denseShare: 32, circleList: 'auto', nearestBy: 'auto', oneRoundBelow: 20_000, firstRadiusKm: 2 };
 
 export interface SearchQuery {
-  /** Folded q words (stop words and one-letter words already removed by the caller; see foldWords). */
+  /** Folded q words (whole words of text.ts cutWords; filler and one-letter words already removed by the caller). */
   words: string[];
   /** Include software_and_ai listings whose name holds every word even when `kinds` leaves them out. */
   softwareNameException: boolean;
@@ -328,7 +328,7 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
     if (!ts) {
       const ids = [facetId(cat, key)];
       for (const w of input.categoryWordsOf(key)) {
-        for (const f of foldWords(w)) ids.push(words.intern(f, newId));
+        for (const f of indexWords(w)) ids.push(words.intern(f, newId));
       }
       ts = Int32Array.from(ids);
       categoryTerms.set(key, ts);
@@ -372,7 +372,7 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
       const ts = termsOfCategory(key);
       for (let i = 0; i < ts.length; i++) add(ts[i]!);
     }
-    if (l.kind === 'software_and_ai') for (const w of foldWords(l.name)) addFacet(nameNs, w);
+    if (l.kind === 'software_and_ai') for (const w of indexWords(l.name)) addFacet(nameNs, w);
 
     addFacet(kind, l.kind);
     addFacet(src, l.source);

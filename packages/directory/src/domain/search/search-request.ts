@@ -9,6 +9,7 @@ import type { PublishedRules } from '../ranking/rules.js';
 import { attributeKey, attributeValueAllowed, isPaymentToken } from '../vocab/attributes.js';
 import { categoryCandidates, resolveCategory } from '../vocab/category-resolver.js';
 import { fold } from '../vocab/fold.js';
+import { foldWords } from './text.js';
 
 /** Filler words left out of `q` (English and Portuguese, with a few Spanish and French). */
 export const FILLER_WORDS: ReadonlySet<string> = new Set(
@@ -88,10 +89,12 @@ function list(value: string, path: string, maxEntries: number): string[] {
   return entries;
 }
 
+/**
+ * The words `q` asks for: its whole words cut as the index cuts listing text (text.ts cutWords:
+ * `Doğan’s` → `dogans`, which the index holds beside `dogan`), one-letter and filler words left out.
+ */
 export function queryWords(q: string): string[] {
-  return fold(q)
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 1 && !FILLER_WORDS.has(w));
+  return foldWords(q).filter((w) => !FILLER_WORDS.has(w));
 }
 
 export function normaliseSearch(raw: RawSearch, rules: PublishedRules): NormalisedSearch {

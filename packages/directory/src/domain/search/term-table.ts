@@ -3,10 +3,12 @@
  * can look up a word straight from a slice of a longer text, so tokenizing a listing allocates no
  * string for a word the table already holds (a million listings are tens of millions of words).
  */
-import { foldText, foldWords } from './text.js';
+import { cutWords, foldText } from './text.js';
 
 // eslint-disable-next-line no-control-regex
 const ASCII_RE = /^[\x00-\x7f]*$/;
+/** An ASCII joiner (apostrophe, backtick, &) between two letters or digits: cutWords joins there. */
+const ASCII_JOINED_RE = /[a-z0-9]['`&][a-z0-9]/i;
 
 function hashOf(word: string): number {
   let h = 0x811c9dc5 | 0;
@@ -55,18 +57,17 @@ export class TermTable {
   }
 
   /**
-   * Calls `each(id)` for every word of the text (exactly the words of foldWords; texts with
-   * apostrophes or letters outside ASCII after folding take foldWords itself),
-   * adding unknown words with `newId()`.
+   * Calls `each(id)` for every word the index keeps for the text (exactly the words of indexWords:
+   * text outside ASCII after folding, or with a joined word such as `Joe's` or `B&B`, takes cutWords
+   * itself; plain ASCII text is cut here without a string per known word), adding unknown words with
+   * `newId()`.
    */
   forEachWord(text: string, newId: () => number, each: (id: number) => void): void {
     let t = text;
-    if (!ASCII_RE.test(t) || t.includes("'")) {
-      t = foldText(t);
-      if (!ASCII_RE.test(t) || t.includes("'")) {
-        for (const w of foldWords(t)) each(this.intern(w, newId));
-        return;
-      }
+    if (!ASCII_RE.test(t)) t = foldText(t);
+    if (!ASCII_RE.test(t) || ASCII_JOINED_RE.test(t)) {
+      cutWords(t, (w) => each(this.intern(w, newId)), { parts: true });
+      return;
     }
     const len = t.length;
     let start = -1;

@@ -10,7 +10,8 @@
  */
 
 import type { Kind } from '../listings/listing.js';
-import { editDistance, fold, foldWords } from './fold.js';
+import { foldWords, indexWords } from '../search/text.js';
+import { editDistance, fold } from './fold.js';
 import type { CategoryGroup } from './groups.js';
 import { loadTaxonomy, type PlaceCategory } from './taxonomy.js';
 
@@ -74,7 +75,7 @@ function buildIndex(): Index {
     const poolKey = `${text}\u0000${hit.key}`;
     if (seenPool.has(poolKey)) return;
     seenPool.add(poolKey);
-    pool.push({ text, words: text.split(/[^\p{L}\p{N}]+/u).filter(Boolean), hit });
+    pool.push({ text, words: indexWords(text, 1), hit });
   };
 
   const groups = new Map<string, CategoryGroup>();
@@ -161,7 +162,7 @@ export function categoryCandidates(term: string, max = 5): string[] {
   if (forms.length === 0) return [];
   const scored = new Map<string, { rank: number; hit: Hit }>();
   for (const t of forms) {
-    const tWords = t.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 3);
+    const tWords = foldWords(t, 3);
     const limit = allowance(t.length);
     const distances = new Map<string, number>();
     const distance = (text: string): number => {
@@ -210,7 +211,8 @@ const wordsMemo = new Map<string, readonly string[]>();
 
 /**
  * The folded words (two letters or more) of a group's or place category's labels and synonyms in
- * every language, so a search word can match a listing's categories "with their labels and
+ * every language, cut as the index cuts listing text (search/text.ts: `chambre d’hôtes` gives
+ * chambre, dhotes and hotes), so a search word can match a listing's categories "with their labels and
  * synonyms". Unknown key: [].
  */
 export function categoryWords(key: string): readonly string[] {
@@ -229,7 +231,7 @@ export function categoryWords(key: string): readonly string[] {
   } else {
     return [];
   }
-  const out = Object.freeze([...new Set(texts.flatMap((t) => foldWords(t)).filter((w) => w.length > 1))]);
+  const out = Object.freeze([...new Set(texts.flatMap((t) => indexWords(t)))]);
   wordsMemo.set(key, out);
   return out;
 }

@@ -5,18 +5,24 @@
  */
 
 import { foldText } from '@svc/shared';
+import { indexWords } from '../search/text.js';
 
 const SEPARATORS = /[\s_-]+/g;
+/** Apostrophe look-alikes (’ ‘ ʼ ´ ` ′) read as ', so `chambre d'hôtes` names `chambre d’hôtes`. */
+const APOSTROPHE_LIKE = /[\u2019\u2018\u02bc\u00b4\u0060\u2032]/g;
 
-/** Folded as everywhere (shared foldText), separators made one space, trimmed. */
+/** Folded as everywhere (shared foldText), apostrophes made one, separators made one space, trimmed. */
 export function fold(text: string): string {
-  return foldText(text).replace(SEPARATORS, ' ').trim();
+  return foldText(text).replace(APOSTROPHE_LIKE, "'").replace(SEPARATORS, ' ').trim();
 }
 
-/** The folded words of a text: runs of letters and digits (apostrophes dropped). */
+/**
+ * The words of a text, as the search index keeps them (search/text.ts cutWords, the one way text
+ * becomes words: whole words and the parts of words joined by an apostrophe or `&`), one-letter
+ * words included.
+ */
 export function foldWords(text: string): string[] {
-  const folded = fold(text).replace(/['’]/g, '');
-  return folded.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  return indexWords(text, 1);
 }
 
 /**
