@@ -1,11 +1,11 @@
 /**
- * Opens a service's SQLite file through Kysely: WAL, a busy timeout, foreign keys, extra pragmas a
- * service asks for, and its embedded migrations brought up to date. Returns the raw handle too, for
+ * Opens a service's SQLite file through Kysely: private to the service's user (private-files.ts),
+ * WAL, a busy timeout, foreign keys, extra pragmas a service asks for, and its embedded migrations
+ * brought up to date. Returns the raw handle too, for
  * the rare read that streams rows synchronously.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+import { preparePrivateDataFile } from './private-files.js';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 
 export async function openSqlite<DB>(
@@ -13,7 +13,7 @@ export async function openSqlite<DB>(
   migrations: Record<string, Migration>,
   extraPragmas: readonly string[] = [],
 ): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase }> {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') preparePrivateDataFile(file);
   const sqlite = openSqliteFile(file);
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
     sqlite.pragma(pragma);
