@@ -105,6 +105,30 @@ describe('retries', () => {
     expect(await onlyDelivery()).toMatchObject({ status: 'succeeded', attempts: 2, responseCode: 202, lastError: null });
   });
 
+  it('counts a 2xx as a success whatever its body, reading only the start of a long one', async () => {
+    // A receiver that answers 200 with a megabyte of text (some frameworks echo the request or a page).
+    const talkative = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.end('x'.repeat(1024 * 1024));
+      });
+    });
+    await new Promise<void>((resolve) => talkative.listen(0, '127.0.0.1', resolve));
+    try {
+      await createEndpoint();
+      const stored = (await t.inbox.store.webhooks.listEndpoints())[0];
+      if (!stored) throw new Error('missing');
+      await t.inbox.store.webhooks.updateEndpoint({ ...stored, url: `http://127.0.0.1:${(talkative.address() as AddressInfo).port}/hooks` });
+      await newConversation();
+      await t.deliver();
+      expect(await onlyDelivery()).toMatchObject({ status: 'succeeded', attempts: 1, responseCode: 200, lastError: null });
+    } finally {
+      talkative.closeAllConnections();
+      await new Promise((resolve) => talkative.close(resolve));
+    }
+  });
+
   it('records a receiver that cannot be reached', async () => {
     await createEndpoint();
     const port = new URL(receiver.url).port;

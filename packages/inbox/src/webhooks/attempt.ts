@@ -7,7 +7,7 @@ import { signatureHeader } from '../domain/webhooks/signing.js';
 
 /** A receiver has ten seconds to answer (inbox spec §8). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** We read at most this much of an answer; only its status matters. */
+/** We read at most this much of an answer and stop there: only its status matters (a 2xx is a success whatever its body). */
 const MAX_ANSWER_BYTES = 64 * 1024;
 const ERROR_EXCERPT_CHARS = 200;
 export const WEBHOOK_USER_AGENT = 'svc-inbox-webhooks/1.0 (+https://www.standardwebhooks.com)';
@@ -55,6 +55,7 @@ export async function sendSigned(request: SignedRequest, allowLocal: boolean, ti
       body: request.body,
       timeoutMs,
       maxBytes: MAX_ANSWER_BYTES,
+      overflow: 'truncate',
       allowLoopback: allowLocal,
       allowHttp: allowLocal,
     });

@@ -27,6 +27,11 @@ export interface PublicFetchOptions {
   body?: string;
   timeoutMs: number;
   maxBytes: number;
+  /**
+   * What an answer longer than `maxBytes` is: `refuse` (the default) fails with `too_large`; `truncate`
+   * keeps its first `maxBytes` bytes and stops reading, for callers to whom the status is what matters.
+   */
+  overflow?: 'refuse' | 'truncate';
   allowLoopback: boolean;
   /** Plain http is refused unless allowed (development against 127.0.0.1). */
   allowHttp: boolean;
@@ -36,6 +41,8 @@ export interface PublicFetchResult {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** True when the body was cut at `maxBytes` (overflow `truncate`). */
+  truncated: boolean;
 }
 
 function admissible(address: string, allowLoopback: boolean): boolean {
@@ -98,14 +105,21 @@ export async function publicFetch(target: string, options: PublicFetchOptions): 
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
+          const room = options.maxBytes - size;
           size += chunk.length;
           if (size > options.maxBytes) {
-            request.destroy(new PublicFetchError('too_large', `the answer is larger than ${options.maxBytes} bytes`));
+            if (options.overflow === 'truncate') {
+              chunks.push(chunk.subarray(0, room));
+              resolve({ status, headers: response.headers, body: Buffer.concat(chunks).toString('utf8'), truncated: true });
+              request.destroy();
+            } else {
+              request.destroy(new PublicFetchError('too_large', `the answer is larger than ${options.maxBytes} bytes`));
+            }
             return;
           }
           chunks.push(chunk);
         });
-        response.on('end', () => resolve({ status, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () => resolve({ status, headers: response.headers, body: Buffer.concat(chunks).toString('utf8'), truncated: false }));
         response.on('error', (error) => reject(wrap(error)));
       },
     );
