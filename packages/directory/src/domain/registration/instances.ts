@@ -113,7 +113,8 @@ export async function pingInstance(
   return ctx.store.transaction(async (store) => {
     const instance = await knownInstance(store, rawDomain, ctx.settings.allowLocalInboxes);
     const software = body.version ? { version: body.version, runtime: body.runtime ?? 'unknown' } : instance.software;
-    await store.instances.put({ ...instance, lastPingAt: nowMs, software, counts: body.counts ?? instance.counts });
+    // A ping brings a member set aside back (recordPing clears the listing's dormant_since too).
+    await store.instances.put({ ...instance, lastPingAt: nowMs, dormantSince: null, software, counts: body.counts ?? instance.counts });
     await store.listings.recordPing(instance.domain, nowMs, software);
     return { domain: instance.domain, lastPingAt: nowMs, software };
   });
