@@ -73,6 +73,7 @@ describe('fold', () => {
     expect(fold('hair_beauty')).toBe('hair beauty');
     expect(fold('Clínica  Dentária')).toBe('clinica dentaria');
     expect(foldWords('Salão de Beleza (Unhas)')).toEqual(['salao', 'de', 'beleza', 'unhas']);
+    expect(fold('Chambre d’Hôtes')).toBe("chambre d'hotes");
   });
 
   it('counts a swap of neighbouring letters as one edit', () => {
@@ -457,6 +458,17 @@ describe('categoryWords', () => {
       expect(w.length).toBeGreaterThan(1);
     }
     expect(categoryWords('nope')).toEqual([]);
+  });
+
+  it('cuts labels and synonyms with apostrophes as listing text is cut: the joined word and its parts', () => {
+    // fr synonym of lodging: "chambre d’hôtes"; fr label of arts-crafts: "Artisanat d’art".
+    const lodging = resolveCategory('chambre d’hôtes');
+    expect(lodging).not.toBeNull();
+    const key = lodging!.type === 'group' ? lodging!.slug : lodging!.id;
+    for (const w of ['chambre', 'dhotes', 'hotes']) expect(categoryWords(key)).toContain(w);
+    // Any apostrophe names it, as the index reads any apostrophe.
+    expect(resolveCategory("chambre d'hotes")).toEqual(lodging);
+    expect(resolveCategory('Chambre dʼHôtes')).toEqual(lodging);
   });
 });
 
