@@ -11,6 +11,8 @@ export interface RestContract {
   method: string;
   path: string;
   tag: string;
+  /** Who may call it (x-audience): public or owner. */
+  audience: string;
   summary: string;
   description: string;
   /** Every input field by name, wherever REST takes it from. */
@@ -63,6 +65,7 @@ function contractOf(path: string, method: string, operation: Json): RestContract
     method: method.toUpperCase(),
     path,
     tag: operation.tags?.[0],
+    audience: operation['x-audience'],
     summary: operation.summary,
     description: operation.description,
     inputProperties,

@@ -67,7 +67,7 @@ describe('GET /openapi.json', () => {
     expect(listItems.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['type', 'state', 'needs_human', 'open_only', 'sandbox', 'q', 'cursor', 'limit']));
     expect(listItems.responses['401'].content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
     const business = doc.paths['/v1/business'].get;
-    expect(business.security).toBeUndefined();
+    expect(business.security).toEqual([]);
     const reply = doc.paths['/v1/owner/items/{id}/replies'].post;
     expect(reply.responses['201']).toBeDefined();
     expect(reply.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'id', in: 'path', required: true })]));

@@ -38,7 +38,7 @@ describe.each([
 ])('the tools of %s', (path, audience) => {
   it(`are the ${audience} REST operations, one for one, with the same contract`, async () => {
     const tools = await toolsAt(path, audience === 'owner' ? { authorization: `Bearer ${t.ownerKey}` } : {});
-    const restNames = [...contracts.values()].filter((c) => c.tag === audience).map((c) => c.operationId);
+    const restNames = [...contracts.values()].filter((c) => c.audience === audience).map((c) => c.operationId);
     expect(tools.map((tool) => tool.name).sort()).toEqual(restNames.sort());
     for (const tool of tools) expectToolMatchesRest(tool, contracts.get(tool.name), problemSchema);
   });

@@ -38,6 +38,7 @@ export const getInstanceStatus = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/instances/{domain}/status' },
+  answers: { etag: true },
   input: z.object({ domain: z.string().max(253) }),
   output: statusSchema,
   annotations: READ,

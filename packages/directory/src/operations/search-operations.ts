@@ -34,6 +34,7 @@ export const searchBusinesses = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/businesses' },
+  answers: { etag: true },
   input: z.object({
     q: z.string().max(80).optional().describe('Every word must be in the name, city, description, categories, tags or services (case and accents ignored).'),
     near: z.string().max(60).optional().describe('"lat,lng": only businesses within radius_km, with distance_km.'),
@@ -75,6 +76,7 @@ export const getBusiness = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/businesses/{domain}' },
+  answers: { etag: true },
   input: z.object({ domain: z.string().min(1).max(253) }),
   output: listingSchema,
   annotations: READ,

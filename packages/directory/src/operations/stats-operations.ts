@@ -12,6 +12,7 @@ export const getStats = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/stats' },
+  answers: { etag: true },
   input: z.object({}),
   output: z.object({
     instances_online: z.number().int().min(0),

@@ -17,6 +17,7 @@ export const listCategories = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/categories' },
+  answers: { etag: true },
   input: z.object({ group: z.string().min(1).max(60).optional().describe('A group slug: adds place_categories and taxonomy.') }),
   output: z.object({
     version: z.number().int().min(1),
@@ -48,6 +49,7 @@ export const getPlaceCategory = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/c/{id}' },
+  answers: { etag: true },
   input: z.object({ id: z.string().min(1).max(120) }),
   output: z.object({
     id: z.string(),
@@ -87,6 +89,7 @@ export const listAttributes = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/attributes' },
+  answers: { etag: true },
   input: z.object({}),
   output: z.object({
     version: z.number().int().min(1),
@@ -106,6 +109,7 @@ export const getRankingRules = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/ranking' },
+  answers: { etag: true },
   input: z.object({ version: z.number().int().min(1).optional() }),
   output: z.looseObject({ version: z.number().int().min(1), status: z.string() }),
   annotations: READ,

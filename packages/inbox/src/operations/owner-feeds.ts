@@ -38,6 +38,7 @@ export const addFeedOperation = inboxOperation({
   audience: 'owner',
   kind: 'write',
   http: { method: 'POST', path: '/v1/owner/feeds', successStatus: 201 },
+  answers: { location: true },
   scope: 'integrations:write',
   input: z.object({ ...addFeedInput, idempotency_key: idempotencyKeyField }),
   output: feedSchema,

@@ -83,6 +83,7 @@ export const createApiKeyOperation = inboxOperation({
   audience: 'owner',
   kind: 'write',
   http: { method: 'POST', path: '/v1/owner/api-keys', successStatus: 201 },
+  answers: { location: true },
   scope: 'keys:write',
   input: z.object({
     name: z.string().trim().min(1).max(100).describe('What the key is for, such as "Calendar sync".'),

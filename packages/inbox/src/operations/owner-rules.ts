@@ -52,6 +52,7 @@ export const upsertRuleOperation = inboxOperation({
   audience: 'owner',
   kind: 'write',
   http: { method: 'POST', path: '/v1/owner/rules' },
+  answers: { location: true, alsoStatuses: [201] },
   scope: 'setup:run',
   input: z.object({ rule: ruleInput, idempotency_key: idempotencyKeyField }),
   output: ruleSchema,

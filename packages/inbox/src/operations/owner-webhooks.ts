@@ -101,6 +101,7 @@ export const createWebhookOperation = inboxOperation({
   audience: 'owner',
   kind: 'write',
   http: { method: 'POST', path: '/v1/owner/webhooks', successStatus: 201 },
+  answers: { location: true },
   scope: WRITE_SCOPE,
   input: z.object({
     url: z.string().min(1).max(2_000).describe('https URL on a public host name (no IP address, localhost or internal name).'),

@@ -15,6 +15,16 @@ export interface OperationAnnotations {
   destructiveHint: boolean;
 }
 
+/** Statuses and headers an operation's answers may have besides its success status and body. */
+export interface OperationAnswers {
+  /** Success statuses the handler may choose besides `http.successStatus` (201 when an upsert creates, 200 for a reply). */
+  alsoStatuses?: readonly number[];
+  /** A 201 answer carries a `Location` header naming what it made. */
+  location?: boolean;
+  /** Answers carry an `ETag`; a request with a matching `If-None-Match` is answered 304. */
+  etag?: boolean;
+}
+
 /** What a handler may add besides its body: headers such as Location, and a different status. */
 export interface ResponseExtras {
   status?: number;
@@ -40,6 +50,14 @@ export interface OperationDefinition<Ctx, I extends z.ZodType = z.ZodType, O ext
   errors: readonly ProblemCode[];
   /** Scope a key needs (owner operations). */
   scope?: string;
+  /**
+   * A public operation on one item takes that item's access token: `required`, or `optional` when
+   * the call may also be made without an item (send_message starts a conversation without one).
+   * Documented in OpenAPI as the item-token security schemes.
+   */
+  itemAccess?: 'required' | 'optional';
+  /** What the answers carry beyond the output schema, for the OpenAPI document. */
+  answers?: OperationAnswers;
   run: (ctx: Ctx, input: z.output<I>, extras: ResponseExtras) => Promise<z.input<O>>;
 }
 

@@ -16,6 +16,7 @@ import {
 } from '@svc/shared';
 import { renderedBytesOf } from '../../domain/search/rendered-answer.js';
 import { etagOf } from './etag.js';
+import { directoryOpenApi } from './openapi-document.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 
 /** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
@@ -84,11 +85,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     extraRoutes: [{ method: 'POST', path: '/mcp' }],
     problemsBase,
     version: options.softwareVersion,
-    openApi: {
-      title: 'Directory network',
-      description: 'Public, read-only search of businesses for AI agents, in one published order that cannot be bought.',
-      serverUrl: baseUrl,
-    },
+    openApi: directoryOpenApi(baseUrl),
   });
 
   /** Runs one call: the handler, the output check, the status and headers it asked for. */

@@ -16,9 +16,9 @@ import { authenticateBearer } from '../../domain/access/api-keys.js';
 import type { OperationContext } from '../../operations/context.js';
 import { runOperation, type RunnerDeps } from '../../operations/runner.js';
 import { oauthEndpoints, ownerChallenge } from '../../domain/access/oauth/oauth-metadata.js';
-import { SCOPE_WORDS } from '../../domain/access/oauth/scopes.js';
 import { AGENT_GUIDE } from './agent-guide.js';
 import { buildManifest } from './manifest.js';
+import { inboxOpenApi } from './openapi-document.js';
 import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
 
 /** Request bodies above 1 MiB are refused with 413 (inbox spec leaves the size to us). */
@@ -66,15 +66,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     ],
     problemsBase,
     version: deps.config.softwareVersion,
-    openApi: {
-      title: 'Business inbox',
-      description: 'One business\'s inbox: bookings, orders, quote requests, messages and refunds as items with state machines.',
-      serverUrl: deps.config.publicBaseUrl,
-    },
-    securitySchemes: {
-        ownerKey: { type: 'http', scheme: 'bearer', description: 'An owner or integration key (svc_own_…).' },
-        aiApp: aiAppSecurityScheme(deps.config.publicBaseUrl),
-      },
+    ...inboxOpenApi(deps.config.publicBaseUrl),
   });
 
   mountRestOperations(app, {
@@ -162,14 +154,4 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   return app;
-}
-
-/** OAuth 2.1 for AI apps in OpenAPI terms: authorization code (PKCE S256), scopes as key scopes. */
-function aiAppSecurityScheme(publicBaseUrl: string): Record<string, unknown> {
-  const endpoints = oauthEndpoints(publicBaseUrl);
-  return {
-    type: 'oauth2',
-    description: 'An AI app connected by the owner (authorization code with PKCE S256; see /.well-known/oauth-authorization-server).',
-    flows: { authorizationCode: { authorizationUrl: endpoints.authorization, tokenUrl: endpoints.token, refreshUrl: endpoints.token, scopes: { ...SCOPE_WORDS } } },
-  };
 }

@@ -1,0 +1,35 @@
+/**
+ * What the directory's /openapi.json says beyond the operation table: licence, contact, tags, and
+ * that no operation needs authentication (directory spec §5). See docs/openapi.md.
+ */
+import { PROJECT_LICENSE, type OpenApiInfo, type OpenApiTag, type OperationMeta } from '@svc/shared';
+
+const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
+  { name: 'Search', description: 'Businesses in the published hourly order, and one business.', paths: [/^\/v1\/businesses/] },
+  { name: 'Vocabulary', description: 'Categories, place categories and attributes the search filters by.', paths: [/^\/v1\/(categories|attributes)$/, /^\/c\//] },
+  { name: 'Rules and statistics', description: 'The published ranking rules and the statistics of the network.', paths: [/^\/v1\/(ranking|stats)$/] },
+  { name: 'Instances', description: 'Registration of inboxes with the network, their pings and status.', paths: [/^\/v1\/instances/] },
+];
+
+export function directoryTagOf(op: Pick<OperationMeta, 'name' | 'http'>): string {
+  const tag = TAGS.find((t) => t.paths.some((p) => p.test(op.http.path)));
+  if (!tag) throw new Error(`no OpenAPI tag covers ${op.name} at ${op.http.path}; add one in openapi-document.ts`);
+  return tag.name;
+}
+
+export function directoryOpenApi(baseUrl: string): Omit<OpenApiInfo, 'version'> {
+  return {
+    title: 'Directory network',
+    description:
+      'Public, read-only search of businesses for AI agents, in one published order that cannot be bought. No key and no sign-in: every caller gets the same answer. Reads carry an ETag and answer 304 to If-None-Match. Refusals are RFC 9457 problem documents.',
+    serverUrl: baseUrl,
+    license: PROJECT_LICENSE,
+    contact: { name: 'Operator of this directory network', url: `${baseUrl}/v1/stats` },
+    tags: TAGS.map(({ name, description }) => ({ name, description })),
+    tagOf: directoryTagOf,
+    security: { owner: [], item: [] },
+    idempotentWrites: false,
+    inputProblem: 'bad_request',
+    rateLimits: 'The network may limit any caller (limits not fixed yet); wait Retry-After seconds.',
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * What the inbox's /openapi.json says beyond the operation table: licence, contact, tags, the
+ * security schemes (owner and integration keys, OAuth 2.1 for AI apps, the item access token in its
+ * three forms), and the `webhooks` section with one entry per event type the machines can emit.
+ * See docs/openapi.md.
+ */
+import { PROJECT_LICENSE, jsonSchemaOf, type JsonSchema, type OpenApiInfo, type OpenApiTag, type OperationMeta } from '@svc/shared';
+import { allEventTypes, fullEventSchema, testEventSchema, thinEventSchema } from '../../domain/events/event-schemas.js';
+import { oauthEndpoints } from '../../domain/access/oauth/oauth-metadata.js';
+import { SCOPE_WORDS } from '../../domain/access/oauth/scopes.js';
+import { TEST_EVENT_TYPE } from '../../domain/webhooks/test-event.js';
+
+const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
+  { name: 'Catalogue', description: 'Public reads of the business: profile, services, products and free start times.', paths: [/^\/v1\/(business|services|products|availability)$/] },
+  { name: 'Items', description: 'Public creates (booking, order, quote request, message) and what a customer does with an item, using its access token.', paths: [/^\/v1\/(quotes|bookings|orders|messages)$/, /^\/v1\/items\//] },
+  { name: 'Owner items', description: "The owner's inbox: list and read items, fire transitions, reply, set flags.", paths: [/^\/v1\/owner\/items/] },
+  { name: 'Owner setup', description: 'Profile, services, products, opening hours and closures.', paths: [/^\/v1\/owner\/(profile|services|products|availability)/] },
+  { name: 'Owner settings', description: 'The settings document and the directory networks it names.', paths: [/^\/v1\/owner\/(settings|networks)/] },
+  { name: 'Owner rules', description: "The owner's rules: a trigger, conditions and one action.", paths: [/^\/v1\/owner\/rules/] },
+  { name: 'Owner access', description: 'Owner and integration keys, and AI apps connected over OAuth.', paths: [/^\/v1\/owner\/(api-keys|ai-apps)/] },
+  { name: 'Owner feeds', description: 'Product feeds imported into the catalogue.', paths: [/^\/v1\/owner\/feeds/] },
+  { name: 'Owner webhooks', description: 'Webhook endpoints, their deliveries, tests and replays.', paths: [/^\/v1\/owner\/(webhooks|deliveries)/] },
+  { name: 'Owner events', description: 'The event stream, polled.', paths: [/^\/v1\/owner\/events/] },
+  { name: 'Webhook events', description: 'What the inbox POSTs to a registered webhook endpoint (Standard Webhooks v1): one entry per event type.', paths: [] },
+];
+
+export function inboxTagOf(op: Pick<OperationMeta, 'name' | 'http'>): string {
+  const tag = TAGS.find((t) => t.paths.some((p) => p.test(op.http.path)));
+  if (!tag) throw new Error(`no OpenAPI tag covers ${op.name} at ${op.http.path}; add one in openapi-document.ts`);
+  return tag.name;
+}
+
+/** The security schemes: names stay stable, since clients generated from the document use them. */
+export function inboxSecuritySchemes(publicBaseUrl: string): Record<string, JsonSchema> {
+  const endpoints = oauthEndpoints(publicBaseUrl);
+  return {
+    ownerKey: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An owner or integration key (`svc_own_…`), sent as `Authorization: Bearer svc_own_…`. An integration key carries the scopes of its preset.',
+    },
+    aiApp: {
+      type: 'oauth2',
+      description: 'An AI app connected by the owner: OAuth 2.1 authorization code with PKCE (S256 only), dynamic registration; see /.well-known/oauth-authorization-server. Access tokens are `svc_oat_…`.',
+      flows: { authorizationCode: { authorizationUrl: endpoints.authorization, tokenUrl: endpoints.token, refreshUrl: endpoints.token, scopes: { ...SCOPE_WORDS } } },
+    },
+    itemToken: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-access-token',
+      description: "An item's access token (`svc_tok_…`, from its create answer), in header x-access-token. The form signed requests use.",
+    },
+    itemTokenBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: "An item's access token as `Authorization: Bearer svc_tok_…`.",
+    },
+    itemTokenQuery: {
+      type: 'apiKey',
+      in: 'query',
+      name: 'access_token',
+      description: "An item's access token in the query (or the body's `access_token`). Prefer a header: URLs end up in logs.",
+    },
+  };
+}
+
+function webhookEntry(type: string): Record<string, unknown> {
+  const isTest = type === TEST_EVENT_TYPE;
+  const [itemType, event] = type.split('.') as [string, string];
+  const side = event === 'message' ? ' An inbound message arrived on the item; the version does not change.' : event === 'flags' ? ' needsHuman was raised or cleared, or priority moved; the version does not change.' : '';
+  const header = (name: string, description: string, schema: JsonSchema, required = true) => ({ name, in: 'header', required, description, schema });
+  return {
+    post: {
+      operationId: `webhook_${type.replace('.', '_')}`,
+      summary: isTest ? 'A test event (nothing was created)' : `${itemType}.${event}`,
+      description: isTest
+        ? 'Sent by POST /v1/owner/webhooks/{id}/test: a real, signed delivery whose data.id names no item.'
+        : `Sent when a ${itemType.replace('_', ' ')} has the event ${event}.${side} The body is thin (the default) or full, as the endpoint's payload_style says.`,
+      tags: ['Webhook events'],
+      security: [],
+      parameters: [
+        header('webhook-id', 'The event id, stable across retries and replays: deduplicate on it.', { type: 'string' }),
+        header('webhook-timestamp', 'Unix seconds; refuse a timestamp more than five minutes from now.', { type: 'string', pattern: '^[0-9]+$' }),
+        header('webhook-signature', 'One or more space-separated `v1,<base64>` HMAC-SHA256 signatures of `{webhook-id}.{webhook-timestamp}.{body}`; any one matching is a pass.', { type: 'string' }),
+        header('svc-event-type', 'The event type.', { type: 'string', const: type }),
+        header('svc-delivery-attempt', 'The attempt, counting from 1.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: isTest ? { $ref: '#/components/schemas/TestEvent' } : { anyOf: [{ $ref: '#/components/schemas/ThinEvent' }, { $ref: '#/components/schemas/FullEvent' }] },
+          },
+        },
+      },
+      responses: {
+        '200': { description: 'Any 2xx is success (whatever the body).' },
+        '400': { description: 'The signature did not verify; the inbox retries (eight attempts over a little over a day).' },
+      },
+    },
+  };
+}
+
+function webhooks(): NonNullable<OpenApiInfo['webhooks']> {
+  return {
+    items: Object.fromEntries(allEventTypes().map((type) => [type, webhookEntry(type)])),
+    schemas: {
+      ThinEvent: jsonSchemaOf(thinEventSchema, 'output'),
+      FullEvent: jsonSchemaOf(fullEventSchema, 'output'),
+      TestEvent: jsonSchemaOf(testEventSchema, 'output'),
+    },
+  };
+}
+
+/** Everything the inbox passes to installServiceRoutes for its document. */
+export function inboxOpenApi(publicBaseUrl: string): { openApi: Omit<OpenApiInfo, 'version'>; securitySchemes: Record<string, JsonSchema> } {
+  return {
+    openApi: {
+      title: 'Business inbox',
+      description:
+        "One business's inbox: bookings, orders, quote requests, messages and refunds as items with state machines. Public operations need no account (a create answers with the item's access token); owner operations need an owner or integration key, or an AI app's OAuth token. Refusals are RFC 9457 problem documents.",
+      serverUrl: publicBaseUrl,
+      license: PROJECT_LICENSE,
+      contact: { name: 'The business running this inbox', url: `${publicBaseUrl}/v1/business` },
+      tags: TAGS.map(({ name, description }) => ({ name, description })),
+      tagOf: inboxTagOf,
+      security: { owner: ['ownerKey', 'aiApp'], item: ['itemToken', 'itemTokenBearer', 'itemTokenQuery'] },
+      rateLimits: 'Integration keys are limited to about ten calls a second; anonymous callers may be limited too (limits not fixed yet). Wait Retry-After seconds.',
+      webhooks: webhooks(),
+    },
+    securitySchemes: inboxSecuritySchemes(publicBaseUrl),
+  };
+}
