@@ -305,11 +305,11 @@ describe('create calls', () => {
     ]);
   });
 
-  it('a booking outside opening hours is taken but raises needsHuman', async () => {
+  it('a booking outside opening hours is refused with the next free times (booking-time.test.ts has the rest)', async () => {
     const r = await t.request('POST', '/v1/bookings', { body: booking('haircut', '2026-11-30T10:00:00Z') }); // a Monday
-    expect(r.status).toBe(201);
-    expect(r.body.payload.priceStatus).toBe('catalogue');
-    expect(r.body.needsHuman).toBe(true);
+    expectFieldProblem(r, 'payload.startTime');
+    expect(r.body.detail).toMatch(/closed on Mondays/);
+    expect(r.body.next_free[0].start).toBe('2026-12-01T09:30:00.000+00:00');
   });
 
   it('a start with another offset is kept as the same instant in the business zone', async () => {

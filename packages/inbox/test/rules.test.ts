@@ -258,7 +258,9 @@ describe('rules: test_rule, the dry run', () => {
   });
 
   it('says conditions_not_met outside opening hours', async () => {
-    const id = await book(haircutAt('2026-11-24T13:15:00Z')); // Tuesday's lunch break
+    // create_booking refuses a time outside hours, so the hours change after the request: Tuesdays now open after lunch only.
+    const id = await book(haircutAt('2026-11-24T10:00:00Z'));
+    expect((await t.owner('PUT', '/v1/owner/availability/hours', { body: { openingHours: [{ dayOfWeek: 2, opens: '14:00', closes: '19:30' }] } })).status).toBe(200);
     const answer = await dryRun({ item_id: id, rule_id: 'confirm-fixed' });
     expect(answer.outcome).toBe('conditions_not_met');
     expect(answer.conditions[1]).toEqual({ fact: 'within_opening_hours', holds: false, detail: 'outside opening hours' });

@@ -284,12 +284,12 @@ describe('booking', () => {
   });
 
   it('cancel_late after the window when the business records late cancellations; refused when it does not', async () => {
-    // The free window is 24 hours; both start sooner than that.
-    const late = await book('2026-11-23T16:00:00Z');
+    // The free window is 24 hours; both start sooner than that (Tuesday's opening; the clock is Monday 10:00).
+    const late = await book('2026-11-24T09:30:00Z');
     await ownerMoves(late.id, 'confirm', 'confirmed');
     await customerMoves(late, () => customer(late, 'cancel'), 'cancel_late', 'cancelled_late', { next: [] });
 
-    const kept = await book('2026-11-23T17:00:00Z');
+    const kept = await book('2026-11-24T09:45:00Z');
     await ownerMoves(kept.id, 'confirm', 'confirmed');
     ok(await t.owner('PUT', '/v1/owner/settings', { body: { settings: { booking: { lateCancellation: 'refuse' } } } }));
     try {

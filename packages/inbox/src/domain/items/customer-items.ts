@@ -5,12 +5,11 @@
  */
 import { Problem, invalidField, newId } from '@svc/shared';
 import { loadProfile, type DomainContext } from '../context.js';
-import { isWithinOpeningHours } from '../availability/free-starts.js';
+import { refuseUnbookableTime } from '../availability/booking-time.js';
 import { priceBooking, priceOrder } from '../catalogue/pricing.js';
 import { isoInZone, parseInstant } from '../time.js';
 import type { Actor, Caller, Contact, ItemRecord, ItemType } from '../types.js';
 import { accessTokenMatches, newAccessToken } from './access-token.js';
-import { slotProblem } from './guards.js';
 import { addToSearchText, insertItem, moveItem, openMoves, recordSideEvent, type Mover } from './item-writer.js';
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { conversationEntry, itemView, type ItemView } from './views.js';
@@ -56,24 +55,21 @@ async function ensureAccepts(ctx: DomainContext, type: ItemType): Promise<void> 
 export async function createBooking(ctx: DomainContext, caller: Caller, request: CreateRequest<BookingRequest>) {
   await ensureAccepts(ctx, 'booking');
   const { profile } = await loadProfile(ctx.store);
-  const nowMs = ctx.clock.now();
   const p = request.payload;
   const service = await ctx.store.catalogue.getService(p.serviceId);
   if (!service || !service.active) throw invalidField('payload.serviceId', `No bookable service has id ${p.serviceId}; see list_services.`);
   const startAt = parseInstant(p.startTime);
-  if (startAt <= nowMs) throw invalidField('payload.startTime', 'startTime must be in the future.');
   const endAt = p.endTime ? parseInstant(p.endTime) : startAt + service.durationMinutes * 60_000;
   if (endAt <= startAt) throw invalidField('payload.endTime', 'endTime must be after startTime.');
   if (p.partySize > service.maxPartySize) {
     throw invalidField('payload.partySize', `${service.name} takes parties of at most ${service.maxPartySize}.`);
   }
-  const taken = await slotProblem(ctx, service.id, startAt, endAt, p.partySize, null);
-  if (taken?.code === 'slot_taken' && !request.sandbox) throw taken;
+  // Past, too soon, closed, outside hours or full: refused before anything is stored.
+  const timeCheck = { service, timeZone: profile.timeZone, startAt, endAt, partySize: p.partySize, endTimeGiven: p.endTime !== undefined };
+  await refuseUnbookableTime(ctx, { ...timeCheck, sandbox: request.sandbox ?? false });
 
   const durationMinutes = Math.round((endAt - startAt) / 60_000);
   const pricing = priceBooking(service, durationMinutes, p.price);
-  const [openingHours, closures] = await Promise.all([ctx.store.catalogue.getOpeningHours(), ctx.store.catalogue.getClosures()]);
-  const inHours = isWithinOpeningHours(startAt, endAt, profile.timeZone, openingHours, closures);
   const payload: BookingPayload = {
     serviceId: service.id,
     serviceName: service.name,
@@ -91,7 +87,7 @@ export async function createBooking(ctx: DomainContext, caller: Caller, request:
   return createFor(ctx, caller, request, {
     type: 'booking',
     payload,
-    needsHuman: pricing.priceStatus === 'awaiting_business' || !inHours,
+    needsHuman: pricing.priceStatus === 'awaiting_business',
     serviceId: service.id,
     startAt,
     endAt,

@@ -1,0 +1,112 @@
+/**
+ * What availability already rules out, refused before a booking is stored (docs/items.md, "When a
+ * booking is refused"): a start in the past or before the service's notice, a start on a closure
+ * day, a booking outside opening hours, and a slot already full of confirmed bookings (a party
+ * larger than the service takes is refused by createBooking, since maxPartySize never exceeds
+ * capacity). Input problems are 422 `invalid_input` naming `payload.startTime` (or
+ * `payload.endTime` when the one given runs past closing); a full slot is 409 `slot_taken`. Every refusal of a time
+ * carries what an agent can act on: `next_free`, the next free starts (the same computation as
+ * check_availability), and `availability`, the check_availability call that lists more.
+ */
+import { Problem, type FieldProblem } from '@svc/shared';
+import { DateTime } from 'luxon';
+import type { DomainContext } from '../context.js';
+import { slotProblem } from '../items/guards.js';
+import type { Closure, OpeningHoursRange, Service } from '../types.js';
+import { MAX_WINDOW_DAYS } from './check-availability.js';
+import { computeFreeStarts, isWithinOpeningHours, type FreeStart } from './free-starts.js';
+
+/** How many free starts a refusal offers. */
+export const NEXT_FREE_COUNT = 5;
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+const WEEKDAYS = ['Mondays', 'Tuesdays', 'Wednesdays', 'Thursdays', 'Fridays', 'Saturdays', 'Sundays'];
+
+export interface BookingTimeRequest {
+  service: Service;
+  timeZone: string;
+  startAt: number;
+  endAt: number;
+  partySize: number;
+  /** Whether the request named its own end (a refusal for running past closing then names payload.endTime). */
+  endTimeGiven: boolean;
+  /** A sandbox booking never takes a real slot, so a full slot does not refuse it (the other checks do). */
+  sandbox: boolean;
+}
+
+/** Throws the refusal for a booking availability rules out; returns when the time can be requested. */
+export async function refuseUnbookableTime(ctx: DomainContext, request: BookingTimeRequest): Promise<void> {
+  const { service, timeZone, startAt, endAt, partySize } = request;
+  const nowMs = ctx.clock.now();
+  const [openingHours, closures] = await Promise.all([ctx.store.catalogue.getOpeningHours(), ctx.store.catalogue.getClosures()]);
+  const offer = (fromMs: number) => nextFree(ctx, { service, timeZone, openingHours, closures, partySize, fromMs, nowMs });
+  // Alternatives from the start of the asked day (or now, when that is later), so an agent sees the same day first.
+  const sameDayOn = Math.max(nowMs, DateTime.fromMillis(startAt, { zone: timeZone }).startOf('day').toMillis());
+
+  const noticeMs = service.minNoticeMinutes * MINUTE_MS;
+  if (startAt < nowMs + noticeMs) {
+    const why = startAt <= nowMs ? 'startTime is in the past' : `${service.name} needs ${notice(service.minNoticeMinutes)} notice`;
+    throw refusal('payload.startTime', `${why}; book a later time.`, await offer(nowMs));
+  }
+
+  const startDate = DateTime.fromMillis(startAt, { zone: timeZone }).toISODate() ?? '';
+  const closure = closures.find((c) => c.startDate <= startDate && startDate <= c.endDate);
+  if (closure) {
+    const reason = closure.reason ? ` (${closure.reason})` : '';
+    const span = closure.startDate === closure.endDate ? `on ${closure.startDate}` : `from ${closure.startDate} to ${closure.endDate}`;
+    throw refusal('payload.startTime', `The business is closed ${span}${reason}; pick another day.`, await offer(sameDayOn));
+  }
+
+  if (!isWithinOpeningHours(startAt, endAt, timeZone, openingHours, closures)) {
+    const startsInHours = isWithinOpeningHours(startAt, startAt + 1, timeZone, openingHours, closures);
+    const path = startsInHours && request.endTimeGiven ? 'payload.endTime' : 'payload.startTime';
+    const what = startsInHours ? 'That booking runs past closing time' : 'That time is outside opening hours';
+    throw refusal(path, `${what}: ${hoursOn(startAt, timeZone, openingHours)}.`, await offer(sameDayOn));
+  }
+
+  if (!request.sandbox) {
+    const taken = await slotProblem(ctx, service.id, startAt, endAt, partySize, null);
+    if (taken) {
+      const free = await offer(sameDayOn);
+      throw new Problem(taken.code, taken.message, { extensions: free });
+    }
+  }
+}
+
+function refusal(path: string, message: string, extensions?: Record<string, unknown>): Problem {
+  const fields: FieldProblem[] = [{ path, problem: 'invalid', message }];
+  return new Problem('invalid_input', message, { fields, ...(extensions ? { extensions } : {}) });
+}
+
+function notice(minutes: number): string {
+  if (minutes % 1440 === 0) return minutes === 1440 ? 'a day\u2019s' : `${minutes / 1440} days\u2019`;
+  if (minutes % 60 === 0) return minutes === 60 ? 'an hour\u2019s' : `${minutes / 60} hours\u2019`;
+  return `${minutes} minutes\u2019`;
+}
+
+/** "open 09:30–13:00 and 14:00–19:30 on Tuesdays (Europe/Lisbon)", or "closed on Mondays". */
+function hoursOn(startAt: number, timeZone: string, openingHours: readonly OpeningHoursRange[]): string {
+  const weekday = DateTime.fromMillis(startAt, { zone: timeZone }).weekday;
+  const ranges = openingHours.filter((r) => r.dayOfWeek === weekday).map((r) => `${r.opens}\u2013${r.closes}`);
+  const day = WEEKDAYS[weekday - 1] ?? 'that day';
+  return ranges.length === 0 ? `closed on ${day} (${timeZone})` : `open ${ranges.join(' and ')} on ${day} (${timeZone})`;
+}
+
+/**
+ * The next free starts from `fromMs`, looking ahead up to the availability window (14 days), and the
+ * check_availability call for the same days (`next_free` is empty when they have none).
+ */
+async function nextFree(
+  ctx: DomainContext,
+  q: { service: Service; timeZone: string; openingHours: readonly OpeningHoursRange[]; closures: readonly Closure[]; partySize: number; fromMs: number; nowMs: number },
+): Promise<{ next_free: FreeStart[]; availability: string }> {
+  const toMs = q.fromMs + MAX_WINDOW_DAYS * DAY_MS;
+  const busy = await ctx.store.items.confirmedBookings(q.service.id, q.fromMs - DAY_MS, toMs + DAY_MS);
+  const slots = computeFreeStarts({ ...q, busy, toMs });
+  const day = (ms: number) => DateTime.fromMillis(ms, { zone: q.timeZone }).toISODate() ?? '';
+  // 13 days, the last inclusive: within the 14-day limit even across a fall-back night.
+  const params = new URLSearchParams({ service: q.service.id, from: day(q.fromMs), to: day(q.fromMs + (MAX_WINDOW_DAYS - 2) * DAY_MS) });
+  if (q.partySize !== 1) params.set('party_size', String(q.partySize));
+  return { next_free: slots.slice(0, NEXT_FREE_COUNT), availability: `/v1/availability?${params.toString()}` };
+}
