@@ -505,20 +505,22 @@ describe('tokens in use: expiry, refresh rotation, revocation', () => {
 });
 
 describe('AI apps as owner operations', () => {
-  it('records calls outside the granted scopes under the app', async () => {
+  it('refuses calls outside the granted scopes, even with security.enforceScopes off, and records them under the app', async () => {
     const clientId = await newClient({ client_name: 'Reader' });
     const tokens = await tokensFor(clientId, { scope: 'inbox:read' });
     const settings = await t.request('GET', '/v1/owner/settings', { headers: { authorization: `Bearer ${tokens.access_token}` } });
-    expect(settings.status).toBe(200);
+    expect(settings.status).toBe(403);
+    expect(settings.body).toMatchObject({ code: 'not_allowed', scope: 'settings:read' });
+    expect(await ownerItemsWith(tokens.access_token)).toBe(200);
     const apps = await t.owner('GET', '/v1/owner/ai-apps');
     const reader = apps.body.items.find((a: { name: string }) => a.name === 'Reader');
     expect(reader.scopes).toEqual(['inbox:read']);
-    expect(reader.calls_outside_scopes).toEqual([expect.objectContaining({ operation: 'get_settings', scope: 'settings:read', calls: 1 })]);
+    expect(reader.calls_outside_scopes).toEqual([expect.objectContaining({ operation: 'get_settings', scope: 'settings:read', calls: 1, refused: 1 })]);
   });
 
   it('lets an app disconnect itself but not another app; unknown ids are 404', async () => {
     const one = await tokensFor(await newClient({ client_name: 'One' }), { scope: 'keys:write inbox:read' });
-    const two = await tokensFor(await newClient({ client_name: 'Two' }), { scope: 'keys:write' });
+    const two = await tokensFor(await newClient({ client_name: 'Two' }), { scope: 'keys:write inbox:read' });
     const apps = await t.owner('GET', '/v1/owner/ai-apps');
     const idOf = (name: string) => apps.body.items.find((a: { name: string }) => a.name === name).id as string;
     const asOne = { authorization: `Bearer ${one.access_token}` };

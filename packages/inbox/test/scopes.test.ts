@@ -155,18 +155,19 @@ describe('scopes over HTTP', () => {
   });
 
   describe("the owner's AI", () => {
-    it('its calls outside the granted scopes are recorded under its grant, then refused when enforced', async () => {
+    it('its granted scopes bind it whatever security.enforceScopes says: other calls are refused and recorded under its grant', async () => {
       const ai = aiCaller('grant-42', ['inbox:read']);
       await checkScope(domainOf(t), ai, 'list_items', 'inbox:read');
-      await checkScope(domainOf(t), ai, 'upsert_service', 'catalogue:write');
-      await checkScope(domainOf(t), ai, 'upsert_service', 'catalogue:write');
+      const refused = { code: 'not_allowed', extensions: { scope: 'catalogue:write' } };
+      await expect(checkScope(domainOf(t), ai, 'upsert_service', 'catalogue:write')).rejects.toMatchObject(refused);
+      await expect(checkScope(domainOf(t), ai, 'upsert_service', 'catalogue:write')).rejects.toMatchObject(refused);
       expect(await t.inbox.store.apiKeys.listScopeMisses(['grant-42'])).toEqual([
-        expect.objectContaining({ principalId: 'grant-42', principalKind: 'owner_ai', operation: 'upsert_service', scope: 'catalogue:write', calls: 2, refused: 0 }),
+        expect.objectContaining({ principalId: 'grant-42', principalKind: 'owner_ai', operation: 'upsert_service', scope: 'catalogue:write', calls: 2, refused: 2 }),
       ]);
       await setSecurity(t, { enforceScopes: true });
-      await expect(checkScope(domainOf(t), ai, 'upsert_service', 'catalogue:write')).rejects.toMatchObject({ code: 'not_allowed', extensions: { scope: 'catalogue:write' } });
+      await expect(checkScope(domainOf(t), ai, 'upsert_service', 'catalogue:write')).rejects.toMatchObject(refused);
       await checkScope(domainOf(t), ai, 'list_items', 'inbox:read');
-      expect(await t.inbox.store.apiKeys.listScopeMisses(['grant-42'])).toEqual([expect.objectContaining({ calls: 3, refused: 1 })]);
+      expect(await t.inbox.store.apiKeys.listScopeMisses(['grant-42'])).toEqual([expect.objectContaining({ calls: 3, refused: 3 })]);
     });
 
     it('an operation that declares no scope admits the owner only', async () => {

@@ -3,7 +3,10 @@
  * counted against the principal (a key, or an AI app's grant) with the scope it needed; with
  * `security.enforceScopes` on it is refused with 403 not_allowed naming the scope. The owner has
  * every scope. A scope a principal can never be granted (keys:write for an integration key) is
- * refused whatever the setting: there is nothing to learn by letting such a call through.
+ * refused whatever the setting: there is nothing to learn by letting such a call through. An AI
+ * app's scopes are the ones the owner left ticked on the consent page, and they bind it whatever
+ * the setting (issue 12; docs/oauth.md "Granted scopes bind the app"): its other calls are refused
+ * and recorded.
  */
 import { Problem } from '@svc/shared';
 import { loadSettings, type DomainContext } from '../context.js';
@@ -27,7 +30,8 @@ export async function checkScope(domain: DomainContext, caller: Caller, operatio
   if (caller.kind !== 'owner' || caller.actor.kind === 'owner') return;
   if (scope === undefined) throw new Problem('not_allowed', `${operation} is for the owner only.`);
   if (caller.scopes.includes(scope)) return;
-  const enforced = !canEverHold(caller, scope) || (await loadSettings(domain.store)).settings.security.enforceScopes;
+  const enforced =
+    !canEverHold(caller, scope) || caller.actor.kind === 'owner_ai' || (await loadSettings(domain.store)).settings.security.enforceScopes;
   const principalId = caller.keyId ?? caller.actor.id;
   // A principal without an id cannot be shown in a list; its refusal still stands.
   if (principalId !== null) {

@@ -1,7 +1,8 @@
 /**
  * The consent page of OAuth for the owner's MCP: plain HTML, no external assets, every string a
  * client supplied escaped. It says who asks (the name the app gave itself, and where it returns),
- * what it may do (each scope in plain words, ticked), and asks for an owner key to approve.
+ * what it may do (each scope in plain words, ticked), that what is left ticked binds the app (its
+ * other calls are refused, whatever security.enforceScopes says), and asks for an owner key to approve.
  */
 import { randomToken } from '@svc/shared';
 import type { ConsentView } from '../../domain/access/oauth/authorization.js';
@@ -24,6 +25,7 @@ h1{font-size:1.3rem;margin:0 0 1rem}
 .who{background:#f3f3ef;border-radius:8px;padding:.75rem 1rem;margin:0 0 1rem}
 .who dt{font-size:.8rem;color:#555;margin-top:.4rem}.who dd{margin:0;word-break:break-all}
 .warn{font-size:.9rem;color:#6b4e00}
+.binds{background:#eef5ef;border-radius:6px;padding:.6rem .8rem}
 .notice{background:#fdecea;border:1px solid #e0a39c;border-radius:6px;padding:.6rem .8rem;margin:0 0 1rem}
 ul{list-style:none;padding:0}li{margin:.4rem 0}code{font-size:.8rem;color:#555}
 label.key{display:block;margin:1rem 0 .3rem;font-weight:600}
@@ -74,6 +76,7 @@ ${view.client.clientUri ? `<dt>Its website, as it says</dt><dd>${escapeHtml(view
 <ul>
 ${scopes}
 </ul>
+<p class="binds"><strong>It can do only what you leave ticked.</strong> Anything else it tries is refused, and each refused call is listed under the app in your connected AI apps (<code>GET /v1/owner/ai-apps</code>), so you can see what it wanted. To give it more later, connect it again. You can disconnect it at any time.</p>
 <label class="key" for="owner_key">Your owner key, to approve</label>
 <input type="password" id="owner_key" name="owner_key" autocomplete="off" spellcheck="false" placeholder="svc_own_\u2026">
 <div class="buttons">
