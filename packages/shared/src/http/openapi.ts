@@ -288,6 +288,8 @@ class OperationBuilder {
     if (Object.keys(objectProperties(jsonSchemaOf(op.input, 'input'))).length > 0) add(PROBLEM_CODES[inputProblem].status, inputProblem);
     for (const code of op.errors) add(PROBLEM_CODES[code].status, code);
     if (this.security(op).length > 0) add(401, 'unauthorized');
+    // A credential without the operation's scope is refused (an AI app always; keys under enforced scopes).
+    if (op.scope) add(403, 'not_allowed');
     if (op.http.method !== 'GET' && op.http.method !== 'DELETE') {
       add(400, 'bad_request');
       add(413, 'payload_too_large');
