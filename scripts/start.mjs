@@ -12,7 +12,7 @@ env.INBOX_ALLOW_LOCAL_NETWORKS ??= 'true';
 env.INBOX_DIRECTORY_URL ??= env.DIRECTORY_PUBLIC_URL || `http://${directoryHost}:${directoryPort}`;
 
 const { directory, lines: directoryLines } = await startDirectoryFromEnvironment(env);
-const { inbox, lines: inboxLines } = await startInboxFromEnvironment(env);
+const { inbox, lines: inboxLines, keyLines } = await startInboxFromEnvironment(env);
 
 // Give the inbox a moment to register and be verified, then freeze this hour's order with it in.
 const inboxDomain = new URL(env.INBOX_PUBLIC_URL || `http://${env.INBOX_HOST || '127.0.0.1'}:${env.INBOX_PORT || '8787'}`).host;
@@ -25,7 +25,16 @@ await directory.search.hour();
 const instance = await directory.store.instances.get(inboxDomain);
 
 process.stdout.write(
-  ['', ...inboxLines, '', ...directoryLines, `  the inbox        ${inboxDomain}: ${instance?.status ?? 'not registered'} in the directory`, ''].join('\n') + '\n',
+  [
+    '',
+    ...inboxLines,
+    '',
+    ...directoryLines,
+    `  the inbox        ${inboxDomain}: ${instance?.status ?? 'not registered'} in the directory`,
+    '',
+    // Last, after every startup log line, so the one-time owner key is not lost among them.
+    ...(keyLines.length > 0 ? [...keyLines, ''] : []),
+  ].join('\n') + '\n',
 );
 
 for (const signal of ['SIGINT', 'SIGTERM']) {

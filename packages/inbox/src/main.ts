@@ -7,7 +7,7 @@ import { applySettingsWrite } from './domain/settings/settings-document.js';
 import { seedDemoBusiness } from './demo/seed-demo.js';
 import { scheduleNetworkRegistrations } from './networks/network-jobs.js';
 
-export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv = process.env): Promise<{ inbox: Inbox; lines: string[] }> {
+export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv = process.env): Promise<{ inbox: Inbox; lines: string[]; keyLines: string[] }> {
   const env = readEnvironment(environment);
   const inbox = await buildInbox({
     dataDir: env.dataDir,
@@ -50,9 +50,21 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     `  MCP              ${base}/mcp (public)   ${base}/mcp/owner (owner: Bearer key, or OAuth 2.1 for AI apps)`,
     `  webhooks, events ${base}/v1/owner/webhooks   ${base}/v1/owner/events`,
     `  health           ${base}/healthz`,
-    firstKey
-      ? `  owner key        ${firstKey.value}\n                   (shown once; keep it. Make another with: npm run new-owner-key)`
-      : '  owner key        made at first start; make another with: npm run new-owner-key',
+    ...(firstKey ? [] : ['  owner key        made at first start; make another with: npm run new-owner-key']),
   ];
-  return { inbox, lines };
+  // The first key is shown once: a block of its own, printed last, so it stands apart from the log lines.
+  const rule = '='.repeat(72);
+  const keyLines = firstKey
+    ? [
+        rule,
+        '  YOUR OWNER KEY (shown only this once; keep it somewhere safe):',
+        '',
+        `    ${firstKey.value}`,
+        '',
+        '  Use it as Authorization: Bearer <key> on /v1/owner/* and /mcp/owner, and to approve AI apps.',
+        '  Lost it? npm run new-owner-key makes another.',
+        rule,
+      ]
+    : [];
+  return { inbox, lines, keyLines };
 }
