@@ -10,8 +10,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TestClock, haircutAt, startInbox, type TestInbox } from './support/harness.js';
+import { TestClock, haircutAt, startInbox, type ApiResponse, type TestInbox } from './support/harness.js';
 import { booking, createBooking, expectFieldProblem, expectProblem, ownerMove } from './support/customer-calls.js';
+
+/** A time availability does not offer: 409 slot_taken naming the field to change, with the nearest free starts. */
+function expectTimeRefused(r: ApiResponse, path: string): void {
+  expectProblem(r, 409, 'slot_taken');
+  expect(r.body.fields).toContainEqual(expect.objectContaining({ path, problem: 'invalid' }));
+  expect(Array.isArray(r.body.next_free)).toBe(true);
+}
 
 let t: TestInbox;
 let mcp: Client;
@@ -37,7 +44,7 @@ describe('create_booking over REST', () => {
   it('refuses a day the business is closed, naming the closure, and offers the next free times', async () => {
     const before = await bookingsStored();
     const r = await post(haircutAt('2026-12-24T10:00:00Z'));
-    expectFieldProblem(r, 'payload.startTime');
+    expectTimeRefused(r, 'payload.startTime');
     expect(r.body.detail).toMatch(/closed from 2026-12-24 to 2026-12-26 \(Christmas\)/);
     // Sunday 27 and Monday 28 are closed too: the first free start is Tuesday's opening.
     expect(r.body.next_free[0]).toEqual({ start: '2026-12-29T09:30:00.000+00:00', end: '2026-12-29T10:15:00.000+00:00' });
@@ -52,33 +59,33 @@ describe('create_booking over REST', () => {
 
   it('refuses a time outside opening hours, and a booking running past closing', async () => {
     const lunch = await post(haircutAt('2026-11-24T13:15:00Z'));
-    expectFieldProblem(lunch, 'payload.startTime');
+    expectTimeRefused(lunch, 'payload.startTime');
     expect(lunch.body.detail).toMatch(/outside opening hours: open 09:30–13:00 and 14:00–19:30 on Tuesdays \(Europe\/Lisbon\)/);
     expect(lunch.body.next_free[0].start).toBe('2026-11-24T09:30:00.000+00:00');
 
     const sunday = await post(haircutAt('2026-11-29T11:00:00Z'));
-    expectFieldProblem(sunday, 'payload.startTime');
+    expectTimeRefused(sunday, 'payload.startTime');
     expect(sunday.body.detail).toMatch(/closed on Sundays/);
 
     // 45 minutes from 12:45 runs into lunch: the start is what to change.
     const intoLunch = await post(haircutAt('2026-11-24T12:45:00Z'));
-    expectFieldProblem(intoLunch, 'payload.startTime');
+    expectTimeRefused(intoLunch, 'payload.startTime');
     expect(intoLunch.body.detail).toMatch(/runs past closing/);
     // An end the customer chose: that is the field named.
     const longEnd = await post(haircutAt('2026-11-24T12:00:00Z', { endTime: '2026-11-24T13:30:00Z' }));
-    expectFieldProblem(longEnd, 'payload.endTime');
+    expectTimeRefused(longEnd, 'payload.endTime');
   });
 
   it('refuses the past and a start inside the service\'s notice, offering times from now on', async () => {
     const past = await post(haircutAt('2026-11-20T10:00:00Z'));
-    expectFieldProblem(past, 'payload.startTime');
+    expectTimeRefused(past, 'payload.startTime');
     expect(past.body.detail).toMatch(/in the past/);
     expect(past.body.next_free[0].start).toBe('2026-11-24T09:30:00.000+00:00');
 
     t.clock.set('2026-11-24T10:00:00Z'); // Tuesday, open
     try {
       const soon = await post(haircutAt('2026-11-24T10:30:00Z'));
-      expectFieldProblem(soon, 'payload.startTime');
+      expectTimeRefused(soon, 'payload.startTime');
       expect(soon.body.detail).toMatch(/Haircut needs an hour’s notice/);
       expect(soon.body.next_free[0].start).toBe('2026-11-24T11:00:00.000+00:00');
       // The consultation takes no notice: the same time is fine.
@@ -115,7 +122,7 @@ describe('create_booking over REST', () => {
     expect((await post(haircutAt('2026-11-26T14:15:00Z'))).status).toBe(201);
     // A test booking never takes a real slot, so a full one does not refuse it; a closed day does.
     expect((await post({ ...haircutAt('2026-11-26T15:00:00Z'), sandbox: true })).status).toBe(201);
-    expectFieldProblem(await post({ ...haircutAt('2026-12-25T10:00:00Z'), sandbox: true }), 'payload.startTime');
+    expectTimeRefused(await post({ ...haircutAt('2026-12-25T10:00:00Z'), sandbox: true }), 'payload.startTime');
   });
 
   it('still takes a valid booking, and unpriced work still waits for the business', async () => {
@@ -135,8 +142,8 @@ describe('create_booking over REST', () => {
     const body = { ...haircutAt('2026-12-26T11:00:00Z'), idempotency_key: 'closed-then-open' };
     const first = await post(body);
     const again = await post(body);
-    expectFieldProblem(first, 'payload.startTime');
-    expect(again.status).toBe(422);
+    expectTimeRefused(first, 'payload.startTime');
+    expect(again.status).toBe(409);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     expect(again.body).toEqual(first.body);
 
@@ -163,10 +170,10 @@ describe('create_booking over MCP', () => {
     const rest = await post(haircutAt('2026-12-25T10:00:00Z'));
     expect(closed.isError).toBe(true);
     expect(closed.structuredContent?.error).toEqual(rest.body);
-    expect(closed.structuredContent?.error).toMatchObject({ code: 'invalid_input', fields: [{ path: 'payload.startTime' }] });
+    expect(closed.structuredContent?.error).toMatchObject({ status: 409, code: 'slot_taken', fields: [{ path: 'payload.startTime' }] });
 
     const outside = (await mcp.callTool({ name: 'create_booking', arguments: haircutAt('2026-11-24T20:00:00Z') })) as Refusal;
-    expect(outside.structuredContent?.error).toMatchObject({ status: 422, detail: expect.stringMatching(/outside opening hours/) });
+    expect(outside.structuredContent?.error).toMatchObject({ status: 409, code: 'slot_taken', detail: expect.stringMatching(/outside opening hours/) });
     const past = (await mcp.callTool({ name: 'create_booking', arguments: haircutAt('2026-11-01T10:00:00Z') })) as Refusal;
     expect(past.structuredContent?.error?.detail).toMatch(/in the past/);
   });

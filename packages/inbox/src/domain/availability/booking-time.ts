@@ -3,10 +3,11 @@
  * booking is refused"): a start in the past or before the service's notice, a start on a closure
  * day, a booking outside opening hours, and a slot already full of confirmed bookings (a party
  * larger than the service takes is refused by createBooking, since maxPartySize never exceeds
- * capacity). Input problems are 422 `invalid_input` naming `payload.startTime` (or
- * `payload.endTime` when the one given runs past closing); a full slot is 409 `slot_taken`. Every refusal of a time
- * carries what an agent can act on: `next_free`, the next free starts (the same computation as
- * check_availability), and `availability`, the check_availability call that lists more.
+ * capacity). Every time availability does not offer is 409 `slot_taken` (issue 19 settled the choice
+ * issue 12 left open): the problem names the field to change in `fields` (`payload.startTime`, or
+ * `payload.endTime` when the one given runs past closing) and what an agent can act on: `next_free`,
+ * the nearest free starts (the same computation as check_availability), and `availability`, the
+ * check_availability call that lists more.
  */
 import { Problem, type FieldProblem } from '@svc/shared';
 import { DateTime } from 'luxon';
@@ -76,7 +77,7 @@ export async function refuseUnbookableTime(ctx: DomainContext, request: BookingT
 
 function refusal(path: string, message: string, extensions?: Record<string, unknown>): Problem {
   const fields: FieldProblem[] = [{ path, problem: 'invalid', message }];
-  return new Problem('invalid_input', message, { fields, ...(extensions ? { extensions } : {}) });
+  return new Problem('slot_taken', message, { fields, ...(extensions ? { extensions } : {}) });
 }
 
 function notice(minutes: number): string {
