@@ -78,7 +78,7 @@ describe('create_booking over REST', () => {
 
   it('refuses the past and a start inside the service\'s notice, offering times from now on', async () => {
     const past = await post(haircutAt('2026-11-20T10:00:00Z'));
-    expectTimeRefused(past, 'payload.startTime');
+    expectFieldProblem(past, 'payload.startTime');
     expect(past.body.detail).toMatch(/in the past/);
     expect(past.body.next_free[0].start).toBe('2026-11-24T09:30:00.000+00:00');
 

@@ -307,7 +307,8 @@ describe('create calls', () => {
 
   it('a booking outside opening hours is refused with the next free times (booking-time.test.ts has the rest)', async () => {
     const r = await t.request('POST', '/v1/bookings', { body: booking('haircut', '2026-11-30T10:00:00Z') }); // a Monday
-    expectFieldProblem(r, 'payload.startTime');
+    expectProblem(r, 409, 'slot_taken');
+    expect(r.body.fields).toContainEqual(expect.objectContaining({ path: 'payload.startTime' }));
     expect(r.body.detail).toMatch(/closed on Mondays/);
     expect(r.body.next_free[0].start).toBe('2026-12-01T09:30:00.000+00:00');
   });

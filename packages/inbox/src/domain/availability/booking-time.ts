@@ -3,7 +3,8 @@
  * booking is refused"): a start in the past or before the service's notice, a start on a closure
  * day, a booking outside opening hours, and a slot already full of confirmed bookings (a party
  * larger than the service takes is refused by createBooking, since maxPartySize never exceeds
- * capacity). Every time availability does not offer is 409 `slot_taken` (issue 19 settled the choice
+ * capacity). A start in the past is bad input (422 `invalid_input`); every other time availability
+ * does not offer is 409 `slot_taken` (issue 19 settled the choice
  * issue 12 left open): the problem names the field to change in `fields` (`payload.startTime`, or
  * `payload.endTime` when the one given runs past closing) and what an agent can act on: `next_free`,
  * the nearest free starts (the same computation as check_availability), and `availability`, the
@@ -46,9 +47,12 @@ export async function refuseUnbookableTime(ctx: DomainContext, request: BookingT
   const sameDayOn = Math.max(nowMs, DateTime.fromMillis(startAt, { zone: timeZone }).startOf('day').toMillis());
 
   const noticeMs = service.minNoticeMinutes * MINUTE_MS;
+  if (startAt <= nowMs) {
+    // The past is no time at all: bad input, not a taken slot.
+    throw badTime('payload.startTime', 'startTime is in the past; book a later time.', await offer(nowMs));
+  }
   if (startAt < nowMs + noticeMs) {
-    const why = startAt <= nowMs ? 'startTime is in the past' : `${service.name} needs ${notice(service.minNoticeMinutes)} notice`;
-    throw refusal('payload.startTime', `${why}; book a later time.`, await offer(nowMs));
+    throw refusal('payload.startTime', `${service.name} needs ${notice(service.minNoticeMinutes)} notice; book a later time.`, await offer(nowMs));
   }
 
   const startDate = DateTime.fromMillis(startAt, { zone: timeZone }).toISODate() ?? '';
@@ -75,9 +79,16 @@ export async function refuseUnbookableTime(ctx: DomainContext, request: BookingT
   }
 }
 
+/** A time availability does not offer. */
 function refusal(path: string, message: string, extensions?: Record<string, unknown>): Problem {
   const fields: FieldProblem[] = [{ path, problem: 'invalid', message }];
   return new Problem('slot_taken', message, { fields, ...(extensions ? { extensions } : {}) });
+}
+
+/** A time that cannot be a booking's at all. */
+function badTime(path: string, message: string, extensions?: Record<string, unknown>): Problem {
+  const fields: FieldProblem[] = [{ path, problem: 'invalid', message }];
+  return new Problem('invalid_input', message, { fields, ...(extensions ? { extensions } : {}) });
 }
 
 function notice(minutes: number): string {
