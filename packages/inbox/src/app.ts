@@ -12,6 +12,7 @@ import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
 import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
+import { sealedSettingsCodec } from './domain/settings/sealed-settings.js';
 import { pruneOAuth, retireGrantsForOtherResources } from './domain/access/oauth/maintenance.js';
 import { PRUNE_EVERY_MS as OAUTH_PRUNE_EVERY_MS } from './domain/access/oauth/oauth-limits.js';
 import { OPERATIONS } from './operations/index.js';
@@ -61,8 +62,8 @@ export const systemClock: Clock = { now: () => Date.now() };
 export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   const clock = options.clock ?? systemClock;
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
-  const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'));
   const secrets = loadSecretBox(options.dataDir);
+  const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'), { settingsCodec: sealedSettingsCodec(secrets) });
   const allowLocalFeeds = options.allowLocalFeeds ?? false;
   const config = { publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''), softwareVersion: SOFTWARE_VERSION, allowLocalFeeds, allowLocalWebhooks: options.allowLocalWebhooks ?? false };
   const http = buildHttpServer({

@@ -21,6 +21,16 @@ export interface VersionedDocument {
   version: number;
 }
 
+/**
+ * How a document is kept at rest when some of its values must not be (settings secrets are sealed):
+ * `toStored` before writing, `fromStored` after reading. `fromStored` says whether it met a value kept
+ * the old way, so the store can write the row again in the new form.
+ */
+export interface DocumentCodec {
+  toStored(document: Record<string, unknown>): Record<string, unknown>;
+  fromStored(document: Record<string, unknown>): { document: Record<string, unknown>; outdated: boolean };
+}
+
 export interface DocumentStore {
   get(): Promise<VersionedDocument | null>;
   /** Compare-and-set on version; false when someone else wrote first. */

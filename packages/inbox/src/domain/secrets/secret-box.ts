@@ -5,7 +5,7 @@
  * Sealed form: `v1.<iv>.<ciphertext+tag>` in base64url.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const KEY_BYTES = 32;
@@ -51,6 +51,7 @@ export function loadSecretBox(dataDir: string, fromEnvironment: string | undefin
   if (fromEnvironment) return new SecretBox(Buffer.from(fromEnvironment, 'base64'));
   const file = join(dataDir, 'secret.key');
   if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     writeFileSync(file, `${randomBytes(KEY_BYTES).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
     chmodSync(file, 0o600);
   }

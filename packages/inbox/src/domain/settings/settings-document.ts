@@ -64,8 +64,8 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   quotes: { defaultValidityHours: 14 * 24 },
 }) as Settings;
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type JsonObject = { [key: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -89,7 +89,7 @@ export function withDefaults(stored: JsonObject): Settings {
   return mergeDocument(DEFAULT_SETTINGS as unknown as JsonObject, stored) as unknown as Settings;
 }
 
-function getPath(doc: JsonObject, path: string): Json | undefined {
+export function getPath(doc: JsonObject, path: string): Json | undefined {
   let node: Json | undefined = doc;
   for (const part of path.split('.')) {
     if (!isObject(node)) return undefined;
@@ -98,7 +98,7 @@ function getPath(doc: JsonObject, path: string): Json | undefined {
   return node;
 }
 
-function setPath(doc: JsonObject, path: string, value: Json | undefined): void {
+export function setPath(doc: JsonObject, path: string, value: Json | undefined): void {
   const parts = path.split('.');
   let node: JsonObject = doc;
   for (const part of parts.slice(0, -1)) {

@@ -1,6 +1,6 @@
 /** The InboxStore over Kysely: one object per database handle, re-made for each transaction. */
 import type { Kysely } from 'kysely';
-import type { InboxStore } from '../store.js';
+import type { DocumentCodec, InboxStore } from '../store.js';
 import { KyselyCatalogueStore } from './catalogue-store.js';
 import { KyselyFeedStore } from './feed-store.js';
 import { openDatabase } from './database.js';
@@ -31,12 +31,14 @@ export class KyselyInboxStore implements InboxStore {
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
+  readonly #settingsCodec: DocumentCodec | null;
 
-  constructor(db: Kysely<Database>, inTransaction = false, outbox = new OutboxSignal()) {
+  constructor(db: Kysely<Database>, inTransaction = false, outbox = new OutboxSignal(), settingsCodec: DocumentCodec | null = null) {
     this.#db = db;
     this.#inTransaction = inTransaction;
+    this.#settingsCodec = settingsCodec;
     this.business = new KyselyDocumentStore(db, 'business');
-    this.settings = new KyselyDocumentStore(db, 'settings');
+    this.settings = new KyselyDocumentStore(db, 'settings', settingsCodec);
     this.catalogue = new KyselyCatalogueStore(db);
     this.items = new KyselyItemStore(db);
     this.idempotency = new KyselyIdempotencyStore(db);
@@ -55,7 +57,7 @@ export class KyselyInboxStore implements InboxStore {
   async transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     try {
-      return await this.#db.transaction().execute((trx) => work(new KyselyInboxStore(trx, true, this.#outbox)));
+      return await this.#db.transaction().execute((trx) => work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec)));
     } finally {
       // Deliveries queued by this transaction may go now that it has committed.
       this.#outbox.flush();
@@ -67,6 +69,7 @@ export class KyselyInboxStore implements InboxStore {
   }
 }
 
-export async function openSqliteStore(file: string): Promise<KyselyInboxStore> {
-  return new KyselyInboxStore(await openDatabase(file));
+/** `settingsCodec` keeps the settings' secrets sealed at rest (domain/settings/sealed-settings.ts). */
+export async function openSqliteStore(file: string, options: { settingsCodec?: DocumentCodec } = {}): Promise<KyselyInboxStore> {
+  return new KyselyInboxStore(await openDatabase(file), false, new OutboxSignal(), options.settingsCodec ?? null);
 }

@@ -4,6 +4,7 @@ import type { ActorKind } from '../../domain/types.js';
 import type {
   ApiKeyRecord,
   ApiKeyStore,
+  DocumentCodec,
   DocumentStore,
   IdempotencyStore,
   PageRequest,
@@ -17,18 +18,33 @@ import type { ApiKeysTable, Database } from './schema.js';
 export class KyselyDocumentStore implements DocumentStore {
   readonly #db: Kysely<Database>;
   readonly #table: 'business' | 'settings';
-  constructor(db: Kysely<Database>, table: 'business' | 'settings') {
+  readonly #codec: DocumentCodec | null;
+  constructor(db: Kysely<Database>, table: 'business' | 'settings', codec: DocumentCodec | null = null) {
     this.#db = db;
     this.#table = table;
+    this.#codec = codec;
   }
 
   async get(): Promise<VersionedDocument | null> {
     const row = await this.#db.selectFrom(this.#table).select(['document', 'version']).where('id', '=', 'self').executeTakeFirst();
-    return row ? { document: JSON.parse(row.document) as Record<string, unknown>, version: row.version } : null;
+    if (!row) return null;
+    const stored = JSON.parse(row.document) as Record<string, unknown>;
+    if (!this.#codec) return { document: stored, version: row.version };
+    const { document, outdated } = this.#codec.fromStored(stored);
+    if (outdated) {
+      // Kept the old way (a secret in clear, from before sealing): written again in the new form, same version.
+      await this.#db
+        .updateTable(this.#table)
+        .set({ document: JSON.stringify(this.#codec.toStored(document)) })
+        .where('id', '=', 'self')
+        .where('version', '=', row.version)
+        .execute();
+    }
+    return { document, version: row.version };
   }
 
   async put(document: Record<string, unknown>, expectedVersion: number | null, nowMs: number): Promise<boolean> {
-    const text = JSON.stringify(document);
+    const text = JSON.stringify(this.#codec ? this.#codec.toStored(document) : document);
     if (expectedVersion === null) {
       const result = await this.#db
         .insertInto(this.#table)
