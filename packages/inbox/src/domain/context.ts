@@ -9,11 +9,36 @@ export interface DomainContext {
   clock: Clock;
 }
 
+/**
+ * The last profiles parsed, by their stored text. Checking a profile against its schema (the time
+ * zone through luxon) cost about a sixth of a create; the document is still read in the caller's
+ * transaction each time, only the check of an unchanged text is skipped. Keyed by text, not version,
+ * so inboxes sharing a process (tests) never see each other's profile.
+ */
+const parsedProfiles = new Map<string, BusinessProfile>();
+const PARSED_PROFILES_KEPT = 8;
+
 export async function loadProfile(store: InboxStore): Promise<{ profile: BusinessProfile; version: number }> {
   const stored = await store.business.get();
   if (!stored) return { profile: DEFAULT_PROFILE, version: 0 };
-  const parsed = businessProfileSchema.safeParse(stored.document);
-  return { profile: parsed.success ? parsed.data : DEFAULT_PROFILE, version: stored.version };
+  const text = JSON.stringify(stored.document);
+  let profile = parsedProfiles.get(text);
+  if (!profile) {
+    const parsed = businessProfileSchema.safeParse(stored.document);
+    profile = parsed.success ? deepFreeze(parsed.data) : DEFAULT_PROFILE;
+    if (parsedProfiles.size >= PARSED_PROFILES_KEPT) parsedProfiles.delete(parsedProfiles.keys().next().value as string);
+    parsedProfiles.set(text, profile);
+  }
+  return { profile, version: stored.version };
+}
+
+/** A shared profile is frozen so no caller can change what the next one gets. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 export async function loadSettings(store: InboxStore): Promise<{ settings: Settings; stored: Record<string, unknown>; version: number }> {
