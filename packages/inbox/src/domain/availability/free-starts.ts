@@ -71,7 +71,7 @@ export function computeFreeStarts(q: FreeStartsQuery): FreeStart[] {
   const earliestMs = Math.max(q.fromMs, q.nowMs + service.minNoticeMinutes * MINUTE_MS);
   if (earliestMs >= q.toMs) return [];
 
-  const timeline = OffsetTimeline.build(loadZone(q.timeZone), q.fromMs - TIMELINE_MARGIN_MS, q.toMs + TIMELINE_MARGIN_MS);
+  const timeline = timelineFor(q.timeZone, q.fromMs - TIMELINE_MARGIN_MS, q.toMs + TIMELINE_MARGIN_MS);
   const schedule = Schedule.parse(q.openingHours, q.closures);
   const durationMs = service.durationMinutes * MINUTE_MS;
 
@@ -105,7 +105,7 @@ export function isWithinOpeningHours(
   if (endMs <= startMs) return false;
   // Only ranges opening the day before or on the start's day can contain it, so the timeline need
   // only cover the start; anything far beyond is past every candidate close anyway.
-  const timeline = OffsetTimeline.build(loadZone(timeZone), startMs - TIMELINE_MARGIN_MS, startMs + TIMELINE_MARGIN_MS);
+  const timeline = timelineFor(timeZone, startMs - TIMELINE_MARGIN_MS, startMs + TIMELINE_MARGIN_MS);
   const schedule = Schedule.parse(openingHours, closures);
   const startDay = localDayOf(timeline.wallAt(startMs));
   if (schedule.isClosed(startDay)) return false;
@@ -372,6 +372,30 @@ function firstChange(lo: number, hi: number, changed: (ms: number) => boolean): 
     else lo = mid;
   }
   return hi;
+}
+
+/** Timelines by zone and aligned span; a zone's offsets never change, so a timeline can be reused. */
+const timelines = new Map<string, OffsetTimeline>();
+const TIMELINES_KEPT = 64;
+const TIMELINE_BLOCK_MS = 7 * DAY_MS;
+
+/**
+ * The zone's offsets over a span covering [fromMs, toMs], widened to whole weeks so nearby requests
+ * share one: building a timeline asks the zone for its offset through Intl hundreds of times, which
+ * was a fifth of a booking's CPU (isWithinOpeningHours builds one per booking). A wider span answers
+ * the same offsets.
+ */
+function timelineFor(timeZone: string, fromMs: number, toMs: number): OffsetTimeline {
+  const alignedFrom = Math.floor(fromMs / TIMELINE_BLOCK_MS) * TIMELINE_BLOCK_MS;
+  const alignedTo = Math.ceil(toMs / TIMELINE_BLOCK_MS) * TIMELINE_BLOCK_MS;
+  const key = `${timeZone}|${alignedFrom}|${alignedTo}`;
+  let timeline = timelines.get(key);
+  if (!timeline) {
+    timeline = OffsetTimeline.build(loadZone(timeZone), alignedFrom, alignedTo);
+    if (timelines.size >= TIMELINES_KEPT) timelines.delete(timelines.keys().next().value as string);
+    timelines.set(key, timeline);
+  }
+  return timeline;
 }
 
 function loadZone(timeZone: string): IANAZone {
