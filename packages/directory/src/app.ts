@@ -30,6 +30,8 @@ export interface DirectoryOptions {
   allowLocalInboxes?: boolean;
   clock?: { now(): number };
   logLevel?: string;
+  /** Where log lines go (tests capture them); standard output when absent. */
+  logStream?: { write(line: string): void };
   runJobs?: boolean;
   jobPollIntervalMs?: number;
   /** Prepare each hour's order on the hour (off in tests that move the clock by hand). */
@@ -90,6 +92,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     context: { domain: context, search },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     validateOutput: process.env.VALIDATE_OUTPUT === '1',
   });
   const jobs = new JobRunner<DirectoryStore>(store, clock, { [VERIFY_JOB]: verificationHandler(context) }, (message, detail) =>

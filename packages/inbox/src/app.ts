@@ -33,6 +33,8 @@ export interface InboxOptions {
   publicBaseUrl: string;
   clock?: Clock;
   logLevel?: string;
+  /** Where log lines go (tests capture them); standard output when absent. */
+  logStream?: { write(line: string): void };
   /** Development: report to directory networks on 127.0.0.1 over http. */
   allowLocalNetworks?: boolean;
   /** Development: add and fetch product feeds on 127.0.0.1 over http. Off by default. */
@@ -70,6 +72,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets },
     operations: OPERATIONS,
     logLevel,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   const webhooks = new WebhookDispatcher({
     store,

@@ -1,4 +1,7 @@
-/** The MCP doors refuse calls from web pages of unknown origins (DNS rebinding), and serve everyone else. */
+/**
+ * The owner MCP refuses calls from web pages of unknown origins (DNS rebinding, a page spending the
+ * owner's key); the public MCP answers every page the same, like the public REST routes.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { originAllowed } from '@svc/shared';
 import { startInbox, type TestInbox } from './support/harness.js';
@@ -13,13 +16,19 @@ const listTools = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
 const mcpHeaders = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 describe('Origin on the MCP doors', () => {
-  it('refuses a page of another origin with 403 not_allowed, before anything runs', async () => {
-    for (const path of ['/mcp', '/mcp/owner']) {
-      const res = await t.request('POST', path, { body: listTools, headers: { ...mcpHeaders, origin: 'https://evil.example', authorization: `Bearer ${t.ownerKey}` } });
-      expect(res.status).toBe(403);
-      expect(res.headers.get('content-type')).toContain('application/problem+json');
-      expect(res.body.code).toBe('not_allowed');
-    }
+  it('refuses a page of another origin on the owner MCP with 403 not_allowed, before anything runs', async () => {
+    const res = await t.request('POST', '/mcp/owner', { body: listTools, headers: { ...mcpHeaders, origin: 'https://evil.example', authorization: `Bearer ${t.ownerKey}` } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body.code).toBe('not_allowed');
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('serves a page of any origin on the public MCP, readable cross-origin', async () => {
+    const res = await t.request('POST', '/mcp', { body: listTools, headers: { ...mcpHeaders, origin: 'https://agent.example' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.body.result.tools.length).toBeGreaterThan(5);
   });
 
   it('serves calls without Origin, from loopback pages, and from the instance\'s own origin', async () => {

@@ -68,13 +68,13 @@ describe('the token bucket', () => {
   it('gives Retry-After in whole seconds, at least one, from the refill rate', () => {
     const clock = new TestClock();
     const slow = new KeyRateLimiter(clock, 2, 0.25);
-    expect(slow.take('k')).toEqual({ allowed: true });
-    expect(slow.take('k')).toEqual({ allowed: true });
-    expect(slow.take('k')).toEqual({ allowed: false, retryAfterSec: 4 });
+    expect(slow.take('k')).toMatchObject({ allowed: true, standing: { quota: 2, windowSec: 8, remaining: 1 } });
+    expect(slow.take('k')).toMatchObject({ allowed: true, standing: { remaining: 0, resetSec: 8 } });
+    expect(slow.take('k')).toMatchObject({ allowed: false, retryAfterSec: 4 });
     clock.advance(3_000);
-    expect(slow.take('k')).toEqual({ allowed: false, retryAfterSec: 1 });
+    expect(slow.take('k')).toMatchObject({ allowed: false, retryAfterSec: 1 });
     clock.advance(1_000);
-    expect(slow.take('k')).toEqual({ allowed: true });
+    expect(slow.take('k')).toMatchObject({ allowed: true });
   });
 
   it('a clock set back refills nothing and takes nothing away', () => {

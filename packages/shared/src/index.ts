@@ -18,3 +18,8 @@ export * from './text/fold.js';
 export * from './http/service-app.js';
 export * from './storage/sqlite.js';
 export * from './storage/sqlite-driver.js';
+export * from './http/cors.js';
+export * from './http/etag.js';
+export * from './http/compression.js';
+export * from './http/log-redaction.js';
+export * from './http/rate-limit-headers.js';

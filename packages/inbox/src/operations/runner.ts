@@ -5,9 +5,9 @@
  * commit together (two concurrent calls with one key therefore make one item). Stored answers are
  * sealed: access tokens and keys in them never sit in the database in clear.
  */
-import { Problem, canonicalJson, sha256Hex, type AnyOperation, type OperationOutcome, type ResponseExtras } from '@svc/shared';
+import { Problem, canonicalJson, rateLimitHeaders, rateLimitedHeaders, sha256Hex, type AnyOperation, type OperationOutcome, type ResponseExtras } from '@svc/shared';
 import { authenticateBearer } from '../domain/access/api-keys.js';
-import { KeyRateLimiter } from '../domain/access/rate-limiter.js';
+import { KeyRateLimiter, type RateStanding } from '../domain/access/rate-limiter.js';
 import { checkScope } from '../domain/access/scope-check.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller, Channel, Clock } from '../domain/types.js';
@@ -47,10 +47,23 @@ export async function runOperation(
   envelope: CallEnvelope,
 ): Promise<OperationOutcome> {
   const caller = await resolveCaller(deps, op, envelope);
+  let standing: RateStanding | undefined;
   if (op.audience === 'owner') {
-    limitRate(deps, caller);
+    standing = limitRate(deps, caller);
     await checkScope({ store: deps.store, clock: deps.clock }, caller, op.name, op.scope);
   }
+  const outcome = await runAs(deps, op, input, envelope, caller);
+  // A limited caller learns where it stands on every answer (RateLimit headers, docs/http.md).
+  return standing ? { ...outcome, headers: { ...outcome.headers, ...rateLimitHeaders({ policy: RATE_POLICY, ...standing }) } } : outcome;
+}
+
+async function runAs(
+  deps: RunnerDeps,
+  op: AnyOperation<OperationContext>,
+  input: Record<string, unknown>,
+  envelope: CallEnvelope,
+  caller: Caller,
+): Promise<OperationOutcome> {
   const extras: ResponseExtras = {};
   const successStatus = op.http.successStatus ?? 200;
 
@@ -173,9 +186,12 @@ function openStoredAnswer(secrets: SecretBox, scopeKey: string, response: unknow
 
 const defaultLimiters = new WeakMap<RunnerDeps, KeyRateLimiter>();
 
+/** The RateLimit policy name of integration keys' buckets. */
+const RATE_POLICY = 'key';
+
 /** About ten calls a second per integration key (inbox spec §8); the owner and the owner's AI are not limited. */
-function limitRate(deps: RunnerDeps, caller: Caller): void {
-  if (caller.kind !== 'owner' || caller.actor.kind !== 'integration' || caller.keyId === null) return;
+function limitRate(deps: RunnerDeps, caller: Caller): RateStanding | undefined {
+  if (caller.kind !== 'owner' || caller.actor.kind !== 'integration' || caller.keyId === null) return undefined;
   let limiter = deps.keyRateLimiter ?? defaultLimiters.get(deps);
   if (!limiter) {
     limiter = new KeyRateLimiter(deps.clock);
@@ -184,10 +200,11 @@ function limitRate(deps: RunnerDeps, caller: Caller): void {
   const decision = limiter.take(caller.keyId);
   if (!decision.allowed) {
     throw new Problem('rate_limited', `This key made more than about ten calls a second; wait ${decision.retryAfterSec} s and retry.`, {
-      headers: { 'retry-after': String(decision.retryAfterSec) },
+      headers: rateLimitedHeaders({ policy: RATE_POLICY, ...decision.standing }, decision.retryAfterSec),
       extensions: { retryAfter: decision.retryAfterSec },
     });
   }
+  return decision.standing;
 }
 
 async function resolveCaller(deps: RunnerDeps, op: AnyOperation<OperationContext>, envelope: CallEnvelope): Promise<Caller> {

@@ -10,6 +10,7 @@ import { problemFromZod } from '../errors/zod-fields.js';
 import type { z } from 'zod';
 import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
 import { pathParameterNames, type AnyOperation, type HttpMethod } from '../operations/operation.js';
+import { answerWithEtag } from './etag.js';
 
 export interface OperationOutcome {
   status: number;
@@ -25,12 +26,15 @@ export interface RestDoorOptions<Ctx> {
   execute: (op: AnyOperation<Ctx>, input: unknown, request: FastifyRequest) => Promise<OperationOutcome>;
   /** The refusal for input that fails its schema; defaults to 422 invalid_input with fields. */
   inputProblem?: (error: z.ZodError) => Problem;
+  /** Reads whose 200 answers carry an ETag of their bytes, and 304 when If-None-Match still holds. */
+  etag?: (op: AnyOperation<Ctx>) => boolean;
 }
 
 export function mountRestOperations<Ctx>(app: FastifyInstance, options: RestDoorOptions<Ctx>): void {
   for (const op of options.operations) {
     const properties = objectProperties(jsonSchemaOf(op.input, 'input'));
     const pathNames = pathParameterNames(op.http.path);
+    const tagged = op.kind === 'read' && (options.etag?.(op) ?? false);
     app.route({
       method: op.http.method,
       url: op.http.path.replace(/\{([^}]+)\}/g, ':$1'),
@@ -45,7 +49,9 @@ export function mountRestOperations<Ctx>(app: FastifyInstance, options: RestDoor
         }
         reply.code(outcome.status);
         if (outcome.status === 204 || outcome.status === 304) return reply.send();
-        return reply.type('application/json; charset=utf-8').send(outcome.json ?? JSON.stringify(outcome.body));
+        const json = outcome.json ?? JSON.stringify(outcome.body);
+        if (tagged && outcome.status === 200 && !reply.hasHeader('etag')) return answerWithEtag(request, reply, json);
+        return reply.type('application/json; charset=utf-8').send(json);
       },
     });
   }
@@ -130,7 +136,8 @@ export function installProblemHandling(app: FastifyInstance, options: ProblemHan
 }
 
 const patternCache = new Map<string, RegExp>();
-function routePattern(path: string): RegExp {
+/** A route path (`/v1/items/{id}` or `/v1/items/:id`) as an exact pattern of request paths. */
+export function routePattern(path: string): RegExp {
   let pattern = patternCache.get(path);
   if (!pattern) {
     const source = path

@@ -9,7 +9,10 @@ import { Problem } from '../errors/problem.js';
 import type { JsonSchema } from '../operations/json-schema.js';
 import type { AnyOperation, HttpMethod } from '../operations/operation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
-import { installJsonParser, installProblemHandling, sendProblem, toProblem } from './rest-door.js';
+import { installCors, type CorsRule } from './cors.js';
+import { answerWithEtag } from './etag.js';
+import { redactingLoggerOptions } from './log-redaction.js';
+import { installJsonParser, installProblemHandling, routePattern, sendProblem, toProblem } from './rest-door.js';
 
 /** Path parameters may be this long (a domain is up to 253 characters); longer is a 400, not a 500. */
 export const MAX_PATH_PARAMETER_LENGTH = 512;
@@ -18,11 +21,17 @@ export interface ServiceAppOptions {
   logLevel: string;
   bodyLimitBytes: number;
   problemsBase: string;
+  /** Where log lines go (tests capture them); standard output when absent. */
+  logStream?: { write(line: string): void };
 }
 
 export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
   const app = Fastify({
-    logger: options.logLevel === 'silent' ? false : { level: options.logLevel },
+    // Request lines carry the URL with secret query values replaced and no headers; every line is masked (log-redaction.ts).
+    logger:
+      options.logLevel === 'silent'
+        ? false
+        : { level: options.logLevel, ...redactingLoggerOptions(), ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes,
     trustProxy: false,
     return503OnClosing: true,
@@ -65,6 +74,8 @@ export interface ServiceRoutesOptions<Ctx> {
   version: string;
   openApi: Omit<OpenApiInfo, 'version'>;
   securitySchemes?: Record<string, JsonSchema>;
+  /** Which CORS rule each path follows (docs/http.md); every path is public when absent. */
+  corsRule?: (path: string) => CorsRule;
 }
 
 export function installServiceRoutes<Ctx>(app: FastifyInstance, options: ServiceRoutesOptions<Ctx>): void {
@@ -80,17 +91,23 @@ export function installServiceRoutes<Ctx>(app: FastifyInstance, options: Service
     knownRoutes: () => routes,
     log: (error) => app.log.error(error),
   });
+  installCors(app, {
+    ruleFor: options.corsRule ?? (() => ({ kind: 'public' })),
+    methodsAt: (path) => routes.filter((route) => routePattern(route.path).test(path)).map((route) => route.method),
+    problemsBase: options.problemsBase,
+  });
 
   app.get('/healthz', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { ok: true, version: options.version };
   });
 
-  let openApiDocument: JsonSchema | null = null;
-  app.get('/openapi.json', async (_request, reply) => {
-    openApiDocument ??= buildOpenApiDocument(options.operations, { ...options.openApi, version: options.version }, options.securitySchemes);
+  // Built and serialised once: the same bytes every time, with their ETag (If-None-Match answers 304).
+  let openApiJson: string | null = null;
+  app.get('/openapi.json', async (request, reply) => {
+    openApiJson ??= JSON.stringify(buildOpenApiDocument(options.operations, { ...options.openApi, version: options.version }, options.securitySchemes));
     reply.header('cache-control', 'public, max-age=300');
-    return openApiDocument;
+    return answerWithEtag(request, reply, openApiJson);
   });
 
   app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {

@@ -37,8 +37,9 @@ export interface McpDoorOptions<Ctx> {
   /**
    * Browser origins allowed to call (the service's own public origin and any configured ones).
    * Loopback origins are always allowed; a request without Origin is not from a browser page.
+   * `'any'`: a public server whose answers are the same for every caller (docs/http.md).
    */
-  allowedOrigins?: readonly string[];
+  allowedOrigins?: readonly string[] | 'any';
 }
 
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -151,7 +152,8 @@ export function mountMcpOperations<Ctx>(app: FastifyInstance, options: McpDoorOp
 
   app.post(options.path, async (request, reply) => {
     const origin = request.headers.origin;
-    if (origin !== undefined && !originAllowed(origin, options.allowedOrigins ?? [])) {
+    const allowedOrigins = options.allowedOrigins ?? [];
+    if (origin !== undefined && allowedOrigins !== 'any' && !originAllowed(origin, allowedOrigins)) {
       const refusal = new Problem('not_allowed', `Calls from the web origin ${origin} are not allowed; set MCP_ALLOWED_ORIGINS to allow it.`);
       return sendProblem(reply, refusal, options.problemsBase);
     }
@@ -172,6 +174,8 @@ export function mountMcpOperations<Ctx>(app: FastifyInstance, options: McpDoorOp
       void server.close();
     });
     await server.connect(transport);
+    // The transport writes the answer itself: headers hooks set on the reply (CORS) go on the socket's answer first.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     reply.raw.setHeader('cache-control', 'no-store');
     await transport.handleRequest(request.raw, reply.raw, request.body);

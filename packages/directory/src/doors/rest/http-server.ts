@@ -8,8 +8,9 @@ import {
   type AnyOperation,
   badRequestFromZod,
   createServiceApp,
+  installCompression,
   installServiceRoutes,
-  allowedOriginsFor,
+  matchingTag,
   mountMcpOperations,
   mountRestOperations,
   type OperationOutcome,
@@ -28,6 +29,8 @@ export interface DirectoryHttpOptions {
   softwareVersion: string;
   logLevel: string;
   validateOutput: boolean;
+  /** Where log lines go (tests capture them); standard output when absent. */
+  logStream?: { write(line: string): void };
 }
 
 const MCP_INSTRUCTIONS = [
@@ -65,21 +68,16 @@ function serialise(body: unknown): Serialised {
   return result;
 }
 
-function matches(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  if (!header) return false;
-  const value = Array.isArray(header) ? header.join(',') : header;
-  return value.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t === etag || t === `W/${etag}`;
-  });
-}
-
 export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstance {
   const { operations, context } = options;
   const baseUrl = context.domain.settings.baseUrl;
   const problemsBase = `${baseUrl}/problems`;
-  const app = createServiceApp({ logLevel: options.logLevel, bodyLimitBytes: BODY_LIMIT_BYTES, problemsBase });
+  const app = createServiceApp({
+    logLevel: options.logLevel,
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    problemsBase,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+  });
   installServiceRoutes(app, {
     operations,
     extraRoutes: [{ method: 'POST', path: '/mcp' }],
@@ -114,7 +112,9 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
         // Serialised once: the ETag is the hash of exactly the bytes sent.
         const { bytes, etag } = serialise(outcome.body);
         outcome.headers.etag = etag;
-        if (matches(request, etag)) return { status: 304, body: null, headers: outcome.headers };
+        // Compared with the tag of every coding (a compressed answer's tag names its coding: shared etag.ts); the 304 names the tag the client holds.
+        const held = matchingTag(request, etag);
+        if (held !== undefined) return { status: 304, body: null, headers: { ...outcome.headers, etag: held } };
         // The body sent is `bytes` (the onSend hook puts them in place of this empty text).
         encoded.set(request, bytes);
         return { status: outcome.status, body: outcome.body, headers: outcome.headers, json: '' };
@@ -130,12 +130,16 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     instructions: MCP_INSTRUCTIONS,
     operations: operations.filter((op) => op.kind === 'read'),
     problemsBase,
-    allowedOrigins: allowedOriginsFor(baseUrl),
+    // Public reads, the same for every caller: any web origin (docs/http.md).
+    allowedOrigins: 'any',
     inputProblem: badRequestFromZod,
     log: (error) => app.log.error(error),
     execute: (op, input) => run(op, input),
     formatText: fenceUntrusted,
   });
 
+  // Last of the onSend hooks (after the one putting the encoded bytes in place): a cached answer's
+  // Buffer is compressed once per coding and kept with it.
+  installCompression(app);
   return app;
 }

@@ -18,7 +18,18 @@ interface Bucket {
   atMs: number;
 }
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSec: number };
+/** Where a key stands after a call: what the RateLimit headers say (shared rate-limit-headers.ts). */
+export interface RateStanding {
+  /** The bucket's size, refilled whole in `windowSec`. */
+  quota: number;
+  windowSec: number;
+  /** Whole calls left. */
+  remaining: number;
+  /** Whole seconds until the bucket is full again. */
+  resetSec: number;
+}
+
+export type RateDecision = ({ allowed: true } | { allowed: false; retryAfterSec: number }) & { standing: RateStanding };
 
 export class KeyRateLimiter {
   readonly #clock: Clock;
@@ -38,10 +49,19 @@ export class KeyRateLimiter {
     const bucket = this.#refilled(keyId, nowMs);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
-      return { allowed: true };
+      return { allowed: true, standing: this.#standing(bucket) };
     }
     const waitMs = (1 - bucket.tokens) / this.#perMs;
-    return { allowed: false, retryAfterSec: Math.max(1, Math.ceil(waitMs / 1000)) };
+    return { allowed: false, retryAfterSec: Math.max(1, Math.ceil(waitMs / 1000)), standing: this.#standing(bucket) };
+  }
+
+  #standing(bucket: Bucket): RateStanding {
+    return {
+      quota: this.#burst,
+      windowSec: Math.max(1, Math.ceil(this.#burst / (this.#perMs * 1000))),
+      remaining: Math.floor(bucket.tokens),
+      resetSec: Math.ceil((this.#burst - bucket.tokens) / this.#perMs / 1000),
+    };
   }
 
   #refilled(keyId: string, nowMs: number): Bucket {

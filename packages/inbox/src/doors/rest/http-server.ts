@@ -5,17 +5,26 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   type AnyOperation,
+  type CorsRule,
+  answerWithEtag,
   createServiceApp,
+  installCompression,
   installServiceRoutes,
   allowedOriginsFor,
   mountMcpOperations,
   mountRestOperations,
+  NO_CORS,
+  originAllowed,
+  originListed,
+  ownerCorsOrigins,
   Problem,
+  PUBLIC_CORS,
 } from '@svc/shared';
 import { authenticateBearer } from '../../domain/access/api-keys.js';
 import type { OperationContext } from '../../operations/context.js';
 import { runOperation, type RunnerDeps } from '../../operations/runner.js';
-import { oauthEndpoints, ownerChallenge } from '../../domain/access/oauth/oauth-metadata.js';
+import { AUTHORIZATION_PATH, oauthEndpoints, ownerChallenge } from '../../domain/access/oauth/oauth-metadata.js';
+import { bearerAccessToken } from '../../domain/items/access-token.js';
 import { AGENT_GUIDE } from './agent-guide.js';
 import { buildManifest } from './manifest.js';
 import { inboxOpenApi } from './openapi-document.js';
@@ -44,6 +53,8 @@ export interface HttpServerOptions {
   deps: RunnerDeps;
   operations: readonly AnyOperation<OperationContext>[];
   logLevel: string;
+  /** Where log lines go (tests capture them); standard output when absent. */
+  logStream?: { write(line: string): void };
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -51,10 +62,39 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The item token of a public call: header x-access-token, else `Authorization: Bearer svc_tok_…` (RFC 6750's header form). */
+function itemToken(request: FastifyRequest): string | undefined {
+  return header(request, 'x-access-token') ?? bearerAccessToken(header(request, 'authorization'));
+}
+
+/**
+ * Who may call from a web page of another origin (docs/http.md): everyone on public paths; on the
+ * owner's REST only origins in CORS_OWNER_ORIGINS; on the owner MCP those plus the MCP door's own
+ * rule (the service's origin, loopback pages such as the MCP Inspector, MCP_ALLOWED_ORIGINS); never
+ * the OAuth consent page. OAuth metadata, registration, token and revocation are public.
+ */
+function inboxCorsRule(publicBaseUrl: string): (path: string) => CorsRule {
+  const ownerOrigins = [new URL(publicBaseUrl).origin, ...ownerCorsOrigins()];
+  const ownerMcpOrigins = [...allowedOriginsFor(publicBaseUrl), ...ownerOrigins];
+  const ownerRest: CorsRule = { kind: 'listed', allows: (origin) => originListed(origin, ownerOrigins), setting: 'CORS_OWNER_ORIGINS' };
+  const ownerMcp: CorsRule = { kind: 'listed', allows: (origin) => originAllowed(origin, ownerMcpOrigins), setting: 'CORS_OWNER_ORIGINS' };
+  return (path) => {
+    if (path === '/v1/owner' || path.startsWith('/v1/owner/')) return ownerRest;
+    if (path === '/mcp/owner') return ownerMcp;
+    if (path === AUTHORIZATION_PATH) return NO_CORS;
+    return PUBLIC_CORS;
+  };
+}
+
 export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const { deps, operations } = options;
   const problemsBase = `${deps.config.publicBaseUrl}/problems`;
-  const app = createServiceApp({ logLevel: options.logLevel, bodyLimitBytes: BODY_LIMIT_BYTES, problemsBase });
+  const app = createServiceApp({
+    logLevel: options.logLevel,
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    problemsBase,
+    ...(options.logStream ? { logStream: options.logStream } : {}),
+  });
   installServiceRoutes(app, {
     operations,
     extraRoutes: [
@@ -67,17 +107,20 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     problemsBase,
     version: deps.config.softwareVersion,
     ...inboxOpenApi(deps.config.publicBaseUrl),
+    corsRule: inboxCorsRule(deps.config.publicBaseUrl),
   });
 
   mountRestOperations(app, {
     operations,
+    // Public reads carry an ETag of their bytes; If-None-Match answers 304 (docs/http.md).
+    etag: (op) => op.audience === 'public',
     execute: (op, input, request) =>
       runOperation(deps, op, input as Record<string, unknown>, {
         channel: 'rest',
         doorFamily: op.audience === 'owner' ? 'owner' : 'public',
         authorization: header(request, 'authorization'),
         idempotencyKeyHeader: header(request, 'idempotency-key'),
-        accessTokenHeader: header(request, 'x-access-token'),
+        accessTokenHeader: op.audience === 'owner' ? undefined : itemToken(request),
       }),
   });
 
@@ -93,7 +136,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     instructions: PUBLIC_MCP_INSTRUCTIONS,
     operations: publicOperations,
     problemsBase,
-    allowedOrigins: allowedOriginsFor(deps.config.publicBaseUrl),
+    // Public and the same for every caller, like the public REST routes: any web origin (docs/http.md).
+    allowedOrigins: 'any',
     log,
     execute: (op, input, request) =>
       runOperation(deps, op, input as Record<string, unknown>, {
@@ -101,7 +145,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
         doorFamily: 'public',
         authorization: undefined,
         idempotencyKeyHeader: undefined,
-        accessTokenHeader: header(request, 'x-access-token'),
+        accessTokenHeader: itemToken(request),
       }),
   });
 
@@ -112,7 +156,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     instructions: OWNER_MCP_INSTRUCTIONS,
     operations: ownerOperations,
     problemsBase,
-    allowedOrigins: allowedOriginsFor(deps.config.publicBaseUrl),
+    allowedOrigins: [...allowedOriginsFor(deps.config.publicBaseUrl), ...ownerCorsOrigins()],
     log,
     // Every message needs the owner's key; without one the client gets 401 and where to learn how to get one.
     authenticate: async (request) => {
@@ -143,9 +187,9 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   });
   void app.register(oauthRoutes, { store: deps.store, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl });
 
-  app.get('/.well-known/agent-inbox.json', async (_request, reply) => {
+  app.get('/.well-known/agent-inbox.json', async (request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
-    return buildManifest(deps.store, deps.config, deps.clock.now());
+    return answerWithEtag(request, reply, JSON.stringify(await buildManifest(deps.store, deps.config, deps.clock.now())));
   });
 
   app.get('/docs/agents', async (_request, reply) => {
@@ -153,5 +197,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     return reply.type('text/markdown; charset=utf-8').send(AGENT_GUIDE);
   });
 
+  // Last of the onSend hooks: it compresses the final bytes.
+  installCompression(app);
   return app;
 }

@@ -1,0 +1,120 @@
+/**
+ * Compression of answers (docs/http.md): JSON and text answers of at least 1 KiB are sent in brotli
+ * (quality 4) or gzip (level 6) when the request's Accept-Encoding takes one, with
+ * `Vary: Accept-Encoding` and the ETag of that coding (etag.ts). A body handed over as the same
+ * Buffer again (the directory's cached answers) is compressed once per coding and kept with it.
+ * Not compressed: 304 and 204 (no body), small answers, answers already encoded, streams, and the
+ * MCP doors (they write to the socket themselves).
+ *
+ * Our own onSend hook rather than @fastify/compress: that plugin attaches itself to routes as they
+ * are declared, so it must be loaded before any route, which a synchronous server builder cannot
+ * do; and it leaves a strong ETag unchanged on a compressed answer. Install this hook after every
+ * other onSend hook, so it sees the final bytes.
+ */
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { encodedEtag, type ContentCoding } from './etag.js';
+
+export interface CompressionOptions {
+  /** Smaller answers are sent as they are (default 1024 bytes: below that, headers outweigh the saving). */
+  thresholdBytes?: number;
+  /** Brotli quality, 0–11 (default 4: close to gzip -6 in CPU, 10–20% smaller; 11 costs ~50× the CPU). */
+  brotliQuality?: number;
+  /** gzip level, 1–9 (default 6). */
+  gzipLevel?: number;
+}
+
+const COMPRESSIBLE = /^(?:application\/(?:[a-z0-9.-]+\+)?json|text\/(?!event-stream))/i;
+
+/** The coding an Accept-Encoding asks for: the highest q among br and gzip (br on a tie, `*` counts as br), or none. */
+export function negotiateCoding(acceptEncoding: string | string[] | undefined): ContentCoding | undefined {
+  if (!acceptEncoding) return undefined;
+  const value = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
+  let best: ContentCoding | undefined;
+  let bestQ = 0;
+  const explicit = new Set<string>();
+  const offers: { coding: ContentCoding; q: number; order: number }[] = [];
+  let starQ: number | undefined;
+  for (const part of value.split(',')) {
+    const [rawName, ...params] = part.trim().split(';');
+    const name = (rawName ?? '').trim().toLowerCase();
+    if (name === '') continue;
+    let q = 1;
+    for (const param of params) {
+      const [k, v] = param.trim().split('=');
+      if (k?.trim().toLowerCase() === 'q') q = Number(v);
+    }
+    if (!Number.isFinite(q)) q = 0;
+    if (name === '*') starQ = q;
+    const coding: ContentCoding | undefined = name === 'br' ? 'br' : name === 'gzip' || name === 'x-gzip' ? 'gzip' : undefined;
+    if (coding) {
+      explicit.add(coding);
+      offers.push({ coding, q, order: coding === 'br' ? 0 : 1 });
+    }
+  }
+  if (starQ !== undefined) {
+    for (const coding of ['br', 'gzip'] as const) if (!explicit.has(coding)) offers.push({ coding, q: starQ, order: coding === 'br' ? 0 : 1 });
+  }
+  for (const offer of offers.sort((a, b) => a.order - b.order)) {
+    if (offer.q > bestQ) {
+      best = offer.coding;
+      bestQ = offer.q;
+    }
+  }
+  return best;
+}
+
+function appendVary(reply: FastifyReply, value: string): void {
+  const existing = reply.getHeader('vary');
+  const list = typeof existing === 'string' && existing !== '' ? existing.split(',').map((v) => v.trim()) : [];
+  if (!list.some((v) => v.toLowerCase() === value.toLowerCase() || v === '*')) list.push(value);
+  reply.header('vary', list.join(', '));
+}
+
+export function installCompression(app: FastifyInstance, options: CompressionOptions = {}): void {
+  const threshold = options.thresholdBytes ?? 1024;
+  const brotliQuality = options.brotliQuality ?? 4;
+  const gzipLevel = options.gzipLevel ?? 6;
+  /** Compressed forms of Buffers served again (cached answers); they go when the Buffer does. */
+  const kept = new WeakMap<Buffer, Partial<Record<ContentCoding, Buffer>>>();
+
+  const compress = (bytes: Buffer, coding: ContentCoding): Buffer =>
+    coding === 'br'
+      ? brotliCompressSync(bytes, {
+          params: { [zlibConstants.BROTLI_PARAM_QUALITY]: brotliQuality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+        })
+      : gzipSync(bytes, { level: gzipLevel });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const status = reply.statusCode;
+    // A 304 says what its 200 would have said: a tagged answer varies with Accept-Encoding.
+    if (status === 304 && reply.hasHeader('etag')) appendVary(reply, 'Accept-Encoding');
+    if (payload === null || payload === undefined || status === 204 || status === 304 || status < 200) return done(null, payload);
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+    if (reply.getHeader('content-encoding') !== undefined) return done(null, payload);
+    if (!COMPRESSIBLE.test(String(reply.getHeader('content-type') ?? ''))) return done(null, payload);
+    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+    if (size < threshold) return done(null, payload);
+    // From here the answer depends on Accept-Encoding, whichever coding this request gets.
+    appendVary(reply, 'Accept-Encoding');
+    const coding = negotiateCoding(request.headers['accept-encoding']);
+    if (coding === undefined) return done(null, payload);
+    let compressed: Buffer | undefined;
+    if (Buffer.isBuffer(payload)) {
+      const forms = kept.get(payload) ?? {};
+      compressed = forms[coding];
+      if (compressed === undefined) {
+        compressed = compress(payload, coding);
+        forms[coding] = compressed;
+        kept.set(payload, forms);
+      }
+    } else {
+      compressed = compress(Buffer.from(payload, 'utf8'), coding);
+    }
+    if (compressed.length >= size) return done(null, payload);
+    reply.header('content-encoding', coding);
+    const etag = reply.getHeader('etag');
+    if (typeof etag === 'string') reply.header('etag', encodedEtag(etag, coding));
+    done(null, compressed);
+  });
+}
