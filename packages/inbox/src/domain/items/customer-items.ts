@@ -164,17 +164,20 @@ export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Ac
   };
 }
 
+/** RFC 6750's challenge: the item token is a bearer credential (also taken as x-access-token and ?access_token=). */
+const ITEM_CHALLENGE = 'Bearer realm="item access token"';
+
 /** Loads an item for its token holder: unknown ids are 404, a missing or wrong token 401. */
 export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessToken: string | undefined): Promise<ItemRecord> {
   const item = await ctx.store.items.get(itemId);
   if (!item) throw new Problem('not_found', `No item has id ${itemId}.`);
   if (!accessToken) {
-    throw new Problem('unauthorized', 'This item needs its access token (access_token, or header x-access-token).', {
-      headers: { 'www-authenticate': 'Bearer realm="item access token"' },
+    throw new Problem('unauthorized', 'This item needs its access token: header Authorization: Bearer <token> or x-access-token, or the access_token query parameter.', {
+      headers: { 'www-authenticate': ITEM_CHALLENGE },
     });
   }
   if (!accessTokenMatches(accessToken, item.accessTokenHash)) {
-    throw new Problem('unauthorized', 'That access token does not open this item.');
+    throw new Problem('unauthorized', 'That access token does not open this item.', { headers: { 'www-authenticate': `${ITEM_CHALLENGE}, error="invalid_token"` } });
   }
   return item;
 }

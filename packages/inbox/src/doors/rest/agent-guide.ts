@@ -11,10 +11,13 @@ export const AGENT_GUIDE = `# Using this business inbox as an agent
    returns the first answer and never creates a second item.
 4. Keep the accessToken of the answer. It reads (GET /v1/items/{id}), cancels
    (POST /v1/items/{id}/cancel), answers offers (POST /v1/items/{id}/accept or /decline) and writes
-   on the item (POST /v1/messages {item_id, message}); send it as header x-access-token.
+   on the item (POST /v1/messages {item_id, message}); send it as Authorization: Bearer <accessToken>
+   (or header x-access-token, or access_token in the query).
 5. The business sets prices: a price you send is kept as customerStatedPrice and never changes the
    price. Nothing is confirmed until the business confirms it; \`next\` in the item says what you may do.
-6. Refusals are problem documents (application/problem+json) whose \`fields\` name what to fix.
+6. Refusals are problem documents (application/problem+json) whose \`fields\` name what to fix. A time
+   the business cannot take is 409 slot_taken with \`next_free\`: the nearest start times you can book.
+   429 means wait \`Retry-After\` seconds; \`RateLimit\` says how many calls are left.
 
 The whole interface: /openapi.json.
 `;
