@@ -22,6 +22,8 @@ const offset = benchNow - Date.now();
 const directory = await buildDirectory({
   dataDir: join(new URL('.', import.meta.url).pathname, '.data', `directory-${size}`),
   baseUrl: 'http://127.0.0.1:8080',
+  // Burst limits off: a benchmark is one client sending as fast as it can (docs/security.md).
+  rateLimit: 0,
   clock: { now: () => Date.now() + offset },
   logLevel: 'silent',
   runJobs: false,

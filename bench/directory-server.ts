@@ -13,6 +13,8 @@ const started = performance.now();
 const directory = await buildDirectory({
   dataDir,
   baseUrl: `http://127.0.0.1:${port}`,
+  // Burst limits off: a benchmark is one client sending as fast as it can (docs/security.md).
+  rateLimit: 0,
   clock: { now: () => Date.now() + offset },
   logLevel: 'silent',
   runJobs: false,

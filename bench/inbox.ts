@@ -152,7 +152,8 @@ function line(m: Measured): string {
 
 // ---- servers ------------------------------------------------------------------------------------
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-inbox-'));
-const inboxEnv: Record<string, string> = { DATA_DIR: dataDir, INBOX_PORT: '0', ...(profileCase ? { BENCH_PROFILE: join(resultsDir, `inbox-${stamp}-${profileCase}`) } : {}) };
+// INBOX_RATE_LIMIT=0: burst limits off, the bench is one client sending as fast as it can (docs/security.md).
+const inboxEnv: Record<string, string> = { DATA_DIR: dataDir, INBOX_PORT: '0', INBOX_RATE_LIMIT: '0', ...(profileCase ? { BENCH_PROFILE: join(resultsDir, `inbox-${stamp}-${profileCase}`) } : {}) };
 delete process.env.VALIDATE_OUTPUT; // set in tests only; the bench measures what `npm start` serves
 const inbox = await startProcess('inbox-server.ts', inboxEnv);
 const base = String(inbox.info.address);

@@ -69,7 +69,7 @@ export async function startReceivers(count: number): Promise<Receivers> {
 /** An inbox in a fresh folder, local webhooks allowed, one endpoint per receiver URL. */
 export async function openBenchInbox(urls: readonly string[]): Promise<{ inbox: Inbox; dataDir: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-webhooks-'));
-  const inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false, runWebhooks: true, allowLocalWebhooks: true });
+  const inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false, runWebhooks: true, allowLocalWebhooks: true, rateLimit: 0 });
   for (const url of urls) {
     await inbox.store.transaction((store) => createEndpoint({ store, clock: inbox.clock }, { secrets: inbox.secrets, urls: { allowLocal: true } }, { url }));
   }

@@ -3,7 +3,7 @@
  * runner (manifest verification and refresh) and the HTTP server. Tests build it with their own
  * clock and data folder.
  */
-import { JobRunner } from '@svc/shared';
+import { JobRunner, rateLimitScale, trustProxyFromSetting } from '@svc/shared';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { answerWorkersFromEnvironment } from './config.js';
@@ -32,6 +32,10 @@ export interface DirectoryOptions {
   logLevel?: string;
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Multiplies the burst budgets (docs/security.md); 0 turns them off. Default: DIRECTORY_RATE_LIMIT, else 1. */
+  rateLimit?: number;
+  /** Proxies whose X-Forwarded-For names the client. Default: TRUST_PROXY, else none. */
+  trustProxy?: boolean | number | string[];
   runJobs?: boolean;
   jobPollIntervalMs?: number;
   /** Prepare each hour's order on the hour (off in tests that move the clock by hand). */
@@ -92,6 +96,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     context: { domain: context, search },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
+    rateLimitScale: options.rateLimit ?? rateLimitScale(process.env.DIRECTORY_RATE_LIMIT, 'DIRECTORY_RATE_LIMIT'),
+    trustProxy: options.trustProxy ?? trustProxyFromSetting(process.env.TRUST_PROXY),
     ...(options.logStream ? { logStream: options.logStream } : {}),
     validateOutput: process.env.VALIDATE_OUTPUT === '1',
   });

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import type { Clock } from './domain/types.js';
 import { buildHttpServer } from './doors/rest/http-server.js';
-import { JobRunner } from '@svc/shared';
+import { JobRunner, rateLimitScale, trustProxyFromSetting } from '@svc/shared';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
@@ -35,6 +35,10 @@ export interface InboxOptions {
   logLevel?: string;
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Multiplies the burst budgets (docs/security.md); 0 turns them off. Default: INBOX_RATE_LIMIT, else 1. */
+  rateLimit?: number;
+  /** Proxies whose X-Forwarded-For names the client. Default: TRUST_PROXY, else none. */
+  trustProxy?: boolean | number | string[];
   /** Development: report to directory networks on 127.0.0.1 over http. */
   allowLocalNetworks?: boolean;
   /** Development: add and fetch product feeds on 127.0.0.1 over http. Off by default. */
@@ -72,6 +76,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets },
     operations: OPERATIONS,
     logLevel,
+    rateLimitScale: options.rateLimit ?? rateLimitScale(process.env.INBOX_RATE_LIMIT, 'INBOX_RATE_LIMIT'),
+    trustProxy: options.trustProxy ?? trustProxyFromSetting(process.env.TRUST_PROXY),
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   const webhooks = new WebhookDispatcher({

@@ -23,3 +23,4 @@ export * from './http/etag.js';
 export * from './http/compression.js';
 export * from './http/log-redaction.js';
 export * from './http/rate-limit-headers.js';
+export * from './http/rate-limits.js';

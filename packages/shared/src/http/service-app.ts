@@ -23,9 +23,26 @@ export interface ServiceAppOptions {
   problemsBase: string;
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Which proxies' X-Forwarded-For to believe (TRUST_PROXY, trustProxyFromSetting); none by default. */
+  trustProxy?: boolean | number | string[];
+}
+
+/**
+ * TRUST_PROXY: empty or `false` believes no proxy (the peer is the client); `true` believes every hop
+ * (only behind a proxy that overwrites X-Forwarded-For); a whole number believes that many hops; a
+ * comma-separated list names the proxies' addresses or CIDR ranges.
+ */
+export function trustProxyFromSetting(value: string | undefined): boolean | number | string[] {
+  const text = (value ?? '').trim();
+  if (text === '' || text === 'false' || text === '0') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 }
 
 export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
+  // One type for Fastify's overloads (a union of the three forms picks none of them).
+  const trustProxy = (options.trustProxy ?? false) as string[];
   const app = Fastify({
     // Request lines carry the URL with secret query values replaced and no headers; every line is masked (log-redaction.ts).
     logger:
@@ -33,7 +50,8 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
         ? false
         : { level: options.logLevel, ...redactingLoggerOptions(), ...(options.logStream ? { stream: options.logStream } : {}) },
     bodyLimit: options.bodyLimitBytes,
-    trustProxy: false,
+    // The client's address (rate limits, logs) is the peer's unless a proxy in front is trusted.
+    trustProxy,
     return503OnClosing: true,
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // A request Node cannot even parse (a bad header line) never reaches Fastify: answer a problem document on the socket.

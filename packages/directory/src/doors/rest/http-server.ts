@@ -9,6 +9,7 @@ import {
   badRequestFromZod,
   createServiceApp,
   installCompression,
+  installRateLimits,
   installServiceRoutes,
   matchingTag,
   mountMcpOperations,
@@ -18,6 +19,7 @@ import {
 import { renderedBytesOf } from '../../domain/search/rendered-answer.js';
 import { etagOf } from './etag.js';
 import { directoryOpenApi } from './openapi-document.js';
+import { directoryBudgetOf } from './rate-budgets.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 
 /** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
@@ -31,6 +33,9 @@ export interface DirectoryHttpOptions {
   validateOutput: boolean;
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Multiplies the burst budgets (rate-budgets.ts); 0 turns them off. */
+  rateLimitScale: number;
+  trustProxy: boolean | number | string[];
 }
 
 const MCP_INSTRUCTIONS = [
@@ -76,8 +81,10 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     logLevel: options.logLevel,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     problemsBase,
+    trustProxy: options.trustProxy,
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
+  installRateLimits(app, { scale: options.rateLimitScale, budgetOf: directoryBudgetOf });
   installServiceRoutes(app, {
     operations,
     extraRoutes: [{ method: 'POST', path: '/mcp' }],

@@ -9,6 +9,7 @@ import {
   answerWithEtag,
   createServiceApp,
   installCompression,
+  installRateLimits,
   installServiceRoutes,
   allowedOriginsFor,
   mountMcpOperations,
@@ -26,6 +27,7 @@ import { runOperation, type RunnerDeps } from '../../operations/runner.js';
 import { AUTHORIZATION_PATH, oauthEndpoints, ownerChallenge } from '../../domain/access/oauth/oauth-metadata.js';
 import { bearerAccessToken } from '../../domain/items/access-token.js';
 import { AGENT_GUIDE } from './agent-guide.js';
+import { inboxBudgetOf } from './rate-budgets.js';
 import { buildManifest } from './manifest.js';
 import { inboxOpenApi } from './openapi-document.js';
 import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
@@ -55,6 +57,9 @@ export interface HttpServerOptions {
   logLevel: string;
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Multiplies the burst budgets (rate-budgets.ts); 0 turns them off. */
+  rateLimitScale: number;
+  trustProxy: boolean | number | string[];
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -93,8 +98,10 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     logLevel: options.logLevel,
     bodyLimitBytes: BODY_LIMIT_BYTES,
     problemsBase,
+    trustProxy: options.trustProxy,
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
+  installRateLimits(app, { scale: options.rateLimitScale, budgetOf: inboxBudgetOf(operations.filter((op) => op.audience === 'public')) });
   installServiceRoutes(app, {
     operations,
     extraRoutes: [
