@@ -97,3 +97,19 @@ describe('compression and revalidation of search answers', () => {
     expect((await raw(path, { 'accept-encoding': 'deflate' })).headers['content-encoding']).toBeUndefined();
   });
 });
+
+describe('security headers on every answer', () => {
+  it('sends nosniff and the API policy on answers and problems', async () => {
+    for (const [path, status] of [
+      ['/v1/businesses?limit=2', 200],
+      ['/v1/businesses?limit=0', 400],
+      ['/nothing-here', 404],
+    ] as const) {
+      const r = await t.get(path);
+      expect(r.status, path).toBe(status);
+      expect(r.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(r.headers.get('content-security-policy'), path).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(r.headers.get('cross-origin-resource-policy'), path).toBe('cross-origin');
+    }
+  });
+});

@@ -244,3 +244,24 @@ describe('no secret in a log line', () => {
     }
   });
 });
+
+describe('security headers on every answer', () => {
+  it('sends nosniff and the API policy on answers, problems, preflights and MCP alike', async () => {
+    const answers = [
+      await t.request('GET', '/v1/services'),
+      await t.request('GET', '/v1/nothing-here'),
+      await t.request('POST', '/v1/bookings', { body: { payload: {} } }),
+      await t.request('GET', '/v1/owner/items'),
+      await t.request('POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' } }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 404, 422, 401, 200]);
+    for (const r of answers) {
+      expect(r.headers.get('x-content-type-options'), String(r.status)).toBe('nosniff');
+      expect(r.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(r.headers.get('x-frame-options')).toBe('DENY');
+      expect(r.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(r.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+      expect(r.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    }
+  });
+});

@@ -3,6 +3,7 @@
  * (including those Fastify raises before routing), the JSON body parser, /healthz, /openapi.json
  * generated from the operation table, and /problems/{code}. Services add their own routes.
  */
+import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { PROBLEM_CODES, isProblemCode } from '../errors/problem-codes.js';
 import { Problem } from '../errors/problem.js';
@@ -81,8 +82,24 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
       ),
   });
   installJsonParser(app, options.bodyLimitBytes);
+  void app.register(fastifyHelmet, API_SECURITY_HEADERS);
   return app;
 }
+
+/**
+ * What @fastify/helmet sends on every answer, problems included, tuned for JSON APIs read from
+ * anywhere (docs/security.md): nosniff; a policy that lets an answer load nothing and be framed by
+ * nobody; `Cross-Origin-Resource-Policy: cross-origin`, so public answers stay readable by pages on
+ * other origins (CORS decides who may read); no referrer; HSTS for a year without claiming the
+ * business's other subdomains. HTML pages (the consent page) set their own stricter policy.
+ */
+const API_SECURITY_HEADERS = {
+  contentSecurityPolicy: { useDefaults: false, directives: { 'default-src': ["'none'"], 'frame-ancestors': ["'none'"] } },
+  crossOriginResourcePolicy: { policy: 'cross-origin' as const },
+  referrerPolicy: { policy: 'no-referrer' as const },
+  strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: false },
+  xFrameOptions: { action: 'deny' as const },
+};
 
 export interface ServiceRoutesOptions<Ctx> {
   operations: readonly AnyOperation<Ctx>[];
