@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR, MONDAY, door, listing, member } from './support/fixtures.js';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
+import { ACTIVITY_CEILING_PER_INSTANCE } from '../src/domain/registration/instances.js';
 
 const CAPABILITIES = ['message', 'book', 'order', 'cancel', 'change', 'negotiate', 'catalogue', 'availability', 'pay', 'track', 'return'];
 const DOORS = ['inbox', 'mcp', 'a2a', 'openapi', 'ucp', 'acp', 'webmcp'];
@@ -109,15 +110,27 @@ describe('GET /v1/stats', () => {
     for (const domain of ['127.0.0.1:9', '127.0.0.1:10']) {
       expect((await t.request('POST', '/v1/instances', { body: { domain } })).status).toBe(202);
     }
+    // Verified as the verification job would (the runner is not started in tests); 127.0.0.1:10 stays pending.
+    const registered = await t.directory.store.instances.get('127.0.0.1:9');
+    await t.directory.store.instances.put({ ...registered!, status: 'verified', verifiedAt: clock.now() });
     const ping = await t.request('POST', `/v1/instances/${encodeURIComponent('127.0.0.1:9')}/ping`, {
       body: { version: '0.4.1', runtime: 'node', counts: { bookings: 3, messages: 2 } },
     });
     expect(ping.status).toBe(204);
+    // A pending instance's ping keeps nothing alive and counts nothing, however large.
+    const pending = await t.request('POST', `/v1/instances/${encodeURIComponent('127.0.0.1:10')}/ping`, { body: { counts: { bookings: 2_147_483_647 } } });
+    expect(pending.status).toBe(409);
+    expect(pending.body.code).toBe('wrong_state');
     clock.advance(90_000);
     const r = await t.get('/v1/stats');
     expectShape(r.body);
     expect(r.body.instances_online).toBe(1);
     expect(r.body.activity_24h).toEqual({ bookings: 3, orders: 0, quotes: 0, messages: 2 });
+
+    // A verified instance's inflated counts are clipped to the published ceiling.
+    await t.request('POST', `/v1/instances/${encodeURIComponent('127.0.0.1:9')}/ping`, { body: { counts: { bookings: 2_147_483_647, orders: 1 } } });
+    const clipped = await t.get('/v1/stats');
+    expect(clipped.body.activity_24h).toMatchObject({ bookings: ACTIVITY_CEILING_PER_INSTANCE, orders: 1 });
     // two verification jobs have waited 90 seconds (the runner is not started in tests)
     expect(r.body.status.jobs_lag_seconds).toBe(90);
     expect(r.body.receipts_issued).toBe(0);

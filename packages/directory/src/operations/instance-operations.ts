@@ -49,7 +49,8 @@ export const getInstanceStatus = directoryOperation({
 export const pingInstanceOperation = directoryOperation({
   name: 'ping_instance',
   title: 'Ping: the inbox is alive',
-  description: 'An inbox pings hourly; one that pinged within the last day answers. 204 on success.',
+  description:
+    'An inbox pings hourly; one that pinged within the last day answers. 204 on success. Only a verified instance may ping (409 wrong_state before). Each count is the items of that kind the inbox received in the last 24 hours, counted at most 10000 per kind per instance in /v1/stats.',
   audience: 'public',
   kind: 'write',
   http: { method: 'POST', path: '/v1/instances/{domain}/ping', successStatus: 204 },
@@ -62,7 +63,7 @@ export const pingInstanceOperation = directoryOperation({
   }),
   output: z.null(),
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
-  errors: ['bad_request', 'not_found'],
+  errors: ['bad_request', 'not_found', 'wrong_state'],
   run: async (ctx, input) => {
     await pingInstance(ctx.domain, input.domain, { version: input.version, runtime: input.runtime, counts: input.counts });
     return null;

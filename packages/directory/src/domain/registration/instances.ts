@@ -103,7 +103,24 @@ export async function instanceStatus(ctx: DirectoryContext, rawDomain: unknown) 
   return statusView(instance, listed);
 }
 
-/** An hourly ping: the inbox is alive. A business answers when it pinged within the last day. */
+/**
+ * The most of each kind of item one instance may report for a day (docs/security.md): far above what
+ * one business's inbox receives, low enough that no single instance can make the network's totals
+ * say what it likes. Reported counts above it are counted as the ceiling.
+ */
+export const ACTIVITY_CEILING_PER_INSTANCE = 10_000;
+
+function clippedCounts(counts: NonNullable<InstanceRecord['counts']>): NonNullable<InstanceRecord['counts']> {
+  const clipped: Record<string, number> = {};
+  for (const [kind, value] of Object.entries(counts)) if (typeof value === 'number') clipped[kind] = Math.min(value, ACTIVITY_CEILING_PER_INSTANCE);
+  return clipped as NonNullable<InstanceRecord['counts']>;
+}
+
+/**
+ * An hourly ping: the inbox is alive. A business answers when it pinged within the last day. Only
+ * an instance the directory has verified may ping: a pending domain's pings keep nothing alive and
+ * add nothing to the stats (409 wrong_state).
+ */
 export async function pingInstance(
   ctx: DirectoryContext,
   rawDomain: unknown,
@@ -112,9 +129,13 @@ export async function pingInstance(
   const nowMs = ctx.clock.now();
   return ctx.store.transaction(async (store) => {
     const instance = await knownInstance(store, rawDomain, ctx.settings.allowLocalInboxes);
+    if (instance.verifiedAt === null) {
+      throw new Problem('wrong_state', `${instance.domain} is not verified yet; its pings count once the directory has verified its manifest. Poll the status URL.`);
+    }
     const software = body.version ? { version: body.version, runtime: body.runtime ?? 'unknown' } : instance.software;
+    const counts = body.counts ? clippedCounts(body.counts) : instance.counts;
     // A ping brings a member set aside back (recordPing clears the listing's dormant_since too).
-    await store.instances.put({ ...instance, lastPingAt: nowMs, dormantSince: null, software, counts: body.counts ?? instance.counts });
+    await store.instances.put({ ...instance, lastPingAt: nowMs, dormantSince: null, software, counts });
     await store.listings.recordPing(instance.domain, nowMs, software);
     return { domain: instance.domain, lastPingAt: nowMs, software };
   });
