@@ -18,6 +18,8 @@ export * from './text/fold.js';
 export * from './http/service-app.js';
 export * from './storage/sqlite.js';
 export * from './storage/sqlite-driver.js';
+export * from './storage/storage-health.js';
+export * from './http/storage-health-route.js';
 export * from './http/cors.js';
 export * from './http/etag.js';
 export * from './http/compression.js';

@@ -32,6 +32,8 @@ export const PROBLEM_CODES = {
   search_timeout: { status: 503, title: 'Search took too long' },
   internal_error: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  storage_full: { status: 503, title: 'Storage full' },
+  storage_unavailable: { status: 503, title: 'Storage unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

@@ -296,6 +296,11 @@ class OperationBuilder {
       add(415, 'unsupported_media_type');
     }
     if (this.info.rateLimits !== undefined) add(429, 'rate_limited');
+    // A write the disk refuses (full, or an I/O error) is a 503 with Retry-After (storage-health.ts).
+    if (op.kind !== 'read') {
+      add(503, 'storage_full');
+      add(503, 'storage_unavailable');
+    }
 
     for (const status of [...codesByStatus.keys()].sort()) {
       const codes = codesByStatus.get(status) ?? [];

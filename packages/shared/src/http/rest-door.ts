@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../errors/problem.js';
+import { isStorageProblemCode, storageFailureKind, storageProblem } from '../storage/storage-health.js';
 import { problemFromZod } from '../errors/zod-fields.js';
 import type { z } from 'zod';
 import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
@@ -112,7 +113,8 @@ export interface ProblemHandlingOptions {
 export function installProblemHandling(app: FastifyInstance, options: ProblemHandlingOptions): void {
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
-    if (problem.status >= 500) (options.log ?? ((e) => request.log.error(e)))(error);
+    // A storage failure is logged once per episode by the database's StorageHealth, not per call.
+    if (problem.status >= 500 && !isStorageProblemCode(problem.code)) (options.log ?? ((e) => request.log.error(e)))(error);
     return sendProblem(reply, problem, options.problemsBase());
   });
 
@@ -179,6 +181,9 @@ export function toProblem(error: unknown): Problem {
   if (e.statusCode === 400) return new Problem('bad_request', e.message ?? 'Bad request.');
   if (e.statusCode === 413) return new Problem('payload_too_large', 'The request body is larger than this server accepts.');
   if (e.statusCode === 415) return new Problem('unsupported_media_type', 'Send the body as application/json.');
+  // The disk refused a write (full, or an I/O error): 503 with Retry-After, nothing was saved.
+  const storage = storageFailureKind(error);
+  if (storage !== null) return storageProblem(storage);
   return new Problem('internal_error', 'Something went wrong on our side; the request was not completed.');
 }
 

@@ -2,8 +2,10 @@
  * Runs durable jobs from a jobs table. Jobs are written in the same transaction as the change that
  * needs them, so a crash loses none; a job leased by a process that died is taken again once its
  * lease runs out. Handlers are registered by kind and run inside a transaction with the job's finish.
- * Failures back off exponentially; a job is buried after its last attempt.
+ * Failures back off exponentially; a job is buried after its last attempt. A disk that refuses
+ * writes is logged once per episode by the database's StorageHealth, not at every tick.
  */
+import { storageFailureKind } from '../storage/storage-health.js';
 import type { JobRecord, JobStore } from './job-store.js';
 
 /** What the runner needs of a service's storage: its jobs, and transactions that carry them. */
@@ -78,9 +80,10 @@ export class JobRunner<Tx extends { jobs: JobStore }> {
 
   start(): void {
     if (this.#timer) return;
-    this.#timer = setInterval(() => void this.runDue().catch((e) => this.#log('job tick failed', e)), this.#options.pollIntervalMs);
+    const tick = () => void this.runDue().catch((e: unknown) => storageFailureKind(e) === null && this.#log('job tick failed', e));
+    this.#timer = setInterval(tick, this.#options.pollIntervalMs);
     this.#timer.unref();
-    void this.runDue().catch((e) => this.#log('job tick failed', e));
+    tick();
   }
 
   async stop(): Promise<void> {
@@ -138,7 +141,7 @@ export class JobRunner<Tx extends { jobs: JobStore }> {
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.#log(`job ${job.kind} ${job.id} failed (attempt ${job.attempts})`, error);
+      if (storageFailureKind(error) === null) this.#log(`job ${job.kind} ${job.id} failed (attempt ${job.attempts})`, error);
       if (job.attempts >= this.#options.maxAttempts) await this.#host.jobs.bury(job.id, message, nowMs());
       else {
         const delay = Math.min(BACKOFF_BASE_MS * 2 ** (job.attempts - 1), BACKOFF_CAP_MS);

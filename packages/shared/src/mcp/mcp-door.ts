@@ -14,6 +14,7 @@ import { problemFromZod } from '../errors/zod-fields.js';
 import { jsonSchemaOf, type JsonSchema } from '../operations/json-schema.js';
 import type { AnyOperation } from '../operations/operation.js';
 import { sendProblem, toProblem, type OperationOutcome } from '../http/rest-door.js';
+import { isStorageProblemCode } from '../storage/storage-health.js';
 import { PROBLEM_SCHEMA } from '../http/openapi.js';
 
 export interface McpDoorOptions<Ctx> {
@@ -145,7 +146,8 @@ export function mountMcpOperations<Ctx>(app: FastifyInstance, options: McpDoorOp
       return result;
     } catch (error) {
       const problem = toProblem(error);
-      if (problem.status >= 500) log(error);
+      // A storage failure is logged once per episode by the database's StorageHealth, not per call.
+      if (problem.status >= 500 && !isStorageProblemCode(problem.code)) log(error);
       return problemResult(problem, options.problemsBase);
     }
   };

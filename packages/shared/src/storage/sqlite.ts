@@ -2,30 +2,42 @@
  * Opens a service's SQLite file through Kysely: private to the service's user (private-files.ts),
  * WAL, a busy timeout, foreign keys, extra pragmas a service asks for, and its embedded migrations
  * brought up to date. Returns the raw handle too, for
- * the rare read that streams rows synchronously.
+ * the rare read that streams rows synchronously, and the file's StorageHealth (storage-health.ts:
+ * whether writes reach the disk; transactions roll back only while open, guarded-dialect.ts).
  */
-import { Kysely, Migrator, SqliteDialect, type Migration } from 'kysely';
+import { Kysely, Migrator, sql, type Migration } from 'kysely';
+import { GuardedSqliteDialect } from './guarded-dialect.js';
 import { preparePrivateDataFile } from './private-files.js';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
+import { StorageHealth } from './storage-health.js';
+
+/** One row /healthz rewrites to learn whether the disk takes writes again (outside the migrations: every service has it). */
+const PROBE_TABLE = 'storage_probe';
 
 export async function openSqlite<DB>(
   file: string,
   migrations: Record<string, Migration>,
   extraPragmas: readonly string[] = [],
-): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase }> {
+): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth }> {
   if (file !== ':memory:') preparePrivateDataFile(file);
   const sqlite = openSqliteFile(file);
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
     sqlite.pragma(pragma);
   }
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const health = new StorageHealth();
+  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health) });
   const { error, results } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     await db.destroy();
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String(error)}`);
   }
-  return { db, sqlite };
+  sqlite.exec(`CREATE TABLE IF NOT EXISTS ${PROBE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL)`);
+  // Through Kysely, so the probe waits for a transaction in progress instead of joining it.
+  health.probeWith(async () => {
+    await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at) VALUES (1, ${Date.now()}) ON CONFLICT (id) DO UPDATE SET at = excluded.at`.execute(db);
+  });
+  return { db, sqlite, health };
 }
 
 /** Distinct SQL texts kept prepared; a service has a few hundred at most. */

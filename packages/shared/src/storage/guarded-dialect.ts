@@ -1,0 +1,110 @@
+/**
+ * Kysely's SQLite dialect with two changes, both about writes that fail:
+ *
+ * - A transaction is rolled back only while it is still open. On SQLITE_FULL, SQLITE_IOERR and a few
+ *   others SQLite may already have rolled the whole transaction back itself; Kysely's ROLLBACK then
+ *   fails with "cannot rollback - no transaction is active", and that error replaced the cause. Now
+ *   the first error is the one thrown (and one a rollback still could not undo names both).
+ * - Every failed statement is shown to the database's StorageHealth (storage-health.ts), and every
+ *   committed write ends an episode of storage failure.
+ */
+import { SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
+import type { StorageHealth } from './storage-health.js';
+import type { SqliteDatabase } from './sqlite-driver.js';
+
+/** Query kinds that write; a raw query (our own SQL) is left out, as are BEGIN, COMMIT and ROLLBACK. */
+const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
+
+export class GuardedSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  readonly #sqlite: SqliteDatabase;
+  readonly #health: StorageHealth;
+
+  /** `sqlite` is the handle `config.database` runs on: its `inTransaction` says whether a transaction is open. */
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth) {
+    super(config);
+    this.#config = config;
+    this.#sqlite = sqlite;
+    this.#health = health;
+  }
+
+  override createDriver(): Driver {
+    return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health);
+  }
+}
+
+class GuardedSqliteDriver extends SqliteDriver {
+  readonly #sqlite: SqliteDatabase;
+  readonly #health: StorageHealth;
+  #connection: GuardedConnection | null = null;
+
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth) {
+    super(config);
+    this.#sqlite = sqlite;
+    this.#health = health;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await super.acquireConnection();
+    if (this.#connection?.inner !== inner) this.#connection = new GuardedConnection(inner, this.#sqlite, this.#health);
+    return this.#connection;
+  }
+
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof GuardedConnection) connection.firstError = null;
+    await super.beginTransaction(connection);
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    this.#health.noteWritten();
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite rolled it back already (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM, …): nothing to undo.
+    if (!this.#sqlite.inTransaction) return;
+    const first = connection instanceof GuardedConnection ? connection.firstError : null;
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (rollbackError) {
+      // Gone in the meantime: the first error is the one that counts.
+      if (!this.#sqlite.inTransaction) return;
+      if (first === null) throw rollbackError;
+      const firstMessage = first instanceof Error ? first.message : String(first);
+      throw new Error(`rollback failed (${(rollbackError as Error).message}) after: ${firstMessage}`, { cause: first });
+    }
+  }
+}
+
+class GuardedConnection implements DatabaseConnection {
+  readonly inner: DatabaseConnection;
+  /** The first statement that failed in the current transaction. */
+  firstError: unknown = null;
+  readonly #sqlite: SqliteDatabase;
+  readonly #health: StorageHealth;
+
+  constructor(inner: DatabaseConnection, sqlite: SqliteDatabase, health: StorageHealth) {
+    this.inner = inner;
+    this.#sqlite = sqlite;
+    this.#health = health;
+  }
+
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    // Kysely's SQLite connection runs the statement before it returns (it throws rather than rejects).
+    let result: Promise<QueryResult<R>>;
+    try {
+      result = this.inner.executeQuery<R>(compiledQuery);
+    } catch (error) {
+      this.firstError ??= error;
+      this.#health.noteFailure(error);
+      throw error;
+    }
+    // A write outside a transaction has committed; one inside commits with it (commitTransaction).
+    if (!this.#health.writable && WRITES.has(compiledQuery.query.kind) && !this.#sqlite.inTransaction) this.#health.noteWritten();
+    return result;
+  }
+
+  streamQuery<R>(compiledQuery: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(compiledQuery, chunkSize);
+  }
+}
