@@ -96,11 +96,14 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     context: { domain: context, search },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
+    storageHealth: store.storageHealth,
     rateLimitScale: options.rateLimit ?? rateLimitScale(process.env.DIRECTORY_RATE_LIMIT, 'DIRECTORY_RATE_LIMIT'),
     trustProxy: options.trustProxy ?? trustProxyFromSetting(process.env.TRUST_PROXY),
     ...(options.logStream ? { logStream: options.logStream } : {}),
     validateOutput: process.env.VALIDATE_OUTPUT === '1',
   });
+  // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
+  store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
   const jobs = new JobRunner<DirectoryStore>(store, clock, { [VERIFY_JOB]: verificationHandler(context) }, (message, detail) =>
     http.log.warn({ err: detail }, message),
     { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },

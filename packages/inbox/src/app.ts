@@ -76,10 +76,13 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets },
     operations: OPERATIONS,
     logLevel,
+    storageHealth: store.storageHealth,
     rateLimitScale: options.rateLimit ?? rateLimitScale(process.env.INBOX_RATE_LIMIT, 'INBOX_RATE_LIMIT'),
     trustProxy: options.trustProxy ?? trustProxyFromSetting(process.env.TRUST_PROXY),
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
+  // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
+  store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
   const webhooks = new WebhookDispatcher({
     store,
     clock,

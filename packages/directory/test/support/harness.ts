@@ -39,6 +39,8 @@ export interface StartDirectoryOptions {
   searchDeadlineMs?: number;
   /** Answer worker threads (the default of the machine when absent; 0: the server's thread). */
   answerWorkers?: number;
+  /** Log lines (info and up) go here; the directory logs nothing when absent. */
+  logStream?: { write(line: string): void };
 }
 
 export async function startDirectory(options: StartDirectoryOptions = {}): Promise<TestDirectory> {
@@ -49,7 +51,8 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     baseUrl: 'http://127.0.0.1',
     allowLocalInboxes: options.allowLocalInboxes ?? false,
     clock,
-    logLevel: 'silent',
+    logLevel: options.logStream ? 'info' : 'silent',
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     runJobs: options.runJobs ?? false,
     jobPollIntervalMs: 50,
     hourlyTimer: false,

@@ -39,6 +39,8 @@ export interface StartOptions {
   seed?: boolean;
   runJobs?: boolean;
   ownerKey?: string;
+  /** Log lines (info and up) go here; the inbox logs nothing when absent. */
+  logStream?: { write(line: string): void };
 }
 
 export async function startInbox(options: StartOptions = {}): Promise<TestInbox> {
@@ -48,7 +50,8 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
     dataDir,
     publicBaseUrl: 'http://127.0.0.1',
     clock,
-    logLevel: 'silent',
+    logLevel: options.logStream ? 'info' : 'silent',
+    ...(options.logStream ? { logStream: options.logStream } : {}),
     runJobs: options.runJobs ?? false,
     jobPollIntervalMs: 50,
   });

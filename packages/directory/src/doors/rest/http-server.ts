@@ -11,10 +11,12 @@ import {
   installCompression,
   installRateLimits,
   installServiceRoutes,
+  installStorageHealth,
   matchingTag,
   mountMcpOperations,
   mountRestOperations,
   type OperationOutcome,
+  type StorageHealth,
 } from '@svc/shared';
 import { renderedBytesOf } from '../../domain/search/rendered-answer.js';
 import { etagOf } from './etag.js';
@@ -33,6 +35,8 @@ export interface DirectoryHttpOptions {
   validateOutput: boolean;
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Whether the disk takes writes; /healthz says so (shared storage-health-route.ts). */
+  storageHealth?: StorageHealth;
   /** Multiplies the burst budgets (rate-budgets.ts); 0 turns them off. */
   rateLimitScale: number;
   trustProxy: boolean | number | string[];
@@ -85,6 +89,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   installRateLimits(app, { scale: options.rateLimitScale, budgetOf: directoryBudgetOf });
+  if (options.storageHealth) installStorageHealth(app, options.storageHealth, options.softwareVersion);
   installServiceRoutes(app, {
     operations,
     extraRoutes: [{ method: 'POST', path: '/mcp' }],

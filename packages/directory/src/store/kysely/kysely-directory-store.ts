@@ -1,5 +1,5 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
-import { KyselyJobStore, type SqliteDatabase } from '@svc/shared';
+import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
@@ -393,8 +393,11 @@ export class KyselyDirectoryStore implements DirectoryStore {
   }
 }
 
-/** `pages` renders listings' search-result pages; without it none are written or served (search renders from documents). */
-export async function openDirectoryStore(file: string, options: { pages?: PageRenderer } = {}): Promise<KyselyDirectoryStore> {
-  const { db, sqlite } = await openDirectoryDatabase(file);
-  return new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null });
+/**
+ * `pages` renders listings' search-result pages; without it none are written or served (search
+ * renders from documents). `storageHealth` says whether the disk takes writes (shared storage-health.ts).
+ */
+export async function openDirectoryStore(file: string, options: { pages?: PageRenderer } = {}): Promise<KyselyDirectoryStore & { storageHealth: StorageHealth }> {
+  const { db, sqlite, health } = await openDirectoryDatabase(file);
+  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null }), { storageHealth: health });
 }

@@ -2,7 +2,7 @@
  * Owner and integration keys (inbox spec §5): `svc_own_` + random, only a SHA-256 kept. A key
  * authenticates owner calls until revoked or past its `expires_at`.
  */
-import { Problem, newId, randomToken, sha256Hex } from '@svc/shared';
+import { Problem, newId, randomToken, sha256Hex, storageFailureKind } from '@svc/shared';
 import type { InboxStore } from '../../store/store.js';
 import type { Caller, Channel } from '../types.js';
 import { authenticateOAuthAccessToken, isOAuthAccessToken } from './oauth/access-tokens.js';
@@ -80,7 +80,7 @@ export async function authenticateBearer(store: InboxStore, header: string | und
     throw new Problem('unauthorized', 'That key is unknown, revoked or expired.', { headers: { 'www-authenticate': 'Bearer realm="owner", error="invalid_token"' } });
   }
   // "Last use" to the minute: a busy integration does not write on every read.
-  if (record.lastUsedAt === null || nowMs - record.lastUsedAt >= LAST_USE_RESOLUTION_MS) await store.apiKeys.touch(record.id, nowMs);
+  if (record.lastUsedAt === null || nowMs - record.lastUsedAt >= LAST_USE_RESOLUTION_MS) await touchKey(store, record.id, nowMs);
   return {
     kind: 'owner',
     actor: { kind: record.kind === 'owner' ? 'owner' : 'integration', id: record.id, name: record.name },
@@ -89,4 +89,13 @@ export async function authenticateBearer(store: InboxStore, header: string | und
     // An owner key is the owner: every scope, including ones added after it was made.
     scopes: record.kind === 'owner' ? [...ALL_SCOPES] : record.scopes,
   };
+}
+
+/** Notes a key's last use; a disk that refuses the write (full) does not refuse the call: reads go on. */
+async function touchKey(store: InboxStore, keyId: string, nowMs: number): Promise<void> {
+  try {
+    await store.apiKeys.touch(keyId, nowMs);
+  } catch (error) {
+    if (storageFailureKind(error) === null) throw error;
+  }
 }

@@ -11,6 +11,7 @@ import {
   installCompression,
   installRateLimits,
   installServiceRoutes,
+  installStorageHealth,
   allowedOriginsFor,
   mountMcpOperations,
   mountRestOperations,
@@ -20,6 +21,7 @@ import {
   ownerCorsOrigins,
   Problem,
   PUBLIC_CORS,
+  type StorageHealth,
 } from '@svc/shared';
 import { authenticateBearer } from '../../domain/access/api-keys.js';
 import type { OperationContext } from '../../operations/context.js';
@@ -57,6 +59,8 @@ export interface HttpServerOptions {
   logLevel: string;
   /** Where log lines go (tests capture them); standard output when absent. */
   logStream?: { write(line: string): void };
+  /** Whether the disk takes writes; /healthz says so (shared storage-health-route.ts). */
+  storageHealth?: StorageHealth;
   /** Multiplies the burst budgets (rate-budgets.ts); 0 turns them off. */
   rateLimitScale: number;
   trustProxy: boolean | number | string[];
@@ -102,6 +106,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   installRateLimits(app, { scale: options.rateLimitScale, budgetOf: inboxBudgetOf(operations.filter((op) => op.audience === 'public')) });
+  if (options.storageHealth) installStorageHealth(app, options.storageHealth, deps.config.softwareVersion);
   installServiceRoutes(app, {
     operations,
     extraRoutes: [

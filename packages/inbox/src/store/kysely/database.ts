@@ -1,5 +1,5 @@
 /** Opens the inbox's SQLite file and brings its schema up to date. */
-import { openSqlite } from '@svc/shared';
+import { openSqlite, type StorageHealth } from '@svc/shared';
 import type { Kysely } from 'kysely';
 import * as core from './migrations/0001-core.js';
 import * as eventsWebhooks from './migrations/0002-events-webhooks.js';
@@ -10,6 +10,8 @@ import * as feeds from './migrations/0006-feeds.js';
 import * as deliveryDueOrder from './migrations/0007-delivery-due-order.js';
 import type { Database } from './schema.js';
 
-export async function openDatabase(file: string): Promise<Kysely<Database>> {
-  return (await openSqlite<Database>(file, { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder })).db;
+/** The database, and whether its disk takes writes (StorageHealth: /healthz and 503 storage_full). */
+export async function openDatabase(file: string): Promise<{ db: Kysely<Database>; health: StorageHealth }> {
+  const { db, health } = await openSqlite<Database>(file, { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder });
+  return { db, health };
 }

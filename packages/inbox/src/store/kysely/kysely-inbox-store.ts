@@ -11,7 +11,7 @@ import { KyselyRuleStore } from './rule-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
-import { KyselyJobStore } from '@svc/shared';
+import { KyselyJobStore, type StorageHealth } from '@svc/shared';
 import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
 
 export class KyselyInboxStore implements InboxStore {
@@ -69,7 +69,11 @@ export class KyselyInboxStore implements InboxStore {
   }
 }
 
-/** `settingsCodec` keeps the settings' secrets sealed at rest (domain/settings/sealed-settings.ts). */
-export async function openSqliteStore(file: string, options: { settingsCodec?: DocumentCodec } = {}): Promise<KyselyInboxStore> {
-  return new KyselyInboxStore(await openDatabase(file), false, new OutboxSignal(), options.settingsCodec ?? null);
+/**
+ * `settingsCodec` keeps the settings' secrets sealed at rest (domain/settings/sealed-settings.ts);
+ * `storageHealth` says whether the disk takes writes (shared storage-health.ts).
+ */
+export async function openSqliteStore(file: string, options: { settingsCodec?: DocumentCodec } = {}): Promise<KyselyInboxStore & { storageHealth: StorageHealth }> {
+  const { db, health } = await openDatabase(file);
+  return Object.assign(new KyselyInboxStore(db, false, new OutboxSignal(), options.settingsCodec ?? null), { storageHealth: health });
 }

@@ -4,7 +4,7 @@
  * owner MCP of this instance: grants for another resource are revoked at start (maintenance.ts),
  * so a live token is always one for this server.
  */
-import { Problem, sha256Hex } from '@svc/shared';
+import { Problem, sha256Hex, storageFailureKind } from '@svc/shared';
 import type { InboxStore } from '../../../store/store.js';
 import type { Caller, Channel } from '../../types.js';
 import { ACCESS_TOKEN_PREFIX } from './oauth-limits.js';
@@ -26,7 +26,12 @@ export async function authenticateOAuthAccessToken(store: InboxStore, token: str
     });
   }
   const { grant, token: record } = found;
-  if (grant.lastUsedAt === null || nowMs - grant.lastUsedAt >= LAST_USE_RESOLUTION_MS) await store.oauth.touchGrant(grant.id, nowMs);
+  if (grant.lastUsedAt === null || nowMs - grant.lastUsedAt >= LAST_USE_RESOLUTION_MS) {
+    // A disk that refuses this note (full) does not refuse the call: reads go on.
+    await store.oauth.touchGrant(grant.id, nowMs).catch((error: unknown) => {
+      if (storageFailureKind(error) === null) throw error;
+    });
+  }
   return {
     kind: 'owner',
     actor: { kind: 'owner_ai', id: grant.id, name: grant.client.name ?? UNNAMED_APP },

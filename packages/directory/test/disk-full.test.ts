@@ -1,0 +1,111 @@
+/**
+ * When the disk fills (issue 19): the directory's data folder on a small filesystem the test mounts
+ * itself (test-support/small-disk.ts), filled to the last byte. Registrations answer 503
+ * storage_full with Retry-After (not 500), /healthz says the directory cannot write, the cause is
+ * logged once, searches and status reads go on; once space is freed /healthz recovers by itself,
+ * retried registrations are made once each, and nothing acknowledged is lost.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountSmallDisk, skipReason, type SmallDisk } from '../../../test-support/small-disk.js';
+import { listing } from './support/fixtures.js';
+import { startDirectory, type ApiResponse, type TestDirectory } from './support/harness.js';
+
+const mounted = mountSmallDisk('8m');
+const skip = skipReason(mounted);
+if (skip) console.warn(skip);
+
+const RETRY_AFTER = /^[1-9]\d*$/;
+/** Fewer than the write budget per minute (rate-budgets.ts), so the limiter never answers instead. */
+const REFUSED = 8;
+const domainOf = (i: number) => `shop-${i}.example`;
+const statusPath = (domain: string) => `/v1/instances/${encodeURIComponent(domain)}/status`;
+
+describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
+  const disk = (mounted as { disk: SmallDisk }).disk;
+  const lines: string[] = [];
+  let t: TestDirectory;
+
+  const register = (domain: string) => t.request('POST', '/v1/instances', { body: { domain } });
+  const logged = (pattern: RegExp) => lines.filter((line) => pattern.test(line));
+  const health = () => t.get('/healthz');
+
+  beforeAll(async () => {
+    t = await startDirectory({
+      dataDir: join(disk.dir, 'data'),
+      answerWorkers: 0,
+      listings: [listing('found-one.example', { name: 'Found One' })],
+      logStream: { write: (line) => void lines.push(line) },
+    });
+    await t.directory.pagesReady;
+    await t.directory.search.hour();
+  });
+  afterAll(async () => {
+    await t?.close({ removeData: false });
+    disk.unmount();
+  });
+
+  it('registers and says so while there is room', async () => {
+    expect((await register('before.example')).status).toBe(202);
+    const ok = await health();
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ ok: true });
+  });
+
+  it('answers 503 storage_full with Retry-After to every registration once the disk is full, never 500', async () => {
+    expect(disk.fill()).toBeGreaterThan(0);
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < REFUSED; i++) answers.push(await register(domainOf(i)));
+    for (const answer of answers) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(503);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(answer.headers.get('retry-after')).toMatch(RETRY_AFTER);
+      expect(answer.body).toMatchObject({ status: 503, code: 'storage_full', type: expect.stringMatching(/\/problems\/storage_full$/) });
+    }
+  });
+
+  it('says on /healthz that it cannot write (503), and still answers searches and status reads', async () => {
+    const down = await health();
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toMatch(RETRY_AFTER);
+    expect(down.body).toMatchObject({ ok: false, writable: false, storage: { code: 'storage_full', since: expect.any(String) }, version: expect.any(String) });
+    const search = await t.get('/v1/businesses?q=found');
+    expect(search.status).toBe(200);
+    expect((await t.get(statusPath('before.example'))).status).toBe(200);
+    expect((await t.get(statusPath(domainOf(0)))).status).toBe(404);
+  });
+
+  it('logs the cause once for the whole episode, never "cannot rollback"', () => {
+    expect(logged(/storage cannot be written/)).toHaveLength(1);
+    expect(logged(/storage cannot be written/)[0]).toMatch(/SQLITE_FULL/);
+    expect(logged(/cannot rollback/)).toEqual([]);
+    expect(lines.filter((line) => JSON.parse(line).level >= 50)).toHaveLength(1);
+  });
+
+  it('recovers by itself once space is freed: /healthz first, with no other write', async () => {
+    disk.free();
+    let up = await health();
+    for (let waited = 0; up.status !== 200 && waited < 3_000; waited += 200) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      up = await health();
+    }
+    expect(up.status).toBe(200);
+    expect(up.body).toMatchObject({ ok: true });
+    expect(logged(/storage writable again/)).toHaveLength(1);
+  });
+
+  it('takes the retried registrations, each once, and lost nothing it acknowledged', async () => {
+    for (let i = 0; i < REFUSED; i++) {
+      expect((await register(domainOf(i))).status).toBe(202);
+      expect((await register(domainOf(i))).status).toBe(202);
+    }
+    for (const domain of ['before.example', ...Array.from({ length: REFUSED }, (_, i) => domainOf(i))]) {
+      const status = await t.get(statusPath(domain));
+      expect(status.status).toBe(200);
+      expect(status.body).toMatchObject({ domain, status: 'pending' });
+    }
+    // One verification job per domain: a retry queues none twice.
+    const due = await t.directory.store.jobs.claimDue(t.clock.now(), 60_000, 100);
+    expect(due.map((job) => job.payload.domain).sort()).toEqual(['before.example', ...Array.from({ length: REFUSED }, (_, i) => domainOf(i))].sort());
+  });
+});
