@@ -11,18 +11,34 @@ env.DIRECTORY_ALLOW_LOCAL_INBOXES ??= 'true';
 env.INBOX_ALLOW_LOCAL_NETWORKS ??= 'true';
 env.INBOX_DIRECTORY_URL ??= env.DIRECTORY_PUBLIC_URL || `http://${directoryHost}:${directoryPort}`;
 
-const { directory, lines: directoryLines } = await startDirectoryFromEnvironment(env);
-const { inbox, lines: inboxLines, keyLines } = await startInboxFromEnvironment(env);
+/** Ends the start: a refusal that says what to do (a port in use: ListenError) as it is, anything else with its stack. */
+async function stop(error, ...running) {
+  await Promise.allSettled(running.map((service) => service.close()));
+  const text = error?.name === 'ListenError' ? error.message : (error?.stack ?? String(error));
+  process.stderr.write(`\nnpm start stopped: ${text}\n`);
+  process.exit(1);
+}
+
+const { directory, lines: directoryLines } = await startDirectoryFromEnvironment(env).catch((error) => stop(error));
+// The inbox makes its first owner key only once it listens; if it cannot, it says why and makes none.
+const { inbox, lines: inboxLines, keyLines } = await startInboxFromEnvironment(env).catch((error) => stop(error, directory));
 
 // Give the inbox a moment to register and be verified, then freeze this hour's order with it in.
 const inboxDomain = new URL(env.INBOX_PUBLIC_URL || `http://${env.INBOX_HOST || '127.0.0.1'}:${env.INBOX_PORT || '8787'}`).host;
-for (let waited = 0; waited < 8_000; waited += 250) {
-  const instance = await directory.store.instances.get(inboxDomain);
-  if (instance?.status === 'verified' && instance.lastPingAt !== null) break;
-  await new Promise((resolve) => setTimeout(resolve, 250));
+let instance;
+try {
+  for (let waited = 0; waited < 8_000; waited += 250) {
+    instance = await directory.store.instances.get(inboxDomain);
+    if (instance?.status === 'verified' && instance.lastPingAt !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  await directory.search.hour();
+  instance = await directory.store.instances.get(inboxDomain);
+} catch (error) {
+  // The key was made: it is shown even when the start goes no further.
+  if (keyLines.length > 0) process.stdout.write(['', ...keyLines, ''].join('\n') + '\n');
+  await stop(error, inbox, directory);
 }
-await directory.search.hour();
-const instance = await directory.store.instances.get(inboxDomain);
 
 process.stdout.write(
   [

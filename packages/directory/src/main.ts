@@ -1,4 +1,5 @@
 /** Starts a directory from the environment (used by `npm start` and on its own). */
+import { listenOrExplain } from '@svc/shared';
 import { buildDirectory, type Directory } from './app.js';
 import { readDirectoryEnvironment } from './config.js';
 import { seedDemoDirectory } from './demo/seed-directory.js';
@@ -12,7 +13,12 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     logLevel: settings.logLevel,
   });
   const seeded = settings.seedDemo ? await seedDemoDirectory(directory.store, settings.demoListings, Date.now()) : 0;
-  await directory.http.listen({ host: settings.host, port: settings.port });
+  try {
+    await listenOrExplain(directory.http, { host: settings.host, port: settings.port, service: 'directory', portSetting: 'DIRECTORY_PORT', hostSetting: 'DIRECTORY_HOST' });
+  } catch (error) {
+    await directory.close();
+    throw error;
+  }
   const base = settings.baseUrl;
   const lines = [
     `Directory network running at ${base}${seeded > 0 ? ` (${seeded} demo listings loaded)` : ''}`,

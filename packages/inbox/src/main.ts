@@ -1,4 +1,5 @@
 /** Starts an inbox from the environment, with a demo business on first start (used by `npm start`). */
+import { ListenError, listenOrExplain } from '@svc/shared';
 import { buildInbox, type Inbox } from './app.js';
 import { readEnvironment } from './config.js';
 import { createOwnerKey } from './domain/access/api-keys.js';
@@ -21,8 +22,6 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
   });
   const nowMs = inbox.clock.now();
   const seeded = env.seedDemo ? await seedDemoBusiness({ store: inbox.store, clock: inbox.clock }) : false;
-  const ownerKeys = await inbox.store.apiKeys.countActive('owner', nowMs);
-  const firstKey = ownerKeys === 0 ? await createOwnerKey(inbox.store, 'First owner key', nowMs) : null;
 
   if (env.directoryUrl) {
     const origin = new URL(env.directoryUrl).origin;
@@ -35,7 +34,18 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     await scheduleNetworkRegistrations(inbox.store, nowMs);
   }
 
-  await inbox.http.listen({ host: env.host, port: env.port });
+  // The first owner key is made only once the inbox listens: a start that cannot listen makes none it could not show.
+  const needsKey = (await inbox.store.apiKeys.countActive('owner', nowMs)) === 0;
+  try {
+    await listenOrExplain(inbox.http, { host: env.host, port: env.port, service: 'inbox', portSetting: 'INBOX_PORT', hostSetting: 'INBOX_HOST' });
+  } catch (error) {
+    await inbox.close();
+    if (error instanceof ListenError && needsKey) {
+      throw new ListenError(`${error.message} No owner key was made yet: it is made and shown at the first start that listens.`, error.code, { cause: error.cause });
+    }
+    throw error;
+  }
+  const firstKey = needsKey ? await createOwnerKey(inbox.store, 'First owner key', inbox.clock.now()) : null;
   inbox.jobs.start();
   await inbox.webhooks.start();
 

@@ -20,6 +20,7 @@ export * from './storage/sqlite.js';
 export * from './storage/sqlite-driver.js';
 export * from './storage/storage-health.js';
 export * from './http/storage-health-route.js';
+export * from './http/listen.js';
 export * from './http/cors.js';
 export * from './http/etag.js';
 export * from './http/compression.js';
