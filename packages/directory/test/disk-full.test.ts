@@ -7,12 +7,11 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountSmallDisk, skipReason, type SmallDisk } from '../../../test-support/small-disk.js';
+import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
 import { listing } from './support/fixtures.js';
 import { startDirectory, type ApiResponse, type TestDirectory } from './support/harness.js';
 
-const mounted = mountSmallDisk('8m');
-const skip = skipReason(mounted);
+const skip = smallDiskUnavailable();
 if (skip) console.warn(skip);
 
 const RETRY_AFTER = /^[1-9]\d*$/;
@@ -22,7 +21,7 @@ const domainOf = (i: number) => `shop-${i}.example`;
 const statusPath = (domain: string) => `/v1/instances/${encodeURIComponent(domain)}/status`;
 
 describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
-  const disk = (mounted as { disk: SmallDisk }).disk;
+  let disk: SmallDisk;
   const lines: string[] = [];
   let t: TestDirectory;
 
@@ -31,6 +30,7 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
   const health = () => t.get('/healthz');
 
   beforeAll(async () => {
+    disk = mountSmallDisk('8m');
     t = await startDirectory({
       dataDir: join(disk.dir, 'data'),
       answerWorkers: 0,
@@ -42,7 +42,7 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
   });
   afterAll(async () => {
     await t?.close({ removeData: false });
-    disk.unmount();
+    disk?.unmount();
   });
 
   it('registers and says so while there is room', async () => {

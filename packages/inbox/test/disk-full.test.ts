@@ -9,11 +9,10 @@ import { openSqlite, type StorageHealth } from '@svc/shared';
 import { sql, type Kysely } from 'kysely';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountSmallDisk, skipReason, type SmallDisk } from '../../../test-support/small-disk.js';
+import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
 import { startInbox, type ApiResponse, type TestInbox } from './support/harness.js';
 
-const mounted = mountSmallDisk('8m');
-const skip = skipReason(mounted);
+const skip = smallDiskUnavailable();
 if (skip) console.warn(skip);
 
 const RETRY_AFTER = /^[1-9]\d*$/;
@@ -26,7 +25,7 @@ interface Created {
 }
 
 describe.skipIf(skip !== null)(skip ?? 'the inbox on a full disk', () => {
-  const disk = (mounted as { disk: SmallDisk }).disk;
+  let disk: SmallDisk;
   const lines: string[] = [];
   let t: TestInbox;
   let before: Created;
@@ -37,11 +36,12 @@ describe.skipIf(skip !== null)(skip ?? 'the inbox on a full disk', () => {
   const health = () => t.request('GET', '/healthz');
 
   beforeAll(async () => {
+    disk = mountSmallDisk('8m');
     t = await startInbox({ dataDir: join(disk.dir, 'data'), logStream: { write: (line) => void lines.push(line) } });
   });
   afterAll(async () => {
     await t?.close({ removeData: false });
-    disk.unmount();
+    disk?.unmount();
   });
 
   it('writes and says so while there is room', async () => {
