@@ -2,6 +2,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 
+// The browser tests need a Chromium: installed here when missing and possible, else they skip (one line says why).
+spawnSync(process.execPath, [new URL('./ensure-chromium.mjs', import.meta.url).pathname], { stdio: 'inherit' });
+
 mkdirSync('.test-results', { recursive: true });
 const report = '.test-results/vitest.json';
 const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
