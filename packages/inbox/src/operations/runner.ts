@@ -40,18 +40,35 @@ export interface CallEnvelope {
   accessTokenHeader: string | undefined;
 }
 
-export async function runOperation(
-  deps: RunnerDeps,
-  op: AnyOperation<OperationContext>,
-  input: Record<string, unknown>,
-  envelope: CallEnvelope,
-): Promise<OperationOutcome> {
+/** Who is calling, and where an integration key stands in its rate budget: decided before the input is read. */
+export interface Admission {
+  caller: Caller;
+  standing: RateStanding | undefined;
+}
+
+/**
+ * Authenticates the caller, limits an integration key's rate and checks (or records) the scope an
+ * owner operation needs. Doors call it before they validate the input (issue 19): a call outside
+ * the caller's scopes is refused as such, never told first what its body lacks.
+ */
+export async function admitCall(deps: RunnerDeps, op: AnyOperation<OperationContext>, envelope: CallEnvelope): Promise<Admission> {
   const caller = await resolveCaller(deps, op, envelope);
   let standing: RateStanding | undefined;
   if (op.audience === 'owner') {
     standing = limitRate(deps, caller);
     await checkScope({ store: deps.store, clock: deps.clock }, caller, op.name, op.scope);
   }
+  return { caller, standing };
+}
+
+export async function runOperation(
+  deps: RunnerDeps,
+  op: AnyOperation<OperationContext>,
+  input: Record<string, unknown>,
+  envelope: CallEnvelope,
+  admitted?: Admission,
+): Promise<OperationOutcome> {
+  const { caller, standing } = admitted ?? (await admitCall(deps, op, envelope));
   const outcome = await runAs(deps, op, input, envelope, caller);
   // A limited caller learns where it stands on every answer (RateLimit headers, docs/http.md).
   return standing ? { ...outcome, headers: { ...outcome.headers, ...rateLimitHeaders({ policy: RATE_POLICY, ...standing }) } } : outcome;

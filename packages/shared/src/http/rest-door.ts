@@ -21,17 +21,23 @@ export interface OperationOutcome {
   json?: string;
 }
 
-export interface RestDoorOptions<Ctx> {
+export interface RestDoorOptions<Ctx, Admission = unknown> {
   operations: readonly AnyOperation<Ctx>[];
+  /**
+   * Runs before the input is read and validated: authentication and the scope a call needs, so a
+   * caller refused anyway is refused for that, never told first what its body lacks. What it
+   * returns is handed to `execute`.
+   */
+  admit?: (op: AnyOperation<Ctx>, request: FastifyRequest) => Promise<Admission>;
   /** Runs a validated call; the service wraps authentication, idempotency and transactions here. */
-  execute: (op: AnyOperation<Ctx>, input: unknown, request: FastifyRequest) => Promise<OperationOutcome>;
+  execute: (op: AnyOperation<Ctx>, input: unknown, request: FastifyRequest, admission: Admission | undefined) => Promise<OperationOutcome>;
   /** The refusal for input that fails its schema; defaults to 422 invalid_input with fields. */
   inputProblem?: (error: z.ZodError) => Problem;
   /** Reads whose 200 answers carry an ETag of their bytes, and 304 when If-None-Match still holds. */
   etag?: (op: AnyOperation<Ctx>) => boolean;
 }
 
-export function mountRestOperations<Ctx>(app: FastifyInstance, options: RestDoorOptions<Ctx>): void {
+export function mountRestOperations<Ctx, Admission = unknown>(app: FastifyInstance, options: RestDoorOptions<Ctx, Admission>): void {
   for (const op of options.operations) {
     const properties = objectProperties(jsonSchemaOf(op.input, 'input'));
     const pathNames = pathParameterNames(op.http.path);
@@ -40,10 +46,11 @@ export function mountRestOperations<Ctx>(app: FastifyInstance, options: RestDoor
       method: op.http.method,
       url: op.http.path.replace(/\{([^}]+)\}/g, ':$1'),
       handler: async (request, reply) => {
+        const admission = options.admit ? await options.admit(op, request) : undefined;
         const raw = assembleInput(request, pathNames, properties);
         const parsed = op.input.safeParse(raw);
         if (!parsed.success) throw (options.inputProblem ?? problemFromZod)(parsed.error);
-        const outcome = await options.execute(op, parsed.data, request);
+        const outcome = await options.execute(op, parsed.data, request, admission);
         for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
         if (!reply.hasHeader('cache-control')) {
           reply.header('cache-control', op.cacheMaxAgeSec ? `public, max-age=${op.cacheMaxAgeSec}` : 'no-store');

@@ -17,15 +17,20 @@ import { sendProblem, toProblem, type OperationOutcome } from '../http/rest-door
 import { isStorageProblemCode } from '../storage/storage-health.js';
 import { PROBLEM_SCHEMA } from '../http/openapi.js';
 
-export interface McpDoorOptions<Ctx> {
+export interface McpDoorOptions<Ctx, Admission = unknown> {
   /** Where the server answers, e.g. `/mcp`. */
   path: string;
   serverInfo: { name: string; version: string };
   /** Short server instructions for the agent. */
   instructions: string;
   operations: readonly AnyOperation<Ctx>[];
+  /**
+   * Runs before a tool's arguments are validated: authentication and the scope the call needs, so
+   * a caller refused anyway is refused for that first (as on REST). Its result goes to `execute`.
+   */
+  admit?: (op: AnyOperation<Ctx>, request: FastifyRequest) => Promise<Admission>;
   /** Runs a validated call; the service wraps authentication, idempotency and transactions here. */
-  execute: (op: AnyOperation<Ctx>, input: unknown, request: FastifyRequest) => Promise<OperationOutcome>;
+  execute: (op: AnyOperation<Ctx>, input: unknown, request: FastifyRequest, admission: Admission | undefined) => Promise<OperationOutcome>;
   /** Base of problem `type` URLs. */
   problemsBase: string;
   /** Checked before any MCP message is handled; a thrown Problem is answered over HTTP (e.g. 401 with a challenge). */
@@ -127,7 +132,7 @@ export function problemResult(problem: Problem, problemsBase: string): CallToolR
   return { isError: true, structuredContent: { error: document }, content: [{ type: 'text', text }] };
 }
 
-export function mountMcpOperations<Ctx>(app: FastifyInstance, options: McpDoorOptions<Ctx>): void {
+export function mountMcpOperations<Ctx, Admission = unknown>(app: FastifyInstance, options: McpDoorOptions<Ctx, Admission>): void {
   const tools = toolsOf(options.operations);
   const byName = new Map(options.operations.map((op) => [op.name, op]));
   const log = options.log ?? ((error: unknown) => app.log.error(error));
@@ -136,9 +141,10 @@ export function mountMcpOperations<Ctx>(app: FastifyInstance, options: McpDoorOp
     const op = byName.get(name);
     if (!op) return problemResult(new Problem('not_found', `No tool is called ${name}.`), options.problemsBase);
     try {
+      const admission = options.admit ? await options.admit(op, request) : undefined;
       const parsed = op.input.safeParse(args ?? {});
       if (!parsed.success) throw (options.inputProblem ?? problemFromZod)(parsed.error);
-      const outcome = await options.execute(op, parsed.data, request);
+      const outcome = await options.execute(op, parsed.data, request, admission);
       const body = outcome.body ?? {};
       const text = options.formatText ? options.formatText(body, op) : JSON.stringify(body);
       const result: CallToolResult = { content: [{ type: 'text', text }] };

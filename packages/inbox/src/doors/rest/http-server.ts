@@ -25,7 +25,7 @@ import {
 } from '@svc/shared';
 import { authenticateBearer } from '../../domain/access/api-keys.js';
 import type { OperationContext } from '../../operations/context.js';
-import { runOperation, type RunnerDeps } from '../../operations/runner.js';
+import { admitCall, runOperation, type CallEnvelope, type RunnerDeps } from '../../operations/runner.js';
 import { AUTHORIZATION_PATH, oauthEndpoints, ownerChallenge } from '../../domain/access/oauth/oauth-metadata.js';
 import { bearerAccessToken } from '../../domain/items/access-token.js';
 import { AGENT_GUIDE } from './agent-guide.js';
@@ -122,18 +122,20 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     corsRule: inboxCorsRule(deps.config.publicBaseUrl),
   });
 
+  const restEnvelope = (op: AnyOperation<OperationContext>, request: FastifyRequest): CallEnvelope => ({
+    channel: 'rest',
+    doorFamily: op.audience === 'owner' ? 'owner' : 'public',
+    authorization: header(request, 'authorization'),
+    idempotencyKeyHeader: header(request, 'idempotency-key'),
+    accessTokenHeader: op.audience === 'owner' ? undefined : itemToken(request),
+  });
   mountRestOperations(app, {
     operations,
     // Public reads carry an ETag of their bytes; If-None-Match answers 304 (docs/http.md).
     etag: (op) => op.audience === 'public',
-    execute: (op, input, request) =>
-      runOperation(deps, op, input as Record<string, unknown>, {
-        channel: 'rest',
-        doorFamily: op.audience === 'owner' ? 'owner' : 'public',
-        authorization: header(request, 'authorization'),
-        idempotencyKeyHeader: header(request, 'idempotency-key'),
-        accessTokenHeader: op.audience === 'owner' ? undefined : itemToken(request),
-      }),
+    // The key and its scope are checked before the body is (issue 19): a call outside its scopes learns nothing of the schema.
+    admit: (op, request) => admitCall(deps, op, restEnvelope(op, request)),
+    execute: (op, input, request, admission) => runOperation(deps, op, input as Record<string, unknown>, restEnvelope(op, request), admission),
   });
 
   const publicOperations = operations.filter((op) => op.audience === 'public');
@@ -161,6 +163,14 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
       }),
   });
 
+  const ownerMcpEnvelope = (request: FastifyRequest): CallEnvelope => ({
+    channel: 'mcp_owner',
+    doorFamily: 'owner',
+    authorization: header(request, 'authorization'),
+    idempotencyKeyHeader: undefined,
+    accessTokenHeader: undefined,
+  });
+
   const mcpOwnerChallenge = `Bearer resource_metadata="${oauthEndpoints(deps.config.publicBaseUrl).resourceMetadata}"`;
   mountMcpOperations(app, {
     path: '/mcp/owner',
@@ -179,14 +189,9 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
         throw new Problem(error.code, error.message, { headers: { 'www-authenticate': mcpOwnerChallenge } });
       }
     },
-    execute: (op, input, request) =>
-      runOperation(deps, op, input as Record<string, unknown>, {
-        channel: 'mcp_owner',
-        doorFamily: 'owner',
-        authorization: header(request, 'authorization'),
-        idempotencyKeyHeader: undefined,
-        accessTokenHeader: undefined,
-      }),
+    // As on REST: the scope first, then the arguments.
+    admit: (op, request) => admitCall(deps, op, ownerMcpEnvelope(request)),
+    execute: (op, input, request, admission) => runOperation(deps, op, input as Record<string, unknown>, ownerMcpEnvelope(request), admission),
   });
 
   // Owner 401s on REST point OAuth clients at the resource metadata too (RFC 9728 §5.1).
