@@ -6,6 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDirectory } from '../../directory/test/support/harness.js';
 import { startInbox, type TestInbox } from './support/harness.js';
 import { makeKey, setSecurity, withKey } from './support/integration-keys.js';
 
@@ -107,5 +108,31 @@ describe('6. with enforceScopes on, the scope is checked before the body', () =>
     const r = await raw('POST', '/v1/owner/webhooks', { key: null, body: { url: 42 } });
     expect(r.status, r.text).toBe(401);
     expect(r.body.code).toBe('unauthorized');
+  });
+});
+
+describe('7. a query parameter is sent once', () => {
+  it.each([
+    ['/v1/owner/items?limit=1&limit=100', 'limit', true],
+    ['/v1/owner/items?q=ana&q=silva', 'q', true],
+    ['/v1/services?limit=1&limit=2', 'limit', false],
+    ['/v1/availability?service=haircut&service=colour&from=2026-11-24&to=2026-11-25', 'service', false],
+  ])('refuses %s with 422 naming the parameter', async (path, field, owner) => {
+    expectRefused(await raw('GET', path, { key: owner ? t.ownerKey : null }), 422, 'invalid_input', field);
+  });
+
+  it('lets a list parameter repeat (types on the event stream), and ignores one the operation does not take', async () => {
+    expect((await raw('GET', '/v1/owner/events?types=booking.*&types=message.*&limit=5')).status).toBe(200);
+    expect((await raw('GET', '/v1/owner/items?limit=5&utm=a&utm=b')).status).toBe(200);
+  });
+
+  it('is refused by the directory the same way, with its own 400', async () => {
+    const directory = await startDirectory({ answerWorkers: 0 });
+    try {
+      const r = await directory.get('/v1/businesses?limit=1&limit=100');
+      expectRefused(r, 400, 'bad_request', 'limit');
+    } finally {
+      await directory.close();
+    }
   });
 });

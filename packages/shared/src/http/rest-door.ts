@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../errors/problem.js';
 import { isStorageProblemCode, storageFailureKind, storageProblem } from '../storage/storage-health.js';
 import { problemFromZod } from '../errors/zod-fields.js';
-import type { z } from 'zod';
+import { ZodError, type z } from 'zod';
 import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
 import { pathParameterNames, type AnyOperation, type HttpMethod } from '../operations/operation.js';
 import { answerWithEtag } from './etag.js';
@@ -47,9 +47,12 @@ export function mountRestOperations<Ctx, Admission = unknown>(app: FastifyInstan
       url: op.http.path.replace(/\{([^}]+)\}/g, ':$1'),
       handler: async (request, reply) => {
         const admission = options.admit ? await options.admit(op, request) : undefined;
+        const inputProblem = options.inputProblem ?? problemFromZod;
+        const repeated = repeatedQueryParameters(request, properties);
+        if (repeated) throw inputProblem(repeated);
         const raw = assembleInput(request, pathNames, properties);
         const parsed = op.input.safeParse(raw);
-        if (!parsed.success) throw (options.inputProblem ?? problemFromZod)(parsed.error);
+        if (!parsed.success) throw inputProblem(parsed.error);
         const outcome = await options.execute(op, parsed.data, request, admission);
         for (const [name, value] of Object.entries(outcome.headers)) reply.header(name, value);
         if (!reply.hasHeader('cache-control')) {
@@ -88,6 +91,25 @@ function assembleInput(
   const params = (request.params ?? {}) as Record<string, string>;
   for (const name of pathNames) input[name] = params[name];
   return input;
+}
+
+/**
+ * A query parameter sent more than once (`?limit=1&limit=100`) is refused, not read as its last
+ * value: which one counts would be a guess, and a proxy or cache may guess otherwise. Only a
+ * parameter whose schema is a list (such as `types`) may repeat; one the operation does not take
+ * is left alone, as it always was. The refusal is each service's schema refusal (422
+ * invalid_input in the inbox, 400 bad_request in the directory) naming the parameter.
+ */
+function repeatedQueryParameters(request: FastifyRequest, properties: Record<string, Record<string, unknown>>): z.ZodError | null {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const issues = Object.entries(query)
+    .filter(([name, value]) => Array.isArray(value) && properties[name] !== undefined && !isListParameter(properties[name]))
+    .map(([name]) => ({ code: 'custom' as const, path: [name], message: `${name} was sent more than once; send it once.`, input: undefined }));
+  return issues.length === 0 ? null : new ZodError(issues);
+}
+
+function isListParameter(schema: Record<string, unknown> | undefined): boolean {
+  return schema !== undefined && primitiveKind(schema) === 'array';
 }
 
 /** Query strings carry text; the schema says what the value is. Anything unconvertible is left for zod to refuse. */
