@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDirectory } from '../../directory/test/support/harness.js';
-import { startInbox, type TestInbox } from './support/harness.js';
+import { haircutAt, startInbox, type TestInbox } from './support/harness.js';
 import { makeKey, setSecurity, withKey } from './support/integration-keys.js';
 
 interface RawAnswer {
@@ -72,7 +72,44 @@ function expectRefused(answer: { status: number; body: any }, status: number, co
   expect(paths.some((p) => p === path || p.startsWith(`${path}.`)), `fields ${paths.join(', ')} should name ${path}`).toBe(true);
 }
 
+function expectToolRefused(answer: ToolAnswer, status: number, code: string, path: string): void {
+  expect(answer.isError, answer.text).toBe(true);
+  expectRefused({ status: answer.error.status, body: answer.error }, status, code, path);
+}
+
+/** What the owner sees, to compare before and after a refusal. */
+const itemCount = async (): Promise<number> => (await raw('GET', '/v1/owner/items?open_only=false&limit=100')).body.items.length;
+
 const webhooksNow = async (): Promise<any[]> => (await raw('GET', '/v1/owner/webhooks')).body.items;
+
+describe('1. a booking lasts at most the availability window', () => {
+  const start = '2026-11-24T11:00:00Z';
+
+  it.each([
+    ['ten years after the start', '2036-11-24T11:00:00Z'],
+    ['fourteen days and a minute after the start', '2026-12-08T11:01:00Z'],
+    ['before the start', '2026-11-24T10:00:00Z'],
+    ['at the start', start],
+  ])('refuses an endTime %s with 422 on payload.endTime, over REST and MCP, storing nothing', async (_label, endTime) => {
+    const before = await itemCount();
+    const rest = await raw('POST', '/v1/bookings', { key: null, body: haircutAt(start, { endTime }) });
+    expectRefused(rest, 422, 'invalid_input', 'payload.endTime');
+    const mcp = await tool(await connect('/mcp'), 'create_booking', haircutAt(start, { endTime }));
+    expectToolRefused(mcp, 422, 'invalid_input', 'payload.endTime');
+    expect(await itemCount()).toBe(before);
+  });
+
+  it('still takes a fixed-price service booked for longer than it lasts: it waits for pricing', async () => {
+    const longer = await raw('POST', '/v1/bookings', { key: null, body: haircutAt('2026-11-24T14:00:00Z', { endTime: '2026-11-24T15:30:00Z' }) });
+    expect(longer.status, longer.text).toBe(201);
+    expect(longer.body).toMatchObject({ needsHuman: true, payload: { durationMinutes: 90, price: null, priceStatus: 'awaiting_business' } });
+  });
+
+  it('leaves a long end inside the window to availability (409 slot_taken, past closing)', async () => {
+    const r = await raw('POST', '/v1/bookings', { key: null, body: haircutAt('2026-11-25T11:00:00Z', { endTime: '2026-12-05T11:00:00Z' }) });
+    expectRefused(r, 409, 'slot_taken', 'payload.endTime');
+  });
+});
 
 describe('6. with enforceScopes on, the scope is checked before the body', () => {
   it('refuses a read_only key posting a malformed webhook with 403, not 422, over REST and MCP', async () => {

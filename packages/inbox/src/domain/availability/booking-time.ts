@@ -8,7 +8,8 @@
  * issue 12 left open): the problem names the field to change in `fields` (`payload.startTime`, or
  * `payload.endTime` when the one given runs past closing) and what an agent can act on: `next_free`,
  * the nearest free starts (the same computation as check_availability), and `availability`, the
- * check_availability call that lists more.
+ * check_availability call that lists more. Before any of that, refuseImpossibleLength refuses an end
+ * before the start or more than the availability window after it (422 on `payload.endTime`).
  */
 import { Problem, type FieldProblem } from '@svc/shared';
 import { DateTime } from 'luxon';
@@ -35,6 +36,21 @@ export interface BookingTimeRequest {
   endTimeGiven: boolean;
   /** A sandbox booking never takes a real slot, so a full slot does not refuse it (the other checks do). */
   sandbox: boolean;
+}
+
+/**
+ * The longest booking taken: the availability window (14 days) from its start. A fixed-price
+ * service booked for longer than it lasts still comes in and waits for the business to price it;
+ * a length no business offers (a 45-minute haircut for ten years) is bad input (issue 19).
+ */
+export const MAX_BOOKING_LENGTH_MS = MAX_WINDOW_DAYS * DAY_MS;
+
+/** Throws 422 on payload.endTime for an end at or before the start, or past the longest booking. */
+export function refuseImpossibleLength(startAt: number, endAt: number): void {
+  if (endAt <= startAt) throw badTime('payload.endTime', 'endTime must be after startTime.');
+  if (endAt - startAt > MAX_BOOKING_LENGTH_MS) {
+    throw badTime('payload.endTime', `A booking lasts at most ${MAX_WINDOW_DAYS} days (the availability window); send an endTime at most that long after startTime.`);
+  }
 }
 
 /** Throws the refusal for a booking availability rules out; returns when the time can be requested. */

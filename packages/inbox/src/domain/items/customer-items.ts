@@ -5,7 +5,7 @@
  */
 import { Problem, invalidField, newId } from '@svc/shared';
 import { loadProfile, type DomainContext } from '../context.js';
-import { refuseUnbookableTime } from '../availability/booking-time.js';
+import { refuseImpossibleLength, refuseUnbookableTime } from '../availability/booking-time.js';
 import { priceBooking, priceOrder } from '../catalogue/pricing.js';
 import { isoInZone, parseInstant } from '../time.js';
 import type { Actor, Caller, Contact, ItemRecord, ItemType } from '../types.js';
@@ -60,7 +60,8 @@ export async function createBooking(ctx: DomainContext, caller: Caller, request:
   if (!service || !service.active) throw invalidField('payload.serviceId', `No bookable service has id ${p.serviceId}; see list_services.`);
   const startAt = parseInstant(p.startTime);
   const endAt = p.endTime ? parseInstant(p.endTime) : startAt + service.durationMinutes * 60_000;
-  if (endAt <= startAt) throw invalidField('payload.endTime', 'endTime must be after startTime.');
+  // An end before the start, or more than the availability window after it, is no booking at all.
+  refuseImpossibleLength(startAt, endAt);
   if (p.partySize > service.maxPartySize) {
     throw invalidField('payload.partySize', `${service.name} takes parties of at most ${service.maxPartySize}.`);
   }
