@@ -80,7 +80,16 @@ function expectToolRefused(answer: ToolAnswer, status: number, code: string, pat
 /** What the owner sees, to compare before and after a refusal. */
 const itemCount = async (): Promise<number> => (await raw('GET', '/v1/owner/items?open_only=false&limit=100')).body.items.length;
 
+const settingsNow = async (): Promise<unknown> => (await raw('GET', '/v1/owner/settings')).body;
+
+const keyCount = async (): Promise<number> => (await raw('GET', '/v1/owner/api-keys?limit=100')).body.items.length;
+
 const webhooksNow = async (): Promise<any[]> => (await raw('GET', '/v1/owner/webhooks')).body.items;
+
+/** A start inside the demo's opening hours; a refused text never gets as far as availability. */
+function freeStart(): string {
+  return '2026-12-01T10:00:00Z';
+}
 
 describe('1. a booking lasts at most the availability window', () => {
   const start = '2026-11-24T11:00:00Z';
@@ -108,6 +117,137 @@ describe('1. a booking lasts at most the availability window', () => {
   it('leaves a long end inside the window to availability (409 slot_taken, past closing)', async () => {
     const r = await raw('POST', '/v1/bookings', { key: null, body: haircutAt('2026-11-25T11:00:00Z', { endTime: '2026-12-05T11:00:00Z' }) });
     expectRefused(r, 409, 'slot_taken', 'payload.endTime');
+  });
+});
+
+describe('2. control and text-direction characters are refused in every text', () => {
+  const ESC = '\u001b';
+  const bad = {
+    nul: 'Ana\u0000Silva',
+    escape: `Hello ${ESC}[2J there`,
+    rlo: 'invoice\u202Etxt.exe',
+    rlm: 'name\u200F',
+    isolate: 'x\u2066y\u2069',
+    c1: 'next\u0085line',
+    del: 'del\u007F',
+    lone: 'half \uD800 a pair',
+  };
+
+  /** The answer never carries the bad character, escaped or raw. */
+  function expectNotEchoed(text: string, value: string): void {
+    for (const ch of value) {
+      const code = ch.codePointAt(0) ?? 0;
+      const unsafe = code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || (code >= 0xd800 && code <= 0xdfff);
+      if (!unsafe) continue;
+      expect(text.includes(ch), `answer echoes U+${code.toString(16)}`).toBe(false);
+      expect(text.toLowerCase().includes(`\\u${code.toString(16).padStart(4, '0')}`), `answer echoes \\u${code.toString(16)}`).toBe(false);
+    }
+  }
+
+  const publicCases: [string, string, string, () => unknown, string][] = [
+    ['a message (escape sequence)', 'POST', '/v1/messages', () => ({ message: bad.escape }), 'message'],
+    ['a message (lone surrogate)', 'POST', '/v1/messages', () => ({ message: bad.lone }), 'message'],
+    ['a contact name (NUL)', 'POST', '/v1/messages', () => ({ message: 'Hello', contact: { name: bad.nul } }), 'contact.name'],
+    ['a contact name (newline: single line)', 'POST', '/v1/messages', () => ({ message: 'Hello', contact: { name: 'Ana\nSilva' } }), 'contact.name'],
+    ['a subject (tab: single line)', 'POST', '/v1/messages', () => ({ message: 'Hello', payload: { subject: 'a\tb' } }), 'payload.subject'],
+    ['a booking description (RLO)', 'POST', '/v1/bookings', () => haircutAt(freeStart(), { description: bad.rlo }), 'payload.description'],
+    ['an order line name (DEL)', 'POST', '/v1/orders', () => ({ payload: { lines: [{ name: bad.del, quantity: 1 }] } }), 'payload.lines.0.name'],
+    ['a quote description (C1)', 'POST', '/v1/quotes', () => ({ payload: { description: bad.c1 } }), 'payload.description'],
+    ['an idempotency key (RLM)', 'POST', '/v1/messages', () => ({ message: 'Hello', idempotency_key: bad.rlm }), 'idempotency_key'],
+  ];
+
+  it.each(publicCases)('refuses %s over REST with 422 naming the field, stores and echoes nothing', async (_label, method, path, body, field) => {
+    const before = await itemCount();
+    const sent = body();
+    const r = await raw(method, path, { key: null, body: sent });
+    expectRefused(r, 422, 'invalid_input', field);
+    expectNotEchoed(r.text, JSON.stringify(sent));
+    expectNotEchoed(r.text, Object.values(bad).join(''));
+    expect(await itemCount()).toBe(before);
+  });
+
+  it('keeps tab and line breaks in multi-line texts', async () => {
+    const r = await raw('POST', '/v1/messages', { key: null, body: { message: 'Line one\nLine two\r\n\tindented', contact: { name: 'Ana Silva' } } });
+    expect(r.status, r.text).toBe(201);
+  });
+
+  it('refuses them over the public MCP door the same way', async () => {
+    const before = await itemCount();
+    const client = await connect('/mcp');
+    const booking = await tool(client, 'create_booking', haircutAt(freeStart(), { description: bad.isolate }));
+    expectToolRefused(booking, 422, 'invalid_input', 'payload.description');
+    expectNotEchoed(booking.text, bad.isolate);
+    const message = await tool(client, 'send_message', { message: bad.escape, contact: { name: 'Ana' } });
+    expectToolRefused(message, 422, 'invalid_input', 'message');
+    expectNotEchoed(message.text, bad.escape);
+    expect(await itemCount()).toBe(before);
+  });
+
+  it('refuses them in owner inputs over REST: profile, services, closures, replies, keys, webhooks, settings keys, query', async () => {
+    const made = await raw('POST', '/v1/messages', { key: null, body: { message: 'Is there parking?' } });
+    expect(made.status).toBe(201);
+    const itemId = made.body.id as string;
+    const profile = (await raw('GET', '/v1/owner/profile')).body;
+    const services = (await raw('GET', '/v1/owner/services?limit=100')).body;
+    const availability = (await raw('GET', '/v1/owner/availability')).body;
+    const item = (await raw('GET', `/v1/owner/items/${itemId}`)).body;
+    const settings = await settingsNow();
+    const keys = await keyCount();
+    const webhooks = await webhooksNow();
+
+    const cases: [string, string, unknown, string][] = [
+      ['PATCH', '/v1/owner/profile', { profile: { name: bad.rlo } }, 'profile.name'],
+      ['PATCH', '/v1/owner/profile', { profile: { address: { streetAddress: bad.c1 } } }, 'profile.address.streetAddress'],
+      ['POST', '/v1/owner/services', { service: { name: bad.nul, durationMinutes: 30, priceModel: 'none' } }, 'service.name'],
+      ['PUT', '/v1/owner/availability/closures', { closures: [{ startDate: '2026-12-30', endDate: '2026-12-31', reason: bad.isolate }] }, 'closures.0.reason'],
+      ['POST', `/v1/owner/items/${itemId}/replies`, { message: bad.escape }, 'message'],
+      ['POST', '/v1/owner/api-keys', { name: bad.rlm, preset: 'read_only' }, 'name'],
+      ['POST', '/v1/owner/webhooks', { url: 'https://hooks.example.com/in', headers: { 'x-token': 'a\r\nInjected: yes' } }, 'headers.x-token'],
+      ['POST', '/v1/owner/webhooks', { url: 'https://hooks.example.com/in', headers: { [`x-${ESC}`]: 'a' } }, 'headers'],
+      ['PUT', '/v1/owner/settings', { settings: { networks: { [`https://dir.example${ESC}`]: { enabled: false } } } }, 'settings.networks'],
+      ['POST', `/v1/owner/items/${itemId}/transitions`, { event: 'close', reason: bad.lone }, 'reason'],
+    ];
+    for (const [method, path, body, field] of cases) {
+      const r = await raw(method, path, { body });
+      expectRefused(r, 422, 'invalid_input', field);
+      expectNotEchoed(r.text, JSON.stringify(body));
+      expectNotEchoed(r.text, Object.values(bad).join('') + ESC);
+    }
+    const query = await raw('GET', `/v1/owner/items?q=${encodeURIComponent(bad.rlo)}`);
+    expectRefused(query, 422, 'invalid_input', 'q');
+
+    expect((await raw('GET', '/v1/owner/profile')).body).toEqual(profile);
+    expect((await raw('GET', '/v1/owner/services?limit=100')).body).toEqual(services);
+    expect((await raw('GET', '/v1/owner/availability')).body).toEqual(availability);
+    expect((await raw('GET', `/v1/owner/items/${itemId}`)).body).toEqual(item);
+    expect(await settingsNow()).toEqual(settings);
+    expect(await keyCount()).toBe(keys);
+    expect(await webhooksNow()).toEqual(webhooks);
+  });
+
+  it('refuses them in what an OAuth client registers (its name is shown on the consent page)', async () => {
+    for (const metadata of [
+      { client_name: `Helper${bad.rlo}`, redirect_uris: ['https://app.example/callback'] },
+      { client_name: 'Helper', redirect_uris: [`https://app.example/${ESC}callback`] },
+    ]) {
+      const r = await raw('POST', '/oauth/register', { key: null, body: metadata });
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.error).toBe('invalid_client_metadata');
+      expectNotEchoed(r.text, JSON.stringify(metadata));
+    }
+  });
+
+  it('refuses them over the owner MCP door the same way', async () => {
+    const client = await connect('/mcp/owner');
+    const keys = await keyCount();
+    const profile = (await raw('GET', '/v1/owner/profile')).body;
+    const key = await tool(client, 'create_api_key', { name: `Calendar ${bad.escape}`, preset: 'calendar_sync' });
+    expectToolRefused(key, 422, 'invalid_input', 'name');
+    expectNotEchoed(key.text, bad.escape);
+    const named = await tool(client, 'update_profile', { profile: { description: `We cut hair${bad.rlo}` } });
+    expectToolRefused(named, 422, 'invalid_input', 'profile.description');
+    expect(await keyCount()).toBe(keys);
+    expect((await raw('GET', '/v1/owner/profile')).body).toEqual(profile);
   });
 });
 

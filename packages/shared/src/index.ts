@@ -27,3 +27,4 @@ export * from './http/compression.js';
 export * from './http/log-redaction.js';
 export * from './http/rate-limit-headers.js';
 export * from './http/rate-limits.js';
+export * from './text/unsafe-text.js';

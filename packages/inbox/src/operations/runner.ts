@@ -13,6 +13,7 @@ import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller, Channel, Clock } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
 import type { InboxConfigView, OperationContext } from './context.js';
+import { refuseUnsafeText } from './input-text.js';
 import { isAnswerSecret } from './secret-answers.js';
 
 /** Idempotency keys are kept 30 days (inbox spec §8). */
@@ -69,6 +70,8 @@ export async function runOperation(
   admitted?: Admission,
 ): Promise<OperationOutcome> {
   const { caller, standing } = admitted ?? (await admitCall(deps, op, envelope));
+  // Control and text-direction characters are refused in every text of every input, before anything runs.
+  refuseUnsafeText(input);
   const outcome = await runAs(deps, op, input, envelope, caller);
   // A limited caller learns where it stands on every answer (RateLimit headers, docs/http.md).
   return standing ? { ...outcome, headers: { ...outcome.headers, ...rateLimitHeaders({ policy: RATE_POLICY, ...standing }) } } : outcome;

@@ -5,7 +5,7 @@
  * allows and the answer states. No registration access token: a client is never changed, only
  * registered again.
  */
-import { randomToken } from '@svc/shared';
+import { randomToken, unsafeCharacterIn } from '@svc/shared';
 import type { OAuthClientRecord, OAuthStore } from '../../../store/oauth-store.js';
 import { OAuthError } from './oauth-error.js';
 import { CLIENT_ID_PREFIX, MAX_CLIENT_NAME_LENGTH, MAX_CLIENT_URI_LENGTH, MAX_REDIRECT_URIS } from './oauth-limits.js';
@@ -22,6 +22,7 @@ function metadataError(message: string): OAuthError {
 function stringList(value: unknown, field: string): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) throw metadataError(`${field} must be an array of strings.`);
+  for (const entry of value) refuseUnsafe(entry, field);
   return value;
 }
 
@@ -29,7 +30,14 @@ function optionalString(value: unknown, field: string, maxLength: number): strin
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw metadataError(`${field} must be a string.`);
   if (value.length > maxLength) throw metadataError(`${field} must be at most ${maxLength} characters.`);
+  refuseUnsafe(value, field);
   return value;
+}
+
+/** What a client sends is shown to the owner on the consent page: no control or text-direction characters (issue 19). */
+function refuseUnsafe(value: string, field: string): void {
+  const found = unsafeCharacterIn(value, false);
+  if (found !== null) throw metadataError(`${field} holds ${found}, a control or text-direction character; send plain text.`);
 }
 
 /** Checks the metadata a client sent and keeps what this server uses. */
