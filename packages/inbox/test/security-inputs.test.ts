@@ -251,6 +251,51 @@ describe('2. control and text-direction characters are refused in every text', (
   });
 });
 
+describe('5. owner writes refuse what they do not know', () => {
+  it.each([
+    ['a scopes list (scopes come from the preset)', { name: 'CI', preset: 'read_only', scopes: ['keys:write'] }, 'scopes'],
+    ['an unknown preset', { name: 'CI', preset: 'superuser' }, 'preset'],
+    ['an unknown field', { name: 'CI', preset: 'read_only', admin: true }, 'admin'],
+  ])('create_api_key refuses %s with 422 naming it, over REST and MCP, making no key', async (_label, body, field) => {
+    const before = await keyCount();
+    expectRefused(await raw('POST', '/v1/owner/api-keys', { body }), 422, 'invalid_input', field);
+    expectToolRefused(await tool(await connect('/mcp/owner'), 'create_api_key', body), 422, 'invalid_input', field);
+    expect(await keyCount()).toBe(before);
+  });
+
+  it('names an unknown field holding such a character escaped, never as sent', async () => {
+    const r = await raw('POST', '/v1/owner/api-keys', { body: { name: 'ci', preset: 'read_only', 'sco\u202Epes': ['keys:write'] } });
+    expect(r.status, r.text).toBe(422);
+    expect(r.text.includes('\u202E')).toBe(false);
+    expect(r.text.toLowerCase().includes('\\u202e')).toBe(false);
+    expect(r.body.fields[0].path).toBe('sco\\u{202E}pes');
+  });
+
+  it('other owner writes refuse an unknown field too, over REST and MCP', async () => {
+    const profile = (await raw('GET', '/v1/owner/profile')).body;
+    const webhooks = await webhooksNow();
+    expectRefused(await raw('PATCH', '/v1/owner/profile', { body: { profile: { name: 'Renamed' }, publish: true } }), 422, 'invalid_input', 'publish');
+    expectRefused(await raw('POST', '/v1/owner/webhooks', { body: { url: 'https://hooks.example.com/in', secret: 'whsec_mine' } }), 422, 'invalid_input', 'secret');
+    expectToolRefused(await tool(await connect('/mcp/owner'), 'update_profile', { profile: { name: 'Renamed' }, publish: true }), 422, 'invalid_input', 'publish');
+    expect((await raw('GET', '/v1/owner/profile')).body).toEqual(profile);
+    expect(await webhooksNow()).toEqual(webhooks);
+  });
+
+  it("refuses input an item event does not take, rather than dropping it", async () => {
+    const made = await raw('POST', '/v1/bookings', { key: null, body: haircutAt('2026-11-26T15:00:00Z') });
+    expect(made.status, made.text).toBe(201);
+    const id = made.body.id as string;
+    const before = (await raw('GET', `/v1/owner/items/${id}`)).body;
+    const propose = await raw('POST', `/v1/owner/items/${id}/transitions`, {
+      body: { event: 'propose', input: { startTime: '2026-11-26T16:00:00Z', discount: 50 } },
+    });
+    expectRefused(propose, 422, 'invalid_input', 'input.discount');
+    const decline = await raw('POST', `/v1/owner/items/${id}/transitions`, { body: { event: 'decline', input: { price: 0 } } });
+    expectRefused(decline, 422, 'invalid_input', 'input.price');
+    expect((await raw('GET', `/v1/owner/items/${id}`)).body).toEqual(before);
+  });
+});
+
 describe('6. with enforceScopes on, the scope is checked before the body', () => {
   it('refuses a read_only key posting a malformed webhook with 403, not 422, over REST and MCP', async () => {
     const readOnly = await makeKey(t, 'read_only', 'scope-first');

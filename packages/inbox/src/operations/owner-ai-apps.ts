@@ -74,7 +74,7 @@ export const revokeAiAppOperation = inboxOperation({
   input: z.object({
     id: z.string().min(1).max(64).describe('The AI app id from list_ai_apps.'),
     idempotency_key: z.string().min(1).max(200).optional(),
-  }),
+  }).strict(),
   output: aiAppSchema,
   annotations: PUT,
   errors: ['unauthorized', 'not_allowed', 'not_found'],

@@ -44,7 +44,7 @@ export const updateSettingsOperation = inboxOperation({
     settings: z.record(z.string(), z.unknown()).describe('The part of the document to change.'),
     expected_version: z.number().int().min(0).optional().describe('Refuse with version_conflict unless the document is at this version.'),
     idempotency_key: z.string().min(1).max(200).optional(),
-  }),
+  }).strict(),
   output: settingsAnswer,
   annotations: PUT,
   errors: ['unauthorized', 'not_allowed', 'invalid_input', 'version_conflict'],

@@ -3,7 +3,7 @@
  * moving it (load, resolve, guard, apply effects, compare-and-set, event, follow-ups). Callers run
  * these inside a store transaction; nothing here commits on its own.
  */
-import { Problem, newId, problemFromZod } from '@svc/shared';
+import { Problem, escapeUnsafe, newId, problemFromZod } from '@svc/shared';
 import { loadProfile, loadSettings, type DomainContext } from '../context.js';
 import { MACHINES, candidateTransitions, normaliseEventName, resolveTransition, type TransitionRow } from '../machines/index.js';
 import { foldText } from '../text.js';
@@ -244,7 +244,13 @@ export async function addToSearchText(ctx: DomainContext, item: ItemRecord, text
 }
 
 function parseTransitionInput(row: TransitionRow, raw: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!row.input) return {};
+  if (!row.input) {
+    // An event that takes no input refuses one rather than drop it unread (issue 19).
+    const unread = Object.keys(raw ?? {});
+    if (unread.length === 0) return {};
+    const fields = unread.map((key) => ({ path: `input.${escapeUnsafe(key)}`, problem: 'invalid' as const, message: `${row.event} takes no input.` }));
+    throw new Problem('invalid_input', `${row.event} takes no input; leave input out.`, { fields });
+  }
   const parsed = row.input.safeParse(raw ?? {});
   if (!parsed.success) {
     const problem = problemFromZod(parsed.error);

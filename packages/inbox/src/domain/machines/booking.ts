@@ -9,11 +9,11 @@ export const proposalInput = z.object({
   endTime: z.iso.datetime({ offset: true }).optional().describe('Proposed end; defaults to start plus the service duration.'),
   price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Price in minor units, set by the business.'),
   note: z.string().max(2000).optional(),
-});
+}).strict();
 
 export const confirmInput = z.object({
   price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Price in minor units, for a booking the catalogue does not price.'),
-});
+}).strict();
 
 export const bookingMachine = defineMachine({
   type: 'booking',

@@ -4,15 +4,15 @@ import { BUSINESS, CUSTOMERS, PAYERS, defineMachine } from './machine.js';
 
 export const acceptOrderInput = z.object({
   linePrices: z
-    .array(z.object({ line: z.number().int().min(0), price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }))
+    .array(z.object({ line: z.number().int().min(0), price: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }).strict())
     .max(200)
     .optional()
     .describe('Unit prices (minor units) the business sets for lines the catalogue does not price, by line index.'),
-});
+}).strict();
 
 export const requestPaymentInput = z.object({
   paymentUrl: z.url({ protocol: /^https?$/ }).optional().describe('Where the customer can pay.'),
-});
+}).strict();
 
 const BEFORE_PROMISE = ['received', 'needs_info'] as const;
 const UNPAID_PROMISE = ['accepted', 'awaiting_payment', 'payment_failed'] as const;

@@ -12,7 +12,7 @@ export const quoteInput = z.object({
   creates: z.enum(['booking', 'order']).default('order').describe('What an acceptance creates; a booking only when the request names a service.'),
   startTime: z.iso.datetime({ offset: true }).optional().describe('For a quote that creates a booking: its start.'),
   endTime: z.iso.datetime({ offset: true }).optional(),
-}).refine((q) => q.creates !== 'booking' || q.startTime !== undefined, {
+}).strict().refine((q) => q.creates !== 'booking' || q.startTime !== undefined, {
   message: 'A quote that creates a booking needs its startTime.',
   path: ['startTime'],
 });

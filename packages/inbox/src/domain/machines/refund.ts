@@ -4,7 +4,7 @@ import { BUSINESS, defineMachine } from './machine.js';
 
 export const refundInput = z.object({
   amount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe('Amount returned, minor units; defaults to the amount asked.'),
-});
+}).strict();
 
 export const refundMachine = defineMachine({
   type: 'refund',
