@@ -71,7 +71,13 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   const secrets = loadSecretBox(options.dataDir);
   const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'), { settingsCodec: sealedSettingsCodec(secrets) });
   const allowLocalFeeds = options.allowLocalFeeds ?? false;
-  const config = { publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''), softwareVersion: SOFTWARE_VERSION, allowLocalFeeds, allowLocalWebhooks: options.allowLocalWebhooks ?? false };
+  const config = {
+    publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''),
+    softwareVersion: SOFTWARE_VERSION,
+    allowLocalFeeds,
+    allowLocalWebhooks: options.allowLocalWebhooks ?? false,
+    allowLocalNetworks: options.allowLocalNetworks ?? false,
+  };
   const http = buildHttpServer({
     deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets },
     operations: OPERATIONS,
@@ -91,7 +97,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     allowLocal: config.allowLocalWebhooks,
     log: (message, detail) => http.log.warn({ err: detail }, message),
   });
-  const reporting = { publicBaseUrl: config.publicBaseUrl, softwareVersion: SOFTWARE_VERSION, allowLocalNetworks: options.allowLocalNetworks ?? false };
+  const reporting = { publicBaseUrl: config.publicBaseUrl, softwareVersion: SOFTWARE_VERSION, allowLocalNetworks: config.allowLocalNetworks };
   const jobs = new JobRunner(
     store,
     clock,

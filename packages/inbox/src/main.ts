@@ -4,12 +4,14 @@ import { buildInbox, type Inbox } from './app.js';
 import { readEnvironment } from './config.js';
 import { createOwnerKey } from './domain/access/api-keys.js';
 import { loadSettings } from './domain/context.js';
+import { networkOrigin } from './domain/settings/network-origins.js';
 import { applySettingsWrite } from './domain/settings/settings-document.js';
 import { seedDemoBusiness } from './demo/seed-demo.js';
 import { scheduleNetworkRegistrations } from './networks/network-jobs.js';
 
 export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv = process.env): Promise<{ inbox: Inbox; lines: string[]; keyLines: string[] }> {
   const env = readEnvironment(environment);
+  const directoryOrigin = env.directoryUrl ? directoryNetwork(env.directoryUrl, env.allowLocalNetworks) : null;
   const inbox = await buildInbox({
     dataDir: env.dataDir,
     publicBaseUrl: env.publicBaseUrl,
@@ -23,12 +25,12 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
   const nowMs = inbox.clock.now();
   const seeded = env.seedDemo ? await seedDemoBusiness({ store: inbox.store, clock: inbox.clock }) : false;
 
-  if (env.directoryUrl) {
-    const origin = new URL(env.directoryUrl).origin;
+  if (directoryOrigin !== null) {
+    const origin = directoryOrigin;
     const current = await loadSettings(inbox.store);
     // Only added once: an owner who later turns the network off keeps it off.
     if (!(origin in current.settings.networks)) {
-      const next = applySettingsWrite(current.stored, { networks: { [origin]: { enabled: true } } });
+      const next = applySettingsWrite(current.stored, { networks: { [origin]: { enabled: true } } }, { allowLocalNetworks: env.allowLocalNetworks });
       await inbox.store.settings.put(next, current.version === 0 ? null : current.version, nowMs);
     }
     await scheduleNetworkRegistrations(inbox.store, nowMs);
@@ -77,4 +79,11 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
       ]
     : [];
   return { inbox, lines, keyLines };
+}
+
+/** The network origin of INBOX_DIRECTORY_URL; a URL that names no network (docs/security.md "Strict inputs") stops the start, saying why. */
+function directoryNetwork(directoryUrl: string, allowLocalNetworks: boolean): string {
+  const checked = networkOrigin(new URL(directoryUrl).origin, { allowLocalNetworks });
+  if ('origin' in checked) return checked.origin;
+  throw new Error(`INBOX_DIRECTORY_URL ${directoryUrl}: a network ${checked.problem} (INBOX_ALLOW_LOCAL_NETWORKS=true allows http on 127.0.0.1 in development).`);
 }

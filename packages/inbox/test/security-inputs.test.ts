@@ -5,7 +5,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildInbox, type Inbox } from '../src/app.js';
+import { createOwnerKey } from '../src/domain/access/api-keys.js';
+import { startInboxFromEnvironment } from '../src/main.js';
 import { startDirectory } from '../../directory/test/support/harness.js';
 import { haircutAt, startInbox, type TestInbox } from './support/harness.js';
 import { makeKey, setSecurity, withKey } from './support/integration-keys.js';
@@ -248,6 +254,77 @@ describe('2. control and text-direction characters are refused in every text', (
     expectToolRefused(named, 422, 'invalid_input', 'profile.description');
     expect(await keyCount()).toBe(keys);
     expect((await raw('GET', '/v1/owner/profile')).body).toEqual(profile);
+  });
+});
+
+describe('3. settings.networks takes https origins only, in their origin form', () => {
+  it.each([
+    ['a javascript: URL', 'javascript:alert(1)'],
+    ['an ftp origin', 'ftp://dir.example'],
+    ['a plain http origin', 'http://dir.example'],
+    ['a path', 'https://dir.example/v1/instances'],
+    ['a query', 'https://dir.example/?x=1'],
+    ['a fragment', 'https://dir.example/#top'],
+    ['credentials', 'https://user:secret@dir.example'],
+    ['a backslash', 'https://dir.example\\@evil.example'],
+    ['loopback without the development setting', 'http://127.0.0.1:8788'],
+    ['not a URL', 'not a url'],
+  ])('refuses %s with 422 naming settings.networks, storing nothing', async (_label, origin) => {
+    const before = await settingsNow();
+    const r = await raw('PUT', '/v1/owner/settings', { body: { settings: { networks: { [origin]: { enabled: true } }, orders: { payDays: 3 } } } });
+    expectRefused(r, 422, 'invalid_input', 'settings.networks');
+    expect(await settingsNow()).toEqual(before);
+  });
+
+  it('refuses a field a network entry does not have', async () => {
+    const before = await settingsNow();
+    const r = await raw('PUT', '/v1/owner/settings', { body: { settings: { networks: { 'https://dir.example': { enabled: true, trust: 'all' } } } } });
+    expectRefused(r, 422, 'invalid_input', 'settings.networks.https://dir.example.trust');
+    expect(await settingsNow()).toEqual(before);
+  });
+
+  it('stores an origin in its normal form, so one network is one entry, and removes it by any spelling', async () => {
+    const r = await raw('PUT', '/v1/owner/settings', { body: { settings: { networks: { 'HTTPS://Dir.Example:443/': { enabled: false } } } } });
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.body.settings.networks)).toEqual(['https://dir.example']);
+    const again = await raw('PUT', '/v1/owner/settings', { body: { settings: { networks: { 'https://dir.example': { enabled: false, issue: true } } } } });
+    expect(again.body.settings.networks).toEqual({ 'https://dir.example': { enabled: false, issue: true } });
+    const removed = await raw('PUT', '/v1/owner/settings', { body: { settings: { networks: { 'https://DIR.example/': null } } } });
+    expect(removed.body.settings.networks).toEqual({});
+  });
+
+  it('stops a start whose INBOX_DIRECTORY_URL names no network, saying why', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'inbox-directory-url-'));
+    try {
+      for (const url of ['http://dir.example', 'http://127.0.0.1:8788']) {
+        await expect(startInboxFromEnvironment({ DATA_DIR: dataDir, INBOX_PORT: '0', INBOX_DIRECTORY_URL: url })).rejects.toThrow(/INBOX_DIRECTORY_URL .*https/);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a loopback origin over http when the development setting allowLocalNetworks is on', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'inbox-local-networks-'));
+    const inbox: Inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false, allowLocalNetworks: true });
+    try {
+      const key = (await createOwnerKey(inbox.store, 'owner', Date.now())).value;
+      const base = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
+      const put = (networks: Record<string, unknown>) =>
+        fetch(`${base}/v1/owner/settings`, {
+          method: 'PUT',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ settings: { networks } }),
+        }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
+      const local = await put({ 'http://127.0.0.1:8788/': { enabled: false }, 'http://localhost:8789': { enabled: false } });
+      expect(local.status, JSON.stringify(local.body)).toBe(200);
+      expect(Object.keys(local.body.settings.networks).sort()).toEqual(['http://127.0.0.1:8788', 'http://localhost:8789']);
+      // Only loopback: another host still needs https.
+      expectRefused(await put({ 'http://dir.example': { enabled: false } }), 422, 'invalid_input', 'settings.networks');
+    } finally {
+      await inbox.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

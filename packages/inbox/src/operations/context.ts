@@ -15,6 +15,8 @@ export interface InboxConfigView {
   allowLocalFeeds?: boolean;
   /** Development: webhook URLs on 127.0.0.1 over http may be registered and sent to (INBOX_ALLOW_LOCAL_WEBHOOKS). */
   allowLocalWebhooks?: boolean;
+  /** Development: networks on 127.0.0.1 / localhost over http may be set in settings.networks (INBOX_ALLOW_LOCAL_NETWORKS). */
+  allowLocalNetworks?: boolean;
 }
 
 export interface OperationContext {

@@ -56,7 +56,7 @@ export const updateSettingsOperation = inboxOperation({
         extensions: { currentVersion: current.version },
       });
     }
-    const next = guardSecuritySection(ctx.caller, current.stored, applySettingsWrite(current.stored, input.settings));
+    const next = guardSecuritySection(ctx.caller, current.stored, applySettingsWrite(current.stored, input.settings, { allowLocalNetworks: ctx.config.allowLocalNetworks ?? false }));
     const written = await store.settings.put(next, current.version === 0 ? null : current.version, ctx.domain.clock.now());
     if (!written) throw new Problem('version_conflict', 'The settings changed meanwhile; read them again.');
     // A network just enabled is registered with at once (in the same transaction as the change).

@@ -4,7 +4,8 @@
  * Pure functions; storage keeps the document and its version.
  */
 import { z } from 'zod';
-import { Problem, fieldsFromZod } from '@svc/shared';
+import { Problem, fieldsFromZod, type FieldProblem } from '@svc/shared';
+import { normaliseNetworksPatch, type NetworkPolicy } from './network-origins.js';
 
 export const REDACTED = '[redacted]';
 /** Paths of values that are secrets: read back redacted, kept when written back as read or left out. */
@@ -128,7 +129,11 @@ export function redact(settings: Settings): { settings: JsonObject; redacted: st
  * Applies an owner's write: a secret sent back as the redaction marker keeps its stored value.
  * Returns the new stored document (only explicit values; defaults are filled on read) or refuses.
  */
-export function applySettingsWrite(stored: Record<string, unknown>, patch: unknown): Record<string, unknown> {
+export function applySettingsWrite(
+  stored: Record<string, unknown>,
+  patch: unknown,
+  policy: NetworkPolicy = { allowLocalNetworks: false },
+): Record<string, unknown> {
   if (!isObject(patch)) {
     throw new Problem('invalid_input', 'settings must be an object.', {
       fields: [{ path: 'settings', problem: 'invalid', message: 'settings must be an object.' }],
@@ -137,6 +142,15 @@ export function applySettingsWrite(stored: Record<string, unknown>, patch: unkno
   const incoming = structuredClone(patch);
   for (const path of SECRET_PATHS) {
     if (getPath(incoming, path) === REDACTED) setPath(incoming, path, undefined);
+  }
+  // Networks are https origins, kept in their origin form (network-origins.ts).
+  if (isObject(incoming.networks)) {
+    const problems: FieldProblem[] = [];
+    const storedNetworks = isObject(stored.networks) ? stored.networks : {};
+    incoming.networks = normaliseNetworksPatch(incoming.networks, storedNetworks, policy, problems) as JsonObject;
+    if (problems.length > 0) {
+      throw new Problem('invalid_input', `Fix these fields: ${[...new Set(problems.map((f) => f.path))].join(', ')}.`, { fields: problems });
+    }
   }
   const next = mergeDocument(stored as JsonObject, incoming);
   const parsed = settingsSchema.safeParse(withDefaults(next));
