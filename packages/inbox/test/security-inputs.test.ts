@@ -328,6 +328,40 @@ describe('3. settings.networks takes https origins only, in their origin form', 
   });
 });
 
+describe('4. webhook URLs: one WHATWG form, no backslash, no credentials, https', () => {
+  it.each([
+    ['a backslash', 'https://hooks.example.com\\@evil.example/x'],
+    ['credentials', 'https://user:pass@hooks.example.com/x'],
+    ['a user name alone', 'https://user@hooks.example.com/x'],
+    ['plain http', 'http://hooks.example.com/x'],
+    ['another scheme', 'ftp://hooks.example.com/x'],
+  ])('refuses %s on create with 422 naming url, storing nothing', async (_label, url) => {
+    const before = await webhooksNow();
+    const r = await raw('POST', '/v1/owner/webhooks', { body: { url } });
+    expectRefused(r, 422, 'invalid_input', 'url');
+    expect(await webhooksNow()).toEqual(before);
+  });
+
+  it('stores the normal form on create and on update, and refuses a bad one on update', async () => {
+    const made = await raw('POST', '/v1/owner/webhooks', { body: { url: 'HTTPS://Hooks.Example.COM:443/a/../in?x=1' } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.url).toBe('https://hooks.example.com/in?x=1');
+    const id = made.body.id as string;
+    expect((await raw('GET', `/v1/owner/webhooks/${id}`)).body.url).toBe('https://hooks.example.com/in?x=1');
+
+    const changed = await raw('PATCH', `/v1/owner/webhooks/${id}`, { body: { url: 'https://HOOKS.example.com/./next' } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.url).toBe('https://hooks.example.com/next');
+
+    for (const url of ['https://hooks.example.com\\@evil.example/x', 'https://a:b@hooks.example.com/x', 'http://hooks.example.com/x']) {
+      const refused = await raw('PATCH', `/v1/owner/webhooks/${id}`, { body: { url } });
+      expectRefused(refused, 422, 'invalid_input', 'url');
+    }
+    expect((await raw('GET', `/v1/owner/webhooks/${id}`)).body.url).toBe('https://hooks.example.com/next');
+    expect((await raw('DELETE', `/v1/owner/webhooks/${id}`)).status).toBe(200);
+  });
+});
+
 describe('5. owner writes refuse what they do not know', () => {
   it.each([
     ['a scopes list (scopes come from the preset)', { name: 'CI', preset: 'read_only', scopes: ['keys:write'] }, 'scopes'],

@@ -15,9 +15,17 @@ const MAX_URL_LENGTH = 2_000;
 const INTERNAL_SUFFIXES = ['.localhost', '.local', '.internal', '.intranet', '.lan', '.home', '.corp', '.private', '.home.arpa', '.localdomain', '.onion', '.arpa'];
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
+/** The one form an accepted URL is stored and used in: WHATWG's serialisation of it (`new URL(raw).href`). */
+export function normalEndpointUrl(raw: string): string {
+  return new URL(raw).href;
+}
+
 /** The reason a URL is refused, or null when it may be used. */
 export function endpointUrlProblem(raw: string, policy: UrlPolicy): string | null {
   if (raw.length > MAX_URL_LENGTH) return `at most ${MAX_URL_LENGTH} characters`;
+  // WHATWG parsers read a backslash as a slash and others do not, so `https://a.example\@b.example/`
+  // names one host to us and another to a different reader: refused, not guessed (issue 19).
+  if (raw.includes('\\')) return 'must not hold a backslash';
   let url: URL;
   try {
     url = new URL(raw);

@@ -10,7 +10,7 @@ import { isoUtc } from '../time.js';
 import type { PayloadStyle, WebhookEndpointRecord } from '../../store/webhook-store.js';
 import { patternProblem } from '../events/event-patterns.js';
 import { MAX_EXTRA_HEADERS, headerNameProblem, headerValueProblem, normaliseHeaderName } from './endpoint-headers.js';
-import { endpointUrlProblem, type UrlPolicy } from './endpoint-url.js';
+import { endpointUrlProblem, normalEndpointUrl, type UrlPolicy } from './endpoint-url.js';
 import { newSigningSecret } from './signing.js';
 
 /** Both secrets sign for 24 hours after a rotation (inbox spec §8). */
@@ -72,7 +72,7 @@ export async function createEndpoint(ctx: DomainContext, deps: EndpointDeps, req
   const secret = newSigningSecret();
   const endpoint: WebhookEndpointRecord = {
     id,
-    url: request.url,
+    url: normalEndpointUrl(request.url),
     events: dedupe(request.events ?? ['*']),
     payloadStyle: request.payloadStyle ?? 'thin',
     headerNames: [],
@@ -108,7 +108,7 @@ export async function changeEndpoint(ctx: DomainContext, deps: EndpointDeps, id:
   if (problems.length > 0) throw new Problem('invalid_input', problems.map((p) => `${p.path}: ${p.message}`).join('; '), { fields: problems });
   const nowMs = ctx.clock.now();
   const next: WebhookEndpointRecord = { ...endpoint, updatedAt: nowMs };
-  if (change.url !== undefined) next.url = change.url;
+  if (change.url !== undefined) next.url = normalEndpointUrl(change.url);
   if (change.events !== undefined) next.events = dedupe(change.events);
   if (change.payloadStyle !== undefined) next.payloadStyle = change.payloadStyle;
   applyHeaderChanges(next, headerChanges, deps.secrets);
