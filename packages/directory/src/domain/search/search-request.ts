@@ -20,13 +20,29 @@ export const FILLER_WORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-/** Words that name the software-and-AI kind: a q with one of them searches that kind. */
-export const SOFTWARE_KIND_WORDS: ReadonlySet<string> = new Set('saas software ai api apis llm llms sdk devtools'.split(' '));
 /**
- * Words that name the kind only beside one of the words above ("ai agents", "saas app"): alone they
- * are everyday words of local businesses (a travel agent, an estate agent).
+ * Words that name the software-and-AI kind: a q with one of them searches that kind. Agent and app
+ * are not among them: alone they are everyday words of local businesses (a travel agent, an estate
+ * agent); beside one of these ("ai agents", "saas app") the search is already of that kind.
  */
-export const SOFTWARE_KIND_COMPANIONS: ReadonlySet<string> = new Set('agent agents app apps'.split(' '));
+export const SOFTWARE_KIND_WORDS: ReadonlySet<string> = new Set('saas software ai api apis llm llms sdk devtools'.split(' '));
+
+const kindWordMemo = new Map<string, boolean>();
+
+/**
+ * Whether a q word is a word of the software-and-AI kind: one that `category` reads as that group or
+ * one of its categories (cloud, agents, saas, nuvem, sdk…). Alone such words never bring a software
+ * business into a local search by its name: a name is found by what is its own, not by a word the
+ * kind's vocabulary gives every software business.
+ */
+export function isSoftwareKindWord(word: string): boolean {
+  let known = kindWordMemo.get(word);
+  if (known === undefined) {
+    known = SOFTWARE_KIND_WORDS.has(word) || resolveCategory(word)?.kind === 'software_and_ai';
+    if (kindWordMemo.size < 10_000) kindWordMemo.set(word, known);
+  }
+  return known;
+}
 
 const REQUEST_KINDS = new Set(['ask', 'quote', 'book', 'order', 'pay']);
 const DOOR_TYPES = new Set(['inbox', 'mcp', 'a2a', 'openapi', 'api', 'ucp', 'acp', 'nlweb', 'other', 'platform']);
@@ -105,10 +121,10 @@ export function normaliseSearch(raw: RawSearch, rules: PublishedRules): Normalis
     // 80 characters bound the number of words; a repeated word is one condition.
     const words = [...new Set(queryWords(raw.q))];
     if (words.length === 0) throw bad('q', 'q has no word left once one-letter and filler words are left out.');
-    const kindWords = words.filter((w) => SOFTWARE_KIND_WORDS.has(w));
-    softwareByWords = kindWords.length > 0;
-    // Words that name the kind choose the kind; the others must match the business.
-    result.words = softwareByWords ? words.filter((w) => !SOFTWARE_KIND_WORDS.has(w) && !SOFTWARE_KIND_COMPANIONS.has(w)) : words;
+    softwareByWords = words.some((w) => SOFTWARE_KIND_WORDS.has(w));
+    // A word that names the kind chooses the kind and stays a word the business must match ("every
+    // query parameter only leaves businesses out": q=saas&category=cafe is the cafés that say saas).
+    result.words = words;
   }
 
   let kindFromCategory: Kind | null = null;
@@ -128,11 +144,13 @@ export function normaliseSearch(raw: RawSearch, rules: PublishedRules): Normalis
     }
   }
 
-  // The two kinds never mix: a category or kind words choose software and AI; otherwise local and
-  // retail, plus a software business whose name holds every word of q.
+  // The kind of the search: the category's; else software and AI when a word of q names that kind;
+  // else local and retail, which a software business joins only when every word of q is in its name
+  // and q holds a word beyond the software kind's own (q=cloud is local businesses only).
   if (kindFromCategory) result.kinds = [kindFromCategory];
   else if (softwareByWords) result.kinds = ['software_and_ai'];
-  else result.softwareNameException = result.words.length > 0;
+  else result.softwareNameException = result.words.some((w) => !isSoftwareKindWord(w));
+
 
   if (raw.item_type) result.itemType = raw.item_type;
   if (raw.language !== undefined) {

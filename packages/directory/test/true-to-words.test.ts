@@ -1,0 +1,142 @@
+/**
+ * Search answers true to their own words (issue 20, part A), over REST and the MCP door, which share
+ * the operations: every parameter only leaves businesses out, so `q` beside `category` still has to
+ * match; the kind of a search and the name rule agree (q=cloud is one kind); and more below.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectMcp } from '../../../test-support/mcp-client.js';
+import { domainsOf, listing, MONDAY, type Fixture } from './support/fixtures.js';
+import { TestClock, startDirectory } from './support/harness.js';
+
+type Params = Record<string, string | number | boolean>;
+
+function path(params: Params): string {
+  return `/v1/businesses?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+}
+
+/** A directory with its MCP door open; `search` asks both doors and checks they give the same page. */
+async function open(listings: Fixture[], clock = new TestClock(MONDAY), options: { cacheAnswers?: boolean } = {}) {
+  const t = await startDirectory({ listings, clock, answerWorkers: 0, ...options });
+  await t.directory.search.hour();
+  const mcp = await connectMcp(`${t.baseUrl}/mcp`);
+  async function search(params: Params): Promise<any[]> {
+    const rest = await t.get(path({ limit: 100, ...params }));
+    expect(rest.status, `${JSON.stringify(params)}: ${JSON.stringify(rest.body)}`).toBe(200);
+    const tool = await mcp.client.callTool({ name: 'search_businesses', arguments: { limit: 100, ...params } });
+    expect(tool.isError, JSON.stringify(tool.structuredContent)).toBeFalsy();
+    expect(tool.structuredContent, JSON.stringify(params)).toEqual(rest.body);
+    return rest.body.businesses;
+  }
+  async function found(params: Params): Promise<string[]> {
+    return domainsOf({ businesses: await search(params) }).sort();
+  }
+  async function detail(domain: string): Promise<any> {
+    const rest = await t.get(`/v1/businesses/${domain}`);
+    const tool = await mcp.client.callTool({ name: 'get_business', arguments: { domain } });
+    if (rest.status === 200) expect(tool.structuredContent).toEqual(rest.body);
+    else expect((tool.structuredContent as { error: unknown }).error).toEqual(rest.body);
+    return rest;
+  }
+  return {
+    t,
+    search,
+    found,
+    detail,
+    async close() {
+      await mcp.close();
+      await t.close();
+    },
+  };
+}
+
+type Opened = Awaited<ReturnType<typeof open>>;
+
+describe('q beside category: a word that names a kind still has to match', () => {
+  let d: Opened;
+  beforeAll(async () => {
+    d = await open([
+      listing('plain-cafe.example', { name: 'Plain Café', city: 'Lisboa', categories: ['cafe'] }),
+      listing('founders-cafe.example', { name: 'Founders Café', city: 'Lisboa', categories: ['cafe'], description: 'Coffee and desks for SaaS founders' }),
+      listing('trattoria.example', { name: 'Trattoria Roma', city: 'Lisboa', categories: ['restaurant'] }),
+      listing('ai-sushi.example', { name: 'Ai Sushi', city: 'Lisboa', categories: ['restaurant'] }),
+      listing('corner-bakery.example', { name: 'Corner Bakery', city: 'Lisboa', categories: ['bakery'] }),
+      listing('invoicer.example', { name: 'Invoicer', kind: 'software_and_ai', categories: ['software-ai'], description: 'Invoicing for small firms' }),
+    ]);
+  });
+  afterAll(() => d.close());
+
+  it('q=saas&category=cafe is the cafés that say saas, not every café', async () => {
+    expect(await d.found({ category: 'cafe' })).toEqual(['founders-cafe.example', 'plain-cafe.example']);
+    expect(await d.found({ q: 'saas', category: 'cafe' })).toEqual(['founders-cafe.example']);
+  });
+
+  it('q=ai&category=restaurant and q=api&category=bakery leave out what does not say the word', async () => {
+    expect(await d.found({ q: 'ai', category: 'restaurant' })).toEqual(['ai-sushi.example']);
+    expect(await d.found({ q: 'api', category: 'bakery' })).toEqual([]);
+  });
+
+  it('a kind word alone still chooses software and AI, and is matched there too', async () => {
+    expect(await d.found({ q: 'saas' })).toEqual(['invoicer.example']);
+    expect(await d.found({ q: 'saas invoicing' })).toEqual(['invoicer.example']);
+    expect(await d.found({ q: 'saas', category: 'software-ai' })).toEqual(['invoicer.example']);
+    expect(await d.found({ q: 'cafe', category: 'software-ai' })).toEqual([]);
+  });
+
+  it('adding q to a category never adds a business', async () => {
+    for (const [category, q] of [
+      ['cafe', 'saas'],
+      ['cafe', 'coffee'],
+      ['restaurant', 'ai'],
+      ['bakery', 'api'],
+      ['software-ai', 'saas'],
+    ] as const) {
+      const wide = await d.found({ category });
+      const narrow = await d.found({ category, q });
+      for (const domain of narrow) expect(wide, `${category} + q=${q}`).toContain(domain);
+    }
+  });
+});
+
+describe('the kind of a search and the name rule agree: one kind on a page for q=cloud', () => {
+  let d: Opened;
+  beforeAll(async () => {
+    d = await open([
+      listing('cloud-it.example', { name: 'Harbour IT Support', city: 'Porto', categories: ['it-services'], tags: ['it support', 'cloud', 'backup'] }),
+      listing('lumen-cloud.example', { name: 'Lumen Cloud', kind: 'software_and_ai', categories: ['software-ai'], placeCategory: { id: 'software_and_ai.saas', label: 'Software as a service', src: 'declared' } }),
+      listing('nimbus.example', { name: 'Nimbus Agents', kind: 'software_and_ai', categories: ['software-ai'] }),
+      listing('estate.example', { name: 'Prime Estate Agents', city: 'Faro', categories: ['consulting'] }),
+    ]);
+  });
+  afterAll(() => d.close());
+
+  it('q=cloud is local businesses only: cloud is a word of the software kind, not a software business\'s own name', async () => {
+    const page = await d.search({ q: 'cloud' });
+    expect(domainsOf({ businesses: page })).toEqual(['cloud-it.example']);
+  });
+
+  it('a software business is still found by its own name, its kind words beside', async () => {
+    expect(await d.found({ q: 'lumen cloud' })).toEqual(['lumen-cloud.example']);
+    expect(await d.found({ q: 'lumen' })).toEqual(['lumen-cloud.example']);
+    expect(await d.found({ q: 'nimbus' })).toEqual(['nimbus.example']);
+    // agents alone names the software kind's vocabulary: the estate agents, not Nimbus Agents
+    expect(await d.found({ q: 'agents' })).toEqual(['estate.example']);
+  });
+
+  it('cloud within software and AI: by category, or beside a word that names the kind', async () => {
+    expect(await d.found({ q: 'cloud', category: 'software-ai' })).toEqual(['lumen-cloud.example', 'nimbus.example']);
+    expect(await d.found({ q: 'cloud saas' })).toEqual(['lumen-cloud.example', 'nimbus.example']);
+  });
+
+  it('no page of these searches holds both kinds', async () => {
+    const kinds = new Map([
+      ['cloud-it.example', 'local'],
+      ['estate.example', 'local'],
+      ['lumen-cloud.example', 'software'],
+      ['nimbus.example', 'software'],
+    ]);
+    for (const q of ['cloud', 'agents', 'cloud saas', 'lumen cloud', 'support', 'nuvem', 'nube']) {
+      const page = await d.found({ q });
+      expect(new Set(page.map((domain) => kinds.get(domain))).size, `q=${q}: ${page.join(', ')}`).toBeLessThanOrEqual(1);
+    }
+  });
+});
