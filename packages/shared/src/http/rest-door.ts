@@ -50,6 +50,8 @@ export function mountRestOperations<Ctx, Admission = unknown>(app: FastifyInstan
         const inputProblem = options.inputProblem ?? problemFromZod;
         const repeated = repeatedQueryParameters(request, properties);
         if (repeated) throw inputProblem(repeated);
+        const notDecimal = nonDecimalNumbers(request, properties);
+        if (notDecimal) throw inputProblem(notDecimal);
         const raw = assembleInput(request, pathNames, properties);
         const parsed = op.input.safeParse(raw);
         if (!parsed.success) throw inputProblem(parsed.error);
@@ -108,6 +110,34 @@ function repeatedQueryParameters(request: FastifyRequest, properties: Record<str
   return issues.length === 0 ? null : new ZodError(issues);
 }
 
+/** A whole number in a query string: decimal digits only. */
+const DECIMAL_INTEGER = /^[0-9]+$/;
+/** A number in a query string: decimal digits with an optional sign and fraction. */
+const DECIMAL_NUMBER = /^[+-]?[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * A number in a query string is written in decimal and nothing else: `limit=0x10`, `limit=1e2`,
+ * `limit= 5` or `radius_km=Infinity` are refused naming the parameter, not read as what
+ * JavaScript's Number() makes of them (16, 100, 5). A whole number takes digits only; another
+ * number an optional sign and fraction (`-9.14`). JSON bodies and MCP arguments carry numbers
+ * already and are not concerned.
+ */
+function nonDecimalNumbers(request: FastifyRequest, properties: Record<string, Record<string, unknown>>): z.ZodError | null {
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const issues = [];
+  for (const [name, value] of Object.entries(query)) {
+    const schema = properties[name];
+    if (schema === undefined || typeof value !== 'string') continue;
+    const kind = primitiveKind(schema);
+    if (kind === 'integer' && !DECIMAL_INTEGER.test(value)) {
+      issues.push({ code: 'custom' as const, path: [name], message: `${name} is a whole number written in decimal digits (0-9), such as 20.`, input: undefined });
+    } else if (kind === 'number' && !DECIMAL_NUMBER.test(value)) {
+      issues.push({ code: 'custom' as const, path: [name], message: `${name} is a number written in decimal: digits with an optional sign and fraction, such as 2.5.`, input: undefined });
+    }
+  }
+  return issues.length === 0 ? null : new ZodError(issues);
+}
+
 function isListParameter(schema: Record<string, unknown> | undefined): boolean {
   return schema !== undefined && primitiveKind(schema) === 'array';
 }
@@ -118,8 +148,9 @@ function coerceQueryValue(value: unknown, schema: Record<string, unknown>): unkn
   const single = Array.isArray(value) ? value[value.length - 1] : value;
   switch (kind) {
     case 'integer':
+      return typeof single === 'string' && DECIMAL_INTEGER.test(single) ? Number(single) : single;
     case 'number':
-      return typeof single === 'string' && single.trim() !== '' && Number.isFinite(Number(single)) ? Number(single) : single;
+      return typeof single === 'string' && DECIMAL_NUMBER.test(single) ? Number(single) : single;
     case 'boolean':
       return single === 'true' ? true : single === 'false' ? false : single;
     case 'array': {

@@ -95,13 +95,27 @@ function bad(path: string, message: string): Problem {
   return new Problem('bad_request', message, { fields: [{ path, problem: 'invalid', message }] });
 }
 
-function list(value: string, path: string, maxEntries: number): string[] {
+/**
+ * The entries of a comma-separated parameter. A value named twice is refused, naming it (ignoring
+ * capitals): every entry is a condition, and a repeat is a mistake worth telling rather than a
+ * second condition or one silently dropped. Then the number of entries is bounded, when it is.
+ */
+function list(value: string, path: string, maxEntries?: number): string[] {
   const entries = value
     .split(',')
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
   if (entries.length === 0) throw bad(path, `${path} names nothing.`);
-  if (entries.length > maxEntries) throw bad(path, `${path} takes at most ${maxEntries} entries.`);
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    const key = entry.toLowerCase();
+    if (seen.has(key)) {
+      const named = /^[\x21-\x7e]{1,60}$/.test(entry) ? ` ${entry}` : ' a value';
+      throw bad(path, `${path} names${named} more than once; name each value once.`);
+    }
+    seen.add(key);
+  }
+  if (maxEntries !== undefined && entries.length > maxEntries) throw bad(path, `${path} takes at most ${maxEntries} entries.`);
   return entries;
 }
 
@@ -150,7 +164,6 @@ export function normaliseSearch(raw: RawSearch, rules: PublishedRules): Normalis
   if (kindFromCategory) result.kinds = [kindFromCategory];
   else if (softwareByWords) result.kinds = ['software_and_ai'];
   else result.softwareNameException = result.words.some((w) => !isSoftwareKindWord(w));
-
 
   if (raw.item_type) result.itemType = raw.item_type;
   if (raw.language !== undefined) {
@@ -223,7 +236,8 @@ export function normaliseSearch(raw: RawSearch, rules: PublishedRules): Normalis
   if (raw.has_inbox !== undefined) result.hasInbox = raw.has_inbox;
   if (raw.source !== undefined) {
     if (raw.source.length > 40) throw bad('source', 'source is at most 40 characters.');
-    result.sources = list(raw.source, 'source', 3).map((s) => {
+    // Three values and no repeat: the 40 characters are the only bound the contract states.
+    result.sources = list(raw.source, 'source').map((s) => {
       if (!(SOURCES as readonly string[]).includes(s)) throw bad('source', `source is member, registered or found, not ${s}.`);
       return s as Source;
     });
