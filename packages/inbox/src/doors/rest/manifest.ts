@@ -1,4 +1,5 @@
 /** The manifest at /.well-known/agent-inbox.json: which doors this instance has, and who it is. */
+import { DateTime } from 'luxon';
 import { loadProfile } from '../../domain/context.js';
 import { oauthEndpoints } from '../../domain/access/oauth/oauth-metadata.js';
 import type { InboxStore } from '../../store/store.js';
@@ -8,7 +9,10 @@ const WEEKDAY_KEYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 /** Directory profiles take at most 30 services of at most 80 characters. */
 const MAX_PUBLISHED_SERVICES = 30;
 
-/** Opening hours and closures in the directory's shape: weekday → [opens, closes) windows, whole-day closures. */
+/**
+ * Opening hours and closures in the directory's shape: weekday → [opens, closes) windows, whole-day
+ * closures. `todayIso` is the business's local date: a closure is kept until its last local day ends.
+ */
 async function publishedHours(store: InboxStore, timeZone: string, todayIso: string) {
   const [ranges, closures] = await Promise.all([store.catalogue.getOpeningHours(), store.catalogue.getClosures()]);
   if (ranges.length === 0) return undefined;
@@ -37,7 +41,9 @@ async function publishedServices(store: InboxStore) {
 
 export async function buildManifest(store: InboxStore, config: InboxConfigView, nowMs: number = Date.now()) {
   const { profile } = await loadProfile(store);
-  const hours = await publishedHours(store, profile.timeZone, new Date(nowMs).toISOString().slice(0, 10));
+  // Closures are whole local days: one has not ended while its last day has not ended in the business's own zone.
+  const localToday = DateTime.fromMillis(nowMs, { zone: profile.timeZone }).toISODate() ?? new Date(nowMs).toISOString().slice(0, 10);
+  const hours = await publishedHours(store, profile.timeZone, localToday);
   const services = await publishedServices(store);
   const base = config.publicBaseUrl;
   return {
