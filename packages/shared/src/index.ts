@@ -28,3 +28,4 @@ export * from './http/log-redaction.js';
 export * from './http/rate-limit-headers.js';
 export * from './http/rate-limits.js';
 export * from './text/unsafe-text.js';
+export * from './signatures/index.js';
