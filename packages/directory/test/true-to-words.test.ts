@@ -140,3 +140,82 @@ describe('the kind of a search and the name rule agree: one kind on a page for q
     }
   });
 });
+
+describe('an unclaimed place is no more precise than it is shown', () => {
+  // Found on its own site, never claimed: it shows its town and a point to two decimals.
+  const HIDDEN = { lat: 38.71634, lng: -9.14372 };
+  const SHOWN = { lat: 38.72, lng: -9.14 };
+  const CLAIMED = { lat: 38.70468, lng: -9.16012 };
+  let d: Opened;
+  beforeAll(async () => {
+    d = await open([
+      listing('found-bakery.example', { name: 'Found Bakery', city: 'Lisboa', categories: ['bakery'], geo: HIDDEN }),
+      listing('claimed-bakery.example', { name: 'Claimed Bakery', city: 'Lisboa', categories: ['bakery'], geo: CLAIMED, source: 'registered', claimed: true }),
+    ]);
+  });
+  afterAll(() => d.close());
+
+  const RAD = Math.PI / 180;
+  const EARTH_KM = 6371.0088;
+  function km(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
+    const s1 = Math.sin(((b.lat - a.lat) * RAD) / 2);
+    const s2 = Math.sin(((b.lng - a.lng) * RAD) / 2);
+    return 2 * EARTH_KM * Math.asin(Math.sqrt(s1 * s1 + Math.cos(a.lat * RAD) * Math.cos(b.lat * RAD) * s2 * s2));
+  }
+
+  /** The point at these distances from three centres (flat around the first: a few km, metres of error). */
+  function trilaterate(centres: { lat: number; lng: number }[], distances: number[]): { lat: number; lng: number } {
+    const o = centres[0]!;
+    const kx = EARTH_KM * RAD * Math.cos(o.lat * RAD);
+    const ky = EARTH_KM * RAD;
+    const xy = centres.map((c) => [(c.lng - o.lng) * kx, (c.lat - o.lat) * ky] as const);
+    const [[x1, y1], [x2, y2], [x3, y3]] = xy as [readonly [number, number], readonly [number, number], readonly [number, number]];
+    const [r1, r2, r3] = distances as [number, number, number];
+    // subtracting the circles' equations leaves two lines
+    const a1 = 2 * (x2 - x1), b1 = 2 * (y2 - y1), c1 = r1 ** 2 - r2 ** 2 - x1 ** 2 + x2 ** 2 - y1 ** 2 + y2 ** 2;
+    const a2 = 2 * (x3 - x1), b2 = 2 * (y3 - y1), c2 = r1 ** 2 - r3 ** 2 - x1 ** 2 + x3 ** 2 - y1 ** 2 + y3 ** 2;
+    const det = a1 * b2 - a2 * b1;
+    const x = (c1 * b2 - c2 * b1) / det;
+    const y = (a1 * c2 - a2 * c1) / det;
+    return { lat: o.lat + y / ky, lng: o.lng + x / kx };
+  }
+
+  const CENTRES = [
+    { lat: 38.74, lng: -9.16 },
+    { lat: 38.69, lng: -9.15 },
+    { lat: 38.72, lng: -9.1 },
+  ];
+
+  it('three near searches trilaterate to the shown point, not the hidden one', async () => {
+    const distances: number[] = [];
+    for (const c of CENTRES) {
+      const page = await d.search({ near: `${c.lat},${c.lng}`, radius_km: 10 });
+      const b = page.find((x) => x.domain === 'found-bakery.example');
+      expect(b.geo).toEqual(SHOWN);
+      expect(b.distance_km).toBeCloseTo(km(c, SHOWN), 3);
+      distances.push(b.distance_km);
+    }
+    const at = trilaterate(CENTRES, distances);
+    expect(km(at, SHOWN)).toBeLessThan(0.02);
+    expect(km(at, HIDDEN)).toBeGreaterThan(0.3);
+    expect((await d.detail('found-bakery.example')).body.geo).toEqual(SHOWN);
+  });
+
+  it('radius_km keeps or leaves it out by the shown point too', async () => {
+    const c = CENTRES[2]!;
+    const toShown = km(c, SHOWN);
+    const toHidden = km(c, HIDDEN);
+    expect(Math.abs(toShown - toHidden)).toBeGreaterThan(0.1);
+    const near = async (radius: number) => (await d.found({ near: `${c.lat},${c.lng}`, radius_km: radius, category: 'bakery' })).includes('found-bakery.example');
+    expect(await near(toShown + 0.01)).toBe(true);
+    expect(await near(toShown - 0.01)).toBe(false);
+  });
+
+  it('a claimed entry shows, and is measured from, its own point', async () => {
+    const c = CENTRES[0]!;
+    const page = await d.search({ near: `${c.lat},${c.lng}`, radius_km: 10 });
+    const b = page.find((x) => x.domain === 'claimed-bakery.example');
+    expect(b.geo).toEqual(CLAIMED);
+    expect(b.distance_km).toBeCloseTo(km(c, CLAIMED), 3);
+  });
+});

@@ -6,7 +6,7 @@
 import { zoneNow } from '../search/hours.js';
 import { isAnswering } from '../ranking/hourly-order.js';
 import { attributeKey } from '../vocab/attributes.js';
-import { LEVELS, levelRank, listingLevel, type ListingRecord, type RequestKind } from './listing.js';
+import { LEVELS, levelRank, listingLevel, showsStreet, shownGeo, type ListingRecord, type RequestKind } from './listing.js';
 
 export interface RankPlacement {
   rankPos: number;
@@ -135,7 +135,7 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     kind: 'fixed',
     fields: (l) => ({
       services: l.services,
-      ...(l.geo ? { geo: showsStreet(l) ? { lat: l.geo.lat, lng: l.geo.lng } : { lat: round(l.geo.lat, 2), lng: round(l.geo.lng, 2) } } : {}),
+      ...(l.geo ? { geo: shownGeo(l) } : {}),
     }),
   },
   {
@@ -279,10 +279,6 @@ export function hoursShownByMoment(l: Pick<ListingRecord, 'hours'>): boolean {
   return l.hours !== null && l.hours.closures.length > 0;
 }
 
-/** A business that is not a member shows its town, never its street, until it claims its entry. */
-function showsStreet(l: ListingRecord): boolean {
-  return l.source === 'member' || l.claimed;
-}
 
 export function listingView(l: ListingRecord, o: ViewOptions): Record<string, unknown> {
   const view: Fields = {};

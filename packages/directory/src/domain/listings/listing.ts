@@ -136,3 +136,25 @@ export function listingLevel(doors: readonly Door[]): Level {
   for (const door of doors) if (door.status === 'live' && LEVEL_RANK[door.level] > LEVEL_RANK[best]) best = door.level;
   return best;
 }
+
+/** A business that is not a member shows its town, never its street or its precise point, until it claims its entry. */
+export function showsStreet(l: Pick<ListingRecord, 'source' | 'claimed'>): boolean {
+  return l.source === 'member' || l.claimed;
+}
+
+/** Places of the published point of a business that shows no street: two decimals, about a kilometre. */
+const COARSE_PLACES = 2;
+
+/**
+ * The point a listing publishes as `geo`: its own for a member or a claimed entry, else rounded to
+ * about a kilometre. Search measures `distance_km` and `radius_km` from this same point, so no answer
+ * tells more about where a business is than its `geo` does.
+ */
+export function shownGeo(l: Pick<ListingRecord, 'geo' | 'source' | 'claimed'>): { lat: number; lng: number } | null {
+  const g = l.geo;
+  if (!g) return null;
+  if (showsStreet(l)) return { lat: g.lat, lng: g.lng };
+  const k = 10 ** COARSE_PLACES;
+  return { lat: Math.round(g.lat * k) / k, lng: Math.round(g.lng * k) / k };
+}
+

@@ -27,7 +27,7 @@
  * Everything but the dictionaries is typed arrays (off the JS heap). `withOrder` lays the same
  * listings out in the next hour's order without reading them again.
  */
-import { KINDS, levelRank } from '../listings/listing.js';
+import { KINDS, levelRank, shownGeo } from '../listings/listing.js';
 import type { ItemType, Kind, ListingRecord, Source } from '../listings/listing.js';
 import { AllClause, END, ListClause, NotClause, UnionClause, bitsetOf, lowerBound, wordCount } from './clauses.js';
 import type { Clause } from './clauses.js';
@@ -420,7 +420,8 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
     addFacet(lvl, String(level));
     if (typeof l.priceBand === 'number' && Number.isInteger(l.priceBand)) addFacet(price, String(l.priceBand));
 
-    const g = l.geo;
+    // The published point (coarse for a business that shows no street): distances and radius read it.
+    const g = shownGeo(l);
     const located = g && Number.isFinite(g.lat) && Number.isFinite(g.lng) && Math.abs(g.lat) <= 90 && Math.abs(g.lng) <= 180;
     lat.push(located ? g.lat : NaN);
     lng.push(located ? g.lng : NaN);
