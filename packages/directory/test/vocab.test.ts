@@ -497,6 +497,8 @@ describe('attributes', () => {
       expect(seen.has(key), key).toBe(true);
     }
     expect(Object.keys(doc.payments).sort()).toEqual(['agent', 'methods', 'wallets']);
+    // Every payment token has its name, and only those.
+    expect(Object.keys(doc.payment_labels).sort()).toEqual([...doc.payments.methods, ...doc.payments.wallets, ...doc.payments.agent].sort());
   });
 
   it('keys that need a register’s proof are not filterable', () => {

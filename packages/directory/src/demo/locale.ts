@@ -64,11 +64,15 @@ export function countryTld(country: string): string {
   return TLDS[country] ?? country.toLowerCase();
 }
 
-/** Local payment methods and wallets by country. */
+/**
+ * Local payment methods and wallets by country: tokens of GET /v1/attributes (vocab/attributes.ts
+ * PAYMENTS), one spelling each (MobilePay is `vipps_mobilepay`, SEPA direct debit
+ * `sepa_direct_debit`; giropay closed in 2024 and is not offered).
+ */
 export const LOCAL_PAYMENTS: Record<string, readonly string[]> = {
   PT: ['mb_way', 'multibanco'], BR: ['pix', 'boleto'], ES: ['bizum'], NL: ['ideal'], BE: ['bancontact'], CH: ['twint'],
-  SE: ['swish'], DK: ['mobilepay'], FI: ['mobilepay'], PL: ['blik'], IN: ['upi'], CN: ['alipay', 'wechat_pay'],
-  KE: ['mpesa'], TZ: ['mpesa'], DE: ['giropay', 'sepa_debit'], AT: ['eps'], FR: ['cb'], IT: ['satispay'], MX: ['oxxo'],
+  SE: ['swish'], DK: ['vipps_mobilepay'], FI: ['vipps_mobilepay'], NO: ['vipps_mobilepay'], PL: ['blik'], IN: ['upi'], CN: ['alipay', 'wechat_pay'],
+  KE: ['mpesa'], TZ: ['mpesa'], DE: ['sepa_direct_debit'], AT: ['eps', 'sepa_direct_debit'], FR: ['cb'], IT: ['satispay'], MX: ['oxxo', 'mercado_pago'],
   JP: ['paypay'], KR: ['kakaopay'], ID: ['gopay'], PH: ['gcash'], TH: ['promptpay'], SG: ['paynow'], MY: ['grabpay'],
 };
 

@@ -85,7 +85,7 @@ export const getPlaceCategory = directoryOperation({
 export const listAttributes = directoryOperation({
   name: 'list_attributes',
   title: 'List attribute keys and payments',
-  description: 'Attribute keys with group, type, labels, whether they can be filtered on, and their values; the payment methods, wallets and agent payments.',
+  description: 'Attribute keys with group, type, labels, whether they can be filtered on, and their values; the payment methods, wallets and agent payments (every token a listing shows in accepts.pay is one of them), with their names.',
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/attributes' },
@@ -95,6 +95,7 @@ export const listAttributes = directoryOperation({
     version: z.number().int().min(1),
     keys: z.array(z.object({ key: z.string(), group: z.string(), type: z.enum(['bool', 'enum']), labels: z.record(z.string(), z.string()), filterable: z.boolean(), values: z.array(z.string()).optional() })),
     payments: z.object({ methods: z.array(z.string()), wallets: z.array(z.string()), agent: z.array(z.string()) }),
+    payment_labels: z.record(z.string(), z.string()).describe('The name of every payment token of `payments`.'),
   }),
   annotations: READ,
   cacheMaxAgeSec: DAY,

@@ -10,8 +10,8 @@
 
 import { GROUP_SLUGS } from './groups.js';
 
-/** Version of the attributes list (GET /v1/attributes `version`); raise it on any change. */
-export const ATTRIBUTES_VERSION = 1;
+/** Version of the attributes list (GET /v1/attributes `version`); raise it on any change (2: eleven local payments added, with every payment's name). */
+export const ATTRIBUTES_VERSION = 2;
 
 export const ATTRIBUTE_GROUPS = [
   'service',
@@ -68,6 +68,8 @@ export interface AttributesDocument {
   version: number;
   keys: AttributeKeyEntry[];
   payments: { methods: string[]; wallets: string[]; agent: string[] };
+  /** Every payment token's name (brand names are the same in every language). */
+  payment_labels: Record<string, string>;
 }
 
 const FOOD = ['restaurant', 'cafe', 'bakery', 'bar', 'grocery'];
@@ -198,48 +200,75 @@ export function attributeValueAllowed(key: string, value: unknown): boolean {
 
 /**
  * Payment tokens a business can accept (`accepts` search parameter, listing `accepts.pay`):
- * ordinary methods, wallets, and rails an AI agent can pay through on a customer's behalf.
+ * ordinary methods, wallets, and rails an AI agent can pay through on a customer's behalf. One
+ * spelling for each: every token a listing carries is one of these (the demo generator draws from
+ * them), so `accepts=<token>` works for every token shown. Each has its name in PAYMENT_LABELS.
  */
+export const PAYMENT_LABELS: Readonly<Record<keyof PaymentTokens, Readonly<Record<string, string>>>> = Object.freeze({
+  methods: Object.freeze({
+    cash: 'Cash',
+    card: 'Payment card',
+    debit_card: 'Debit card',
+    credit_card: 'Credit card',
+    contactless: 'Contactless',
+    bank_transfer: 'Bank transfer',
+    sepa_direct_debit: 'SEPA Direct Debit',
+    invoice: 'Invoice',
+    cheque: 'Cheque',
+    pix: 'Pix',
+    mb_way: 'MB WAY',
+    multibanco: 'Multibanco',
+    boleto: 'Boleto',
+    bizum: 'Bizum',
+    ideal: 'iDEAL',
+    bancontact: 'Bancontact',
+    twint: 'TWINT',
+    blik: 'BLIK',
+    swish: 'Swish',
+    upi: 'UPI',
+    meal_voucher: 'Meal voucher',
+    cb: 'Cartes Bancaires (CB)',
+    eps: 'eps-Überweisung',
+    oxxo: 'OXXO Pay',
+    promptpay: 'PromptPay',
+    paynow: 'PayNow',
+  }),
+  wallets: Object.freeze({
+    apple_pay: 'Apple Pay',
+    google_pay: 'Google Pay',
+    samsung_pay: 'Samsung Pay',
+    paypal: 'PayPal',
+    revolut: 'Revolut',
+    wise: 'Wise',
+    alipay: 'Alipay',
+    wechat_pay: 'WeChat Pay',
+    mercado_pago: 'Mercado Pago',
+    venmo: 'Venmo',
+    cash_app: 'Cash App',
+    satispay: 'Satispay',
+    vipps_mobilepay: 'Vipps MobilePay',
+    paypay: 'PayPay',
+    kakaopay: 'KakaoPay',
+    gopay: 'GoPay',
+    gcash: 'GCash',
+    grabpay: 'GrabPay',
+    mpesa: 'M-Pesa',
+  }),
+  agent: Object.freeze({
+    x402: 'x402',
+    l402: 'L402',
+    ap2: 'Agent Payments Protocol (AP2)',
+    acp: 'Agentic Commerce Protocol (ACP)',
+    ucp: 'Universal Commerce Protocol (UCP)',
+    visa_intelligent_commerce: 'Visa Intelligent Commerce',
+    mastercard_agent_pay: 'Mastercard Agent Pay',
+  }),
+});
+
 export const PAYMENTS: PaymentTokens = Object.freeze({
-  methods: Object.freeze([
-    'cash',
-    'card',
-    'debit_card',
-    'credit_card',
-    'contactless',
-    'bank_transfer',
-    'sepa_direct_debit',
-    'invoice',
-    'cheque',
-    'pix',
-    'mb_way',
-    'multibanco',
-    'boleto',
-    'bizum',
-    'ideal',
-    'bancontact',
-    'twint',
-    'blik',
-    'swish',
-    'upi',
-    'meal_voucher',
-  ]),
-  wallets: Object.freeze([
-    'apple_pay',
-    'google_pay',
-    'samsung_pay',
-    'paypal',
-    'revolut',
-    'wise',
-    'alipay',
-    'wechat_pay',
-    'mercado_pago',
-    'venmo',
-    'cash_app',
-    'satispay',
-    'vipps_mobilepay',
-  ]),
-  agent: Object.freeze(['x402', 'l402', 'ap2', 'acp', 'ucp', 'visa_intelligent_commerce', 'mastercard_agent_pay']),
+  methods: Object.freeze(Object.keys(PAYMENT_LABELS.methods)),
+  wallets: Object.freeze(Object.keys(PAYMENT_LABELS.wallets)),
+  agent: Object.freeze(Object.keys(PAYMENT_LABELS.agent)),
 });
 
 const PAYMENT_GROUP = new Map<string, keyof PaymentTokens>();
@@ -264,5 +293,6 @@ export function attributesDocument(): AttributesDocument {
       return entry;
     }),
     payments: { methods: [...PAYMENTS.methods], wallets: [...PAYMENTS.wallets], agent: [...PAYMENTS.agent] },
+    payment_labels: { ...PAYMENT_LABELS.methods, ...PAYMENT_LABELS.wallets, ...PAYMENT_LABELS.agent },
   };
 }
