@@ -44,10 +44,10 @@ export function matchingTag(request: FastifyRequest, etag: string): string | und
 }
 
 /**
- * Sends a JSON text with its ETag, or 304 with no body when If-None-Match still holds. Headers
+ * Sends a JSON text (or its bytes, kept by the caller) with its ETag, or 304 with no body when If-None-Match still holds. Headers
  * already set (Cache-Control) go with either.
  */
-export function answerWithEtag(request: FastifyRequest, reply: FastifyReply, json: string, etag = etagOfText(json)): FastifyReply {
+export function answerWithEtag(request: FastifyRequest, reply: FastifyReply, json: string | Buffer, etag = etagOfText(json)): FastifyReply {
   const held = matchingTag(request, etag);
   if (held !== undefined) return reply.code(304).header('etag', held).send();
   return reply.header('etag', etag).type('application/json; charset=utf-8').send(json);

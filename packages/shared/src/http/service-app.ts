@@ -11,7 +11,7 @@ import type { JsonSchema } from '../operations/json-schema.js';
 import type { AnyOperation, HttpMethod } from '../operations/operation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
 import { installCors, type CorsRule } from './cors.js';
-import { answerWithEtag } from './etag.js';
+import { answerWithEtag, etagOfText } from './etag.js';
 import { redactingLoggerOptions } from './log-redaction.js';
 import { installJsonParser, installProblemHandling, routePattern, sendProblem, toProblem } from './rest-door.js';
 
@@ -138,11 +138,15 @@ export function installServiceRoutes<Ctx>(app: FastifyInstance, options: Service
   });
 
   // Built and serialised once: the same bytes every time, with their ETag (If-None-Match answers 304).
-  let openApiJson: string | null = null;
+  // One Buffer, so the compression hook keeps its compressed forms too (a 0.5 MB document is not compressed per request).
+  let openApi: { bytes: Buffer; etag: string } | null = null;
   app.get('/openapi.json', async (request, reply) => {
-    openApiJson ??= JSON.stringify(buildOpenApiDocument(options.operations, { ...options.openApi, version: options.version }, options.securitySchemes));
+    if (!openApi) {
+      const bytes = Buffer.from(JSON.stringify(buildOpenApiDocument(options.operations, { ...options.openApi, version: options.version }, options.securitySchemes)));
+      openApi = { bytes, etag: etagOfText(bytes) };
+    }
     reply.header('cache-control', 'public, max-age=300');
-    return answerWithEtag(request, reply, openApiJson);
+    return answerWithEtag(request, reply, openApi.bytes, openApi.etag);
   });
 
   app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {
