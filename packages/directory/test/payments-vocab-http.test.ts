@@ -5,12 +5,16 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteFile } from '@svc/shared';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { LOCAL_PAYMENTS } from '../src/demo/locale.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { isPaymentToken } from '../src/domain/vocab/attributes.js';
-import { MONDAY } from './support/fixtures.js';
+import { MONDAY, listing } from './support/fixtures.js';
 import { startDirectory, type TestDirectory } from './support/harness.js';
 
 interface Shown {
@@ -93,5 +97,34 @@ describe('the payments listings show', () => {
     }
     const refused = await client.callTool({ name: 'search_businesses', arguments: { accepts: 'sepa_debit' } });
     expect(refused.isError).toBe(true);
+  });
+});
+
+describe('a directory whose listings were stored with the old spellings', () => {
+  it('spells them as the vocabulary does once opened (sepa_direct_debit, vipps_mobilepay; giropay dropped), and finds them by it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'payments-migration-'));
+    const old = await startDirectory({
+      dataDir,
+      answerWorkers: 0,
+      listings: [
+        listing('old-spellings.example', { name: 'Alte Bäckerei', payments: ['card', 'sepa_debit', 'giropay', 'mobilepay', 'sepa_direct_debit'] }),
+        listing('untouched.example', { name: 'Untouched Shop', payments: ['card', 'paypal'] }),
+      ],
+    });
+    await old.close({ removeData: false });
+    // As if the listings had been stored before this migration.
+    const db = openSqliteFile(join(dataDir, 'directory.sqlite'));
+    db.prepare("DELETE FROM kysely_migration WHERE name = '0004-payment-spellings'").run();
+    db.close();
+    const reopened = await startDirectory({ dataDir, answerWorkers: 0 });
+    try {
+      await reopened.directory.pagesReady;
+      expect((await reopened.get('/v1/businesses/old-spellings.example')).body.accepts.pay).toEqual(['card', 'sepa_direct_debit', 'vipps_mobilepay']);
+      expect((await reopened.get('/v1/businesses/untouched.example')).body.accepts.pay).toEqual(['card', 'paypal']);
+      const page = await reopened.get('/v1/businesses?accepts=vipps_mobilepay');
+      expect(page.body.businesses.map((b: Shown) => [b.domain, b.accepts?.pay])).toEqual([['old-spellings.example', ['card', 'sepa_direct_debit', 'vipps_mobilepay']]]);
+    } finally {
+      await reopened.close();
+    }
   });
 });
