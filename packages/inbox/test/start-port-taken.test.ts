@@ -146,6 +146,8 @@ describe('npm start when a port is taken on the first start', () => {
     });
     expect(run.stdout, run.stderr).toMatch(KEY_BLOCK);
     expect(run.stdout).toContain(`Business inbox running at http://127.0.0.1:${inboxPort}`);
+    // The start says plainly whether scopes are enforced (logged-first by default).
+    expect(run.stdout).toContain('scopes           recorded, NOT enforced');
     expect(works).toBe(200);
     expect(ownerKeysIn(dataDir)).toBe(1);
   });
