@@ -7,6 +7,7 @@ import { READ, directoryOperation } from './context.js';
 
 const listingSchema = z.looseObject({
   domain: z.string(),
+  id: z.string().describe('The listing\'s public id: the day\'s shuffle key hashes it and the order\'s last tie-break compares it (GET /v1/ranking).'),
   name: z.string(),
   categories: z.array(z.string()),
   tags: z.array(z.string()),

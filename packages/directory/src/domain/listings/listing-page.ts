@@ -18,7 +18,7 @@ import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingM
  * the attribute keys shown): pages of another version are rendered again and never served.
  * `listing-page.test.ts` fails on a change of output until this and its fingerprint are updated.
  */
-export const PAGE_FORMAT = 4;
+export const PAGE_FORMAT = 5;
 
 /** What a page keeps to render its moment sections and to place the listing in the hour's order. */
 export interface ListingPageInputs extends ListingMomentFields {

@@ -101,6 +101,8 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     kind: 'fixed',
     fields: (l) => ({
       domain: l.domain,
+      // The listing's public id: the day's shuffle hashes it and the order's last tie-break reads it (GET /v1/ranking).
+      id: l.id,
       name: l.name,
       ...(l.description ? { description: l.description } : {}),
       ...(l.city ? { city: l.city } : {}),

@@ -29,7 +29,38 @@ export interface PublishedRules {
   numbers: RulesNumbers;
   /** The order in plain words, as published. */
   orderWords: string[];
+  /** The same order as sort keys, each naming the listing fields it reads, so a client can recompute a page's order. */
+  orderKeys: OrderKey[];
 }
+
+/** One sort key of the order: what it reads of a listing as shown, and which way it sorts. */
+export interface OrderKey {
+  key: string;
+  reads: string[];
+  sort: string;
+}
+
+/** Editorial revisions of the published texts: what a rules document says, never what it does. */
+export const TEXT_REVISIONS: readonly { at: string; note: string }[] = Object.freeze([
+  {
+    at: '2026-11-25',
+    note: 'The listing id the shuffle hashes and the last tie-break compares is now shown on every listing as `id`, and the order is also given as sort keys naming the listing fields they read (order.keys). The order itself did not change.',
+  },
+]);
+
+const SHUFFLE_KEY: OrderKey = {
+  key: 'rank_shuffle',
+  reads: ['rank_shuffle'],
+  sort: 'ascending, compared as a string (see order.rank_shuffle for how it is computed from id)',
+};
+const RANKED_KEY: OrderKey = {
+  key: 'reputation',
+  reads: ['reputation.ranked', 'reputation.score'],
+  sort: 'ranked first (a listing without reputation is not ranked); ranked ones by floor(score × 10000 + 0.5), highest first',
+};
+const ID_KEY: OrderKey = { key: 'id', reads: ['id'], sort: 'ascending, compared as a string' };
+/** Answering at the snapshot, as a listing shows it. */
+const ANSWERING = 'source is member and last_ping_at is at most answering_hours (24) before the snapshot (the start of the hour of rank_pos)';
 
 const COMMON = {
   answeringHours: 24,
@@ -52,7 +83,14 @@ export const PUBLISHED_RULES: readonly PublishedRules[] = Object.freeze([
       'then members whose inbox answered (pinged) in the 24 hours before the snapshot',
       'then ranked businesses (reputation score at least 0.40) by score, highest first',
       'then by the day\'s shuffle key, ascending',
-      'then by listing id',
+      'then by listing id (the listing\'s id field)',
+    ],
+    orderKeys: [
+      { key: 'member', reads: ['source'], sort: 'source member first' },
+      { key: 'answering', reads: ['source', 'last_ping_at'], sort: `answering first: ${ANSWERING}` },
+      RANKED_KEY,
+      SHUFFLE_KEY,
+      ID_KEY,
     ],
   },
   {
@@ -67,7 +105,19 @@ export const PUBLISHED_RULES: readonly PublishedRules[] = Object.freeze([
       'among those reached through other doors, the higher readiness level first (payable, then bookable, then askable)',
       'then ranked businesses (reputation score at least 0.40) by score, highest first',
       'then by the day\'s shuffle key, ascending',
-      'then members before other listings, then by listing id',
+      'then members before other listings, then by listing id (the listing\'s id field)',
+    ],
+    orderKeys: [
+      {
+        key: 'reach',
+        reads: ['source', 'last_ping_at', 'doors'],
+        sort: `ascending: 1 when ${ANSWERING}; else 2 when a door has status live, a type other than inbox and level askable or above; else 3`,
+      },
+      { key: 'level', reads: ['level'], sort: 'for reach 2 only: payable, then bookable, then askable' },
+      RANKED_KEY,
+      SHUFFLE_KEY,
+      { key: 'member', reads: ['source'], sort: 'source member first' },
+      ID_KEY,
     ],
   },
 ]);
@@ -111,8 +161,9 @@ export function rulesDocument(rules: PublishedRules, nowMs: number, baseUrl: str
       ranked_from: n.rankedFrom,
       ranked_from_int: n.rankedFromInt,
       rank_score_int: 'floor(score × 10000 + 0.5), from the last nightly reputation snapshot',
+      keys: rules.orderKeys,
       rank_shuffle:
-        'the first 16 lowercase hexadecimal characters of SHA-256 over "<YYYY-MM-DD>:<listing id in lower case>", with the UTC date of the snapshot; a string, compared as a string',
+        'the first 16 lowercase hexadecimal characters of SHA-256 over the UTF-8 text "<YYYY-MM-DD>:<id>", where <id> is the listing\'s id field in lower case and the date is the UTC date of the snapshot; a string, compared as a string',
       rank_pos: 'the place in this hour\'s order, from 1',
       near: { parameter: 'near', radius_km_default: n.radiusKmDefault, radius_km_max: n.radiusKmMax, order: n.nearest ? 'rank, or distance with order=nearest' : 'rank' },
       nearest: n.nearest ? 'order=nearest (needs near): by distance, then by place in the order' : null,
@@ -135,6 +186,7 @@ export function rulesDocument(rules: PublishedRules, nowMs: number, baseUrl: str
       'how well a query matches: matching only leaves businesses out',
       'distance, unless order=nearest is asked for',
     ],
+    text_revisions: TEXT_REVISIONS,
     changelog: PUBLISHED_RULES.filter((r) => Date.parse(r.publishedAt) <= nowMs).map((r) => ({
       version: r.version,
       published_at: r.publishedAt,
