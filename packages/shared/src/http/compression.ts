@@ -11,7 +11,8 @@
  * do; and it leaves a strong ETag unchanged on a compressed answer. Install this hook after every
  * other onSend hook, so it sees the final bytes.
  */
-import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { encodedEtag, type ContentCoding } from './etag.js';
 
@@ -71,6 +72,9 @@ function appendVary(reply: FastifyReply, value: string): void {
   reply.header('vary', list.join(', '));
 }
 
+const brotliAsync = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
 export function installCompression(app: FastifyInstance, options: CompressionOptions = {}): void {
   const threshold = options.thresholdBytes ?? 1024;
   const brotliQuality = options.brotliQuality ?? 5;
@@ -78,43 +82,44 @@ export function installCompression(app: FastifyInstance, options: CompressionOpt
   /** Compressed forms of Buffers served again (cached answers); they go when the Buffer does. */
   const kept = new WeakMap<Buffer, Partial<Record<ContentCoding, Buffer>>>();
 
-  const compress = (bytes: Buffer, coding: ContentCoding): Buffer =>
+  // Off the event loop (libuv's thread pool): an uncached answer's compression does not hold up other requests.
+  const compress = (bytes: Buffer, coding: ContentCoding): Promise<Buffer> =>
     coding === 'br'
-      ? brotliCompressSync(bytes, {
+      ? brotliAsync(bytes, {
           params: { [zlibConstants.BROTLI_PARAM_QUALITY]: brotliQuality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
         })
-      : gzipSync(bytes, { level: gzipLevel });
+      : gzipAsync(bytes, { level: gzipLevel });
 
-  app.addHook('onSend', (request, reply, payload, done) => {
+  app.addHook('onSend', async (request, reply, payload: unknown) => {
     const status = reply.statusCode;
     // A 304 says what its 200 would have said: a tagged answer varies with Accept-Encoding.
     if (status === 304 && reply.hasHeader('etag')) appendVary(reply, 'Accept-Encoding');
-    if (payload === null || payload === undefined || status === 204 || status === 304 || status < 200) return done(null, payload);
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
-    if (reply.getHeader('content-encoding') !== undefined) return done(null, payload);
-    if (!COMPRESSIBLE.test(String(reply.getHeader('content-type') ?? ''))) return done(null, payload);
+    if (payload === null || payload === undefined || status === 204 || status === 304 || status < 200) return payload;
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+    if (reply.getHeader('content-encoding') !== undefined) return payload;
+    if (!COMPRESSIBLE.test(String(reply.getHeader('content-type') ?? ''))) return payload;
     const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-    if (size < threshold) return done(null, payload);
+    if (size < threshold) return payload;
     // From here the answer depends on Accept-Encoding, whichever coding this request gets.
     appendVary(reply, 'Accept-Encoding');
     const coding = negotiateCoding(request.headers['accept-encoding']);
-    if (coding === undefined) return done(null, payload);
+    if (coding === undefined) return payload;
     let compressed: Buffer | undefined;
     if (Buffer.isBuffer(payload)) {
       const forms = kept.get(payload) ?? {};
       compressed = forms[coding];
       if (compressed === undefined) {
-        compressed = compress(payload, coding);
+        compressed = await compress(payload, coding);
         forms[coding] = compressed;
         kept.set(payload, forms);
       }
     } else {
-      compressed = compress(Buffer.from(payload, 'utf8'), coding);
+      compressed = await compress(Buffer.from(payload, 'utf8'), coding);
     }
-    if (compressed.length >= size) return done(null, payload);
+    if (compressed.length >= size) return payload;
     reply.header('content-encoding', coding);
     const etag = reply.getHeader('etag');
     if (typeof etag === 'string') reply.header('etag', encodedEtag(etag, coding));
-    done(null, compressed);
+    return compressed;
   });
 }
