@@ -5,7 +5,8 @@
  */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Hours, Weekday } from '../src/domain/listings/listing.js';
+import { shownGeo, type Hours, type Weekday } from '../src/domain/listings/listing.js';
+import { isListed } from '../src/domain/listings/regulated.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import {
@@ -62,7 +63,8 @@ const haversineKm = (lat1: number, lng1: number, lat2: number, lng2: number): nu
   return 2 * 6371.0088 * Math.asin(Math.min(1, Math.sqrt(a)));
 };
 
-const shown = (f: Fixture) => f.delistedAt === null && f.dormantSince === null;
+/** Listed as the directory lists: not gone, not set aside, not a non-member in a regulated category. */
+const shown = (f: Fixture) => isListed(f);
 const answeringAt = (f: Fixture, hourStart: number) => f.source === 'member' && f.lastPingAt !== null && f.lastPingAt >= hourStart - 24 * HOUR;
 const LEVEL_RANK = { listed: 0, readable: 1, askable: 2, bookable: 3, payable: 4 } as const;
 const levelOf = (f: Fixture) => Math.max(0, ...f.doors.filter((d) => d.status === 'live').map((d) => LEVEL_RANK[d.level]));
@@ -1066,7 +1068,10 @@ describe('cursor walks over 600 realistic listings', () => {
       [l.country, l.address?.country, l.place?.country, ...(l.place?.serviceArea?.countries ?? []), ...(l.place?.shipsTo ?? [])].includes(country),
     );
     const centre = local.find((l) => l.geo && l.country === country)!.geo!;
-    await expectWalk({ near: `${centre.lat},${centre.lng}`, radius_km: 800, limit: 5 }, (l) => !!l.geo && haversineKm(centre.lat, centre.lng, l.geo.lat, l.geo.lng) <= 800);
+    await expectWalk({ near: `${centre.lat},${centre.lng}`, radius_km: 800, limit: 5 }, (l) => {
+      const g = shownGeo(l);
+      return !!g && haversineKm(centre.lat, centre.lng, g.lat, g.lng) <= 800;
+    });
     await expectWalk({ open_now: true, limit: 13 }, (l) => openRef(l.hours, MONDAY));
     await expectWalk({ level: 'bookable', has_inbox: false, limit: 11 }, (l) => levelOf(l) >= 3 && !l.doors.some((d) => d.status === 'live' && d.type === 'inbox'));
   });

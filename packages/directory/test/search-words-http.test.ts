@@ -120,7 +120,8 @@ describe('q: every name of the demo data finds its own business', () => {
   afterAll(() => t.close());
 
   it('searching a listing\'s full name (near it, or in its country) returns it', async () => {
-    expect(demo.length).toBeGreaterThan(2900);
+    // Of 3000, those set aside and the non-members of regulated categories (about 10%) are not listed.
+    expect(demo.length).toBeGreaterThan(2600);
     const named = demo.filter((l) => /['’&.-]|[^ -~]/.test(l.name));
     expect(named.length, 'the demo names hold apostrophes, & and accents').toBeGreaterThan(300);
     const missing: string[] = [];

@@ -3,9 +3,13 @@
  * the operations: every parameter only leaves businesses out, so `q` beside `category` still has to
  * match; the kind of a search and the name rule agree (q=cloud is one kind); and more below.
  */
+import { openSqliteFile } from '@svc/shared';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../test-support/mcp-client.js';
-import { domainsOf, listing, MONDAY, type Fixture } from './support/fixtures.js';
+import { domainsOf, listing, member, MONDAY, type Fixture } from './support/fixtures.js';
 import { TestClock, startDirectory } from './support/harness.js';
 
 type Params = Record<string, string | number | boolean>;
@@ -217,5 +221,75 @@ describe('an unclaimed place is no more precise than it is shown', () => {
     const b = page.find((x) => x.domain === 'claimed-bakery.example');
     expect(b.geo).toEqual(CLAIMED);
     expect(b.distance_km).toBeCloseTo(km(c, CLAIMED), 3);
+  });
+});
+
+describe('regulated categories list only members, as their category page says', () => {
+  const DOCTORS = { id: 'amenity.doctors.general', label: 'General Practitioner', src: 'declared' as const };
+  const FIXTURES = [
+    member('member-clinic.example', { name: 'Member Clinic', city: 'Lisboa', categories: ['health'], placeCategory: DOCTORS }),
+    listing('found-clinic.example', { name: 'Found Clinic', city: 'Lisboa', categories: ['health'], placeCategory: DOCTORS }),
+    listing('found-lawyer.example', { name: 'Found Lawyer', city: 'Lisboa', categories: ['legal'], placeCategory: { id: 'office.lawyer', label: 'Law Office', src: 'declared' }, source: 'registered', claimed: true }),
+    // In a regulated category only as an alternate: still a regulated category it would be listed in.
+    listing('found-spa.example', { name: 'Found Spa Clinic', city: 'Lisboa', categories: ['wellness'], placeAlternates: [{ id: 'healthcare.physiotherapist', label: 'Physiotherapist', src: 'seen' }] }),
+    listing('found-bakery.example', { name: 'Found Bakery Clinic', city: 'Lisboa', categories: ['bakery'] }),
+  ];
+  let d: Opened;
+  beforeAll(async () => {
+    d = await open(FIXTURES);
+  });
+  afterAll(() => d.close());
+
+  it('the category page says only members are listed there, and the search follows it', async () => {
+    const page = await d.t.get('/c/amenity.doctors');
+    expect(page.status).toBe(200);
+    expect(page.body.regulated).toMatch(/only members/);
+    expect(await d.found({ category: 'amenity.doctors' })).toEqual(['member-clinic.example']);
+    expect(await d.found({ category: 'health' })).toEqual(['member-clinic.example']);
+    expect(await d.found({ category: 'office.lawyer' })).toEqual([]);
+    expect(await d.found({ category: 'healthcare.physiotherapist' })).toEqual([]);
+  });
+
+  it('nor does any other search list them: not by q, not unfiltered', async () => {
+    expect(await d.found({ q: 'clinic' })).toEqual(['found-bakery.example', 'member-clinic.example']);
+    expect(await d.found({})).toEqual(['found-bakery.example', 'member-clinic.example']);
+    expect(await d.found({ q: 'lawyer' })).toEqual([]);
+  });
+
+  it('their own page answers 404 and says why, over REST and MCP', async () => {
+    for (const [domain, why] of [
+      ['found-clinic.example', /regulated profession/],
+      ['found-lawyer.example', /Legal advice/],
+      ['found-spa.example', /healthcare\.physiotherapist/],
+    ] as const) {
+      const r = await d.detail(domain);
+      expect(r.status, domain).toBe(404);
+      expect(r.body.detail).toMatch(/only members are listed/);
+      expect(r.body.detail).toMatch(why);
+    }
+    expect((await d.detail('member-clinic.example')).status).toBe(200);
+  });
+
+  it('the counts leave them out too', async () => {
+    const stats = await d.t.get('/v1/stats');
+    expect(stats.body.businesses_listed).toBe(2);
+  });
+
+  it('a directory stored before the rule sets them aside when it opens', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'directory-regulated-'));
+    let t = await startDirectory({ listings: FIXTURES, dataDir, answerWorkers: 0 });
+    await t.close({ removeData: false });
+    const sqlite = openSqliteFile(join(dataDir, 'directory.sqlite'));
+    // As written before the rule: every row listed, the migration (and those after it) not yet run.
+    sqlite.prepare('UPDATE listings SET listed = 1').run();
+    sqlite.prepare("DELETE FROM kysely_migration WHERE name >= '0003-members-only-categories'").run();
+    sqlite.close();
+    t = await startDirectory({ dataDir, answerWorkers: 0 });
+    try {
+      const r = await t.get('/v1/businesses?limit=100');
+      expect(domainsOf(r.body).sort()).toEqual(['found-bakery.example', 'member-clinic.example']);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -2,12 +2,12 @@
 import { Problem } from '@svc/shared';
 import { z } from 'zod';
 import { ITEM_TYPES } from '../domain/listings/listing.js';
+import { membersOnlyCategoryOf } from '../domain/listings/regulated.js';
 import { HOUR_MS } from '../domain/ranking/hourly-order.js';
 import { READ, directoryOperation } from './context.js';
 
 const listingSchema = z.looseObject({
   domain: z.string(),
-  id: z.string().describe('The listing\'s public id: the day\'s shuffle key hashes it and the order\'s last tie-break compares it (GET /v1/ranking).'),
   name: z.string(),
   categories: z.array(z.string()),
   tags: z.array(z.string()),
@@ -92,6 +92,8 @@ export const getBusiness = directoryOperation({
     if (listing.dormantSince !== null) {
       throw new Problem('not_found', `${domain} was set aside on ${new Date(listing.dormantSince).toISOString().slice(0, 10)}: its inbox stopped answering.`);
     }
+    const regulated = membersOnlyCategoryOf(listing);
+    if (regulated) throw new Problem('not_found', `${domain} is set aside: it is in ${regulated.label} (${regulated.key}), where only members are listed. ${regulated.note}`);
     const nowMs = ctx.domain.clock.now();
     const state = ctx.search.peek();
     const current = state && state.hourStart === Math.floor(nowMs / HOUR_MS) * HOUR_MS ? state : null;

@@ -45,6 +45,8 @@ export interface SearchIndexInput {
   categoryKeysOf: (l: ListingRecord) => string[];
   /** Folded label and synonym words of a category key. */
   categoryWordsOf: (key: string) => string[];
+  /** Whether a listing is listed (default: neither gone nor set aside); one that is not is left out. */
+  listed?: (l: ListingRecord) => boolean;
   /**
    * Keep the records for get() (default true). Without, the listings may be streamed (e.g. straight
    * from the database) and the index holds only typed arrays and its dictionaries, which keeps the
@@ -267,7 +269,7 @@ function hourBitsets(rec: RecordData, n: number): Uint32Array {
   return bits;
 }
 
-function shown(l: ListingRecord): boolean {
+function notGone(l: ListingRecord): boolean {
   return l.delistedAt == null && l.dormantSince == null;
 }
 
@@ -349,6 +351,7 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
   const clOff = new IntBuf(1 << 16);
   const cl = new IntBuf(64);
 
+  const shown = input.listed ?? notGone;
   let d = 0;
   for (const l of input.listings) {
     if (!shown(l) || seen.has(l.seq)) continue;

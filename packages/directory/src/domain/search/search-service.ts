@@ -8,6 +8,7 @@ import type { DirectoryContext } from '../context.js';
 import type { ListingRecord } from '../listings/listing.js';
 import { JsonBytes, assembleListingBytes } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
+import { isListed } from '../listings/regulated.js';
 import { DayShuffles, HOUR_MS, HourRanks, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, whyPlaced, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
@@ -145,6 +146,7 @@ export class DirectorySearch {
       keepRecords: false,
       categoryKeysOf: this.#vocab.categoryKeysOf,
       categoryWordsOf: this.#vocab.categoryWordsOf,
+      listed: isListed,
     });
     return { index, base: counter };
   }

@@ -3,6 +3,7 @@ import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/sh
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
+import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
@@ -14,7 +15,8 @@ const STREAM_PAGE = 5_000;
 const INSERT_BATCH = 500;
 
 function listingRow(l: Omit<ListingRecord, 'seq'>) {
-  const listed = l.delistedAt === null && l.dormantSince === null ? 1 : 0;
+  // Not gone, not set aside, and not a non-member in a regulated category (regulated.ts).
+  const listed = isListed(l) ? 1 : 0;
   const live = l.doors.filter((d) => d.status === 'live');
   return {
     id: l.id,
@@ -211,7 +213,7 @@ class KyselyListingStore implements ListingStore {
     const document = JSON.stringify(listing);
     await this.#db
       .updateTable('listings')
-      .set({ document, last_ping_at: atMs, dormant_since: null, listed: listing.delistedAt === null ? 1 : 0, updated_at: atMs })
+      .set({ document, last_ping_at: atMs, dormant_since: null, listed: isListed(listing) ? 1 : 0, updated_at: atMs })
       .where('seq', '=', row.seq)
       .execute();
     await this.#writePages([{ seq: row.seq, document }]);
