@@ -29,3 +29,4 @@ export * from './http/rate-limit-headers.js';
 export * from './http/rate-limits.js';
 export * from './text/unsafe-text.js';
 export * from './signatures/index.js';
+export * from './receipts/index.js';

@@ -1,0 +1,2 @@
+export * from './compact-jws.js';
+export * from './receipt-format.js';
