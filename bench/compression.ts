@@ -174,7 +174,7 @@ const searchPaths = ['/v1/businesses?limit=20', '/v1/businesses?limit=100', '/v1
 const directoryDir = mkdtempSync(join(tmpdir(), 'bench-compression-directory-'));
 {
   const started = performance.now();
-  const store = await openDirectoryStore(join(directoryDir, 'directory.sqlite'), { pages: listingPageRenderer() });
+  const store = await openDirectoryStore(join(directoryDir, 'directory.sqlite'), { pages: listingPageRenderer('http://127.0.0.1') });
   const seeded = await seedDemoDirectory(store, listingCount, Date.now());
   await store.close();
   console.log(`directory: ${seeded} demo listings seeded in ${Math.round(performance.now() - started)} ms (${directoryDir})`);

@@ -12,7 +12,8 @@ const offset = Date.parse(process.env.BENCH_NOW ?? new Date().toISOString()) - D
 const started = performance.now();
 const directory = await buildDirectory({
   dataDir,
-  baseUrl: `http://127.0.0.1:${port}`,
+  // The public URL the benches render pages for (listingPageRenderer in bench/directory.ts and compression.ts): not the port, so prepared pages stay current.
+  baseUrl: 'http://127.0.0.1',
   // Burst limits off: a benchmark is one client sending as fast as it can (docs/security.md).
   rateLimit: 0,
   clock: { now: () => Date.now() + offset },

@@ -44,7 +44,7 @@ execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 async function prepareData(size: number): Promise<string> {
   const dir = join(root, '.data', `directory-${size}`);
   mkdirSync(dir, { recursive: true });
-  const store = await openDirectoryStore(join(dir, 'directory.sqlite'), { pages: listingPageRenderer() });
+  const store = await openDirectoryStore(join(dir, 'directory.sqlite'), { pages: listingPageRenderer('http://127.0.0.1') });
   const have = await store.listings.countAll();
   if (have !== size) {
     if (have > 0) throw new Error(`${dir} holds ${have} listings, not ${size}; remove it`);

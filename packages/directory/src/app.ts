@@ -65,10 +65,11 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const clock = options.clock ?? { now: () => Date.now() };
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const file = join(options.dataDir, 'directory.sqlite');
-  const pages = listingPageRenderer();
+  const baseUrl = options.baseUrl.replace(/\/$/, '');
+  const pages = listingPageRenderer(baseUrl);
   const store = await openDirectoryStore(file, { pages });
   const settings: DirectorySettings = {
-    baseUrl: options.baseUrl.replace(/\/$/, ''),
+    baseUrl,
     allowLocalInboxes: options.allowLocalInboxes ?? false,
     manifestTimeoutMs: 5_000,
     manifestMaxBytes: 256 * 1024,
@@ -145,7 +146,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   };
 }
 
-/** The search-result pages of this vocabulary (what category paths read: the taxonomy's release and our mapping). */
-export function listingPageRenderer(): ListingPageRenderer {
-  return new ListingPageRenderer(categoryPath, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`);
+/** The search-result pages of this vocabulary (what category paths read: the taxonomy's release and our mapping) under this public URL. */
+export function listingPageRenderer(baseUrl: string): ListingPageRenderer {
+  return new ListingPageRenderer(categoryPath, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`, baseUrl.replace(/\/$/, ''));
 }

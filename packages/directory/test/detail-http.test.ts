@@ -152,7 +152,7 @@ describe('a business the service found', () => {
     expect(r.body.found).toEqual({
       note: 'Found on its own web site.',
       checked_at: at(MONDAY - 5 * DAY),
-      about_url: 'https://directory.example/about/found?domain=found-bakery.example',
+      about_url: 'http://127.0.0.1/about/found/found-bakery.example',
     });
     expect(r.body.facts).toEqual([
       { field: 'name', v: 'Found Bakery', src: 'seen', at: at(MONDAY - 5 * DAY), url: 'https://found-bakery.example/' },

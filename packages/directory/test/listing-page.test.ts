@@ -20,7 +20,7 @@ import { isOpenAt } from '../src/domain/search/hours.js';
 import { renderedAnswer } from '../src/domain/search/rendered-answer.js';
 import { categoryPath } from '../src/domain/vocab/vocabulary-hooks.js';
 import { AFTER_RULES_7, DAY, EVERY_DAY, HOUR, MONDAY, door, hours, listing, member, type Fixture } from './support/fixtures.js';
-import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
+import { HARNESS_BASE_URL as BASE_URL, TestClock, startDirectory, type TestDirectory } from './support/harness.js';
 
 /** Hand-made listings reaching every branch of the view. */
 function handMade(): Fixture[] {
@@ -90,7 +90,7 @@ function moments(l: ListingRecord, seq: number): MomentViewOptions[] {
 }
 
 describe('a pre-rendered page', () => {
-  const renderer = listingPageRenderer();
+  const renderer = listingPageRenderer(BASE_URL);
   const generated = [...generateListings({ count: 1_000, seed: 917, nowMs: MONDAY, placeCategoryOf: taxonomyCategoryPicker() })];
   const all = [...handMade(), ...generated].map((l, i) => roundTrip(l, i + 1));
 
@@ -102,7 +102,7 @@ describe('a pre-rendered page', () => {
       const page = renderer.render(l);
       const inputs = JSON.parse(page.inputs) as ListingPageInputs;
       for (const moment of moments(l, l.seq)) {
-        const plain = JSON.stringify(listingView(l, { categoryPath, detail: false, ...moment }));
+        const plain = JSON.stringify(listingView(l, { categoryPath, detail: false, baseUrl: BASE_URL, ...moment }));
         expect(assembleListingView(page.fixed, inputs, moment)).toBe(plain);
         compared++;
       }
@@ -123,7 +123,7 @@ describe('a pre-rendered page', () => {
       hash.update(page.inputs).update('\n').update(page.fixed).update('\n');
     }
     // When the view's fixed sections change on purpose: bump PAGE_FORMAT and put the new fingerprint here.
-    expect({ format: PAGE_FORMAT, fingerprint: hash.digest('hex').slice(0, 16) }).toEqual({ format: 4, fingerprint: '8aad83d4d6a3344b' });
+    expect({ format: PAGE_FORMAT, fingerprint: hash.digest('hex').slice(0, 16) }).toEqual({ format: 6, fingerprint: '11ee1f04f16aa912' });
   });
 
   it('is read back as an answer whose JSON is the assembled text', () => {
@@ -199,7 +199,7 @@ describe('pages over HTTP', () => {
     return out;
   }
 
-  const pageCount = () => (sqlite.prepare('SELECT count(*) AS n FROM listing_pages WHERE version = ?').get(listingPageRenderer().version) as { n: number }).n;
+  const pageCount = () => (sqlite.prepare('SELECT count(*) AS n FROM listing_pages WHERE version = ?').get(listingPageRenderer(BASE_URL).version) as { n: number }).n;
 
   it('gives every listing a current page when it is written', () => {
     expect(pageCount()).toBe(listings.length);

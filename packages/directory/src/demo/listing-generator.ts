@@ -55,8 +55,6 @@ export interface GenerateListingsOptions {
   placeCategoryOf?: (group: string, rand: () => number) => { id: string; label: string } | null;
   /** Only cities of these countries (ISO 3166-1 alpha-2). Default: the whole world. */
   countries?: readonly string[];
-  /** Base URL of the directory, for `found.aboutUrl`. Default https://directory.example */
-  directoryUrl?: string;
 }
 
 /** Share of listings per source. */
@@ -338,7 +336,6 @@ interface Context {
   cities: ReturnType<typeof cityTable>;
   todayByZone: Map<string, string>;
   placeCategoryOf: GenerateListingsOptions['placeCategoryOf'];
-  directoryUrl: string;
 }
 
 /**
@@ -364,7 +361,6 @@ function* stream(options: GenerateListingsOptions): Generator<GeneratedListing, 
     cities: cityTable(),
     todayByZone: new Map(),
     placeCategoryOf: options.placeCategoryOf,
-    directoryUrl: (options.directoryUrl ?? 'https://directory.example').replace(/\/+$/, ''),
   };
   for (let i = 0; i < count; i++) yield makeListing(ctx, i);
 }
@@ -480,7 +476,7 @@ function makeListing(ctx: Context, counter: number): GeneratedListing {
     memberSince: times.memberSince,
     found:
       source === 'found'
-        ? { note: pick(rand, FOUND_NOTES), checkedAt: times.checkedAt, aboutUrl: `${ctx.directoryUrl}/about/found/${domain}` }
+        ? { note: pick(rand, FOUND_NOTES), checkedAt: times.checkedAt }
         : null,
     facts: [],
     receipts: { issued: 0, acknowledged: 0, customers: 0, lastAt: null },

@@ -87,7 +87,7 @@ export function listing(domain: string, overrides: Partial<Fixture> = {}, nowMs 
     memberSince: null,
     found:
       source === 'found'
-        ? { note: 'Found on its own web site.', checkedAt: nowMs - 5 * DAY, aboutUrl: `https://directory.example/about/found?domain=${domain}` }
+        ? { note: 'Found on its own web site.', checkedAt: nowMs - 5 * DAY }
         : null,
     facts: [],
     receipts: { issued: 0, acknowledged: 0, customers: 0, lastAt: null },

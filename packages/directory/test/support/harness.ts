@@ -18,6 +18,9 @@ export class TestClock extends SharedClock {
 
 export type { ApiResponse };
 
+/** The public URL every test directory is built with (what about_url and rules_url start with); the server listens elsewhere. */
+export const HARNESS_BASE_URL = 'http://127.0.0.1';
+
 export interface TestDirectory {
   directory: Directory;
   baseUrl: string;
@@ -48,7 +51,7 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'directory-test-'));
   const directory = await buildDirectory({
     dataDir,
-    baseUrl: 'http://127.0.0.1',
+    baseUrl: HARNESS_BASE_URL,
     allowLocalInboxes: options.allowLocalInboxes ?? false,
     clock,
     logLevel: options.logStream ? 'info' : 'silent',

@@ -9,6 +9,7 @@
  * same VIEW_SECTIONS, so the assembled text is byte for byte what JSON.stringify(listingView(...))
  * gives (the tests hold the two side by side).
  */
+import { createHash } from 'node:crypto';
 import { rankInputsOf } from '../ranking/hourly-order.js';
 import type { ListingRecord } from './listing.js';
 import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingMomentFields, type MomentViewOptions, type ViewSection } from './listing-view.js';
@@ -18,7 +19,7 @@ import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingM
  * the attribute keys shown): pages of another version are rendered again and never served.
  * `listing-page.test.ts` fails on a change of output until this and its fingerprint are updated.
  */
-export const PAGE_FORMAT = 5;
+export const PAGE_FORMAT = 6;
 
 /** What a page keeps to render its moment sections and to place the listing in the hour's order. */
 export interface ListingPageInputs extends ListingMomentFields {
@@ -55,10 +56,14 @@ export class ListingPageRenderer {
   readonly version: string;
   readonly #fixed: FixedViewOptions;
 
-  /** `vocabularyRelease` names what categoryPath reads (the taxonomy's release and our group mapping). */
-  constructor(categoryPath: (placeId: string) => string[], vocabularyRelease: string) {
-    this.#fixed = { categoryPath, detail: false };
-    this.version = `${PAGE_FORMAT}/${vocabularyRelease}`;
+  /**
+   * `vocabularyRelease` names what categoryPath reads (the taxonomy's release and our group mapping);
+   * `baseUrl` is the directory's public URL, which found listings' about_url start with: pages made
+   * under another one are stale.
+   */
+  constructor(categoryPath: (placeId: string) => string[], vocabularyRelease: string, baseUrl: string) {
+    this.#fixed = { categoryPath, detail: false, baseUrl };
+    this.version = `${PAGE_FORMAT}/${vocabularyRelease}@${createHash('sha256').update(baseUrl).digest('hex').slice(0, 8)}`;
   }
 
   render(listing: ListingRecord): ListingPage {

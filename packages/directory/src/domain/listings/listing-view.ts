@@ -6,6 +6,7 @@
 import { zoneNow } from '../search/hours.js';
 import { isAnswering } from '../ranking/hourly-order.js';
 import { attributeKey } from '../vocab/attributes.js';
+import { aboutFoundUrl } from './found-about.js';
 import { LEVELS, levelRank, listingLevel, showsStreet, shownGeo, type ListingRecord, type RequestKind } from './listing.js';
 
 export interface RankPlacement {
@@ -20,6 +21,8 @@ export interface FixedViewOptions {
   categoryPath: (placeId: string) => string[];
   /** The detail view (GET /v1/businesses/{domain}) adds receipts.customers, outcomes and facts. */
   detail: boolean;
+  /** The directory's public URL: a found listing's about_url is its page there (found-about.ts). */
+  baseUrl: string;
 }
 
 /** What changes with the moment of the answer and with the request. */
@@ -269,7 +272,7 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
   {
     kind: 'fixed',
     fields: (l, o) => ({
-      ...(l.found ? { found: { note: l.found.note, checked_at: iso(l.found.checkedAt), about_url: l.found.aboutUrl } } : {}),
+      ...(l.found ? { found: { note: l.found.note, checked_at: iso(l.found.checkedAt), about_url: aboutFoundUrl(o.baseUrl, l.domain) } } : {}),
       ...(o.detail ? { outcomes: l.outcomes } : {}),
       ...(o.detail && l.source !== 'member' ? { facts: shownFacts(l.facts) } : {}),
     }),

@@ -113,7 +113,8 @@ export interface ListingRecord {
   verifiedAt: number | null;
   lastPingAt: number | null;
   memberSince: number | null;
-  found: { note: string; checkedAt: number; aboutUrl: string } | null;
+  /** A business the service found: its note and when it was checked (its about_url is the directory's own page, found-about.ts). */
+  found: { note: string; checkedAt: number } | null;
   facts: Fact[];
   receipts: { issued: number; acknowledged: number; customers: number; lastAt: number | null };
   outcomes: Record<string, number>;

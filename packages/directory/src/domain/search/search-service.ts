@@ -272,6 +272,7 @@ export class DirectorySearch {
     return listingView(record, {
       categoryPath: this.#vocab.categoryPath,
       detail: options.detail,
+      baseUrl: this.#ctx.settings.baseUrl,
       ...this.#moment(rankInputsOf(record), isOpenAt(record.hours, nowMs), state, nowMs, options),
     });
   }

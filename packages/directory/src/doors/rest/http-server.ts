@@ -19,6 +19,7 @@ import {
   type StorageHealth,
 } from '@svc/shared';
 import { renderedBytesOf } from '../../domain/search/rendered-answer.js';
+import { ABOUT_FOUND_PATH, installFoundAboutPages } from './about-found-route.js';
 import { etagOf } from './etag.js';
 import { directoryOpenApi } from './openapi-document.js';
 import { directoryBudgetOf } from './rate-budgets.js';
@@ -92,7 +93,10 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
   if (options.storageHealth) installStorageHealth(app, options.storageHealth, options.softwareVersion);
   installServiceRoutes(app, {
     operations,
-    extraRoutes: [{ method: 'POST', path: '/mcp' }],
+    extraRoutes: [
+      { method: 'POST', path: '/mcp' },
+      { method: 'GET', path: ABOUT_FOUND_PATH },
+    ],
     problemsBase,
     version: options.softwareVersion,
     openApi: directoryOpenApi(baseUrl),
@@ -108,6 +112,9 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     }
     return { status: extras.status ?? op.http.successStatus ?? 200, body, headers: { ...(extras.headers ?? {}) } };
   };
+
+  // The page each found listing's about_url names (why listed, how to correct, how to opt out).
+  installFoundAboutPages(app, { baseUrl, listingByDomain: (domain) => context.domain.store.listings.byDomain(domain) });
 
   /** Bodies of reads already encoded (see serialise), sent in place of their text. */
   const encoded = new WeakMap<FastifyRequest, Buffer>();
