@@ -12,6 +12,7 @@ import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
 import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
+import { ensureSigningKey } from './domain/receipts/signing-keys.js';
 import { sealedSettingsCodec } from './domain/settings/sealed-settings.js';
 import { pruneOAuth, retireGrantsForOtherResources } from './domain/access/oauth/maintenance.js';
 import { PRUNE_EVERY_MS as OAUTH_PRUNE_EVERY_MS } from './domain/access/oauth/oauth-limits.js';
@@ -70,6 +71,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const secrets = loadSecretBox(options.dataDir);
   const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'), { settingsCodec: sealedSettingsCodec(secrets) });
+  // The receipt key is made at first start; one this instance can no longer open is replaced (docs/receipts.md).
+  const signingKey = await ensureSigningKey(store, secrets, clock.now());
   const allowLocalFeeds = options.allowLocalFeeds ?? false;
   const config = {
     publicBaseUrl: options.publicBaseUrl.replace(/\/$/, ''),
@@ -89,6 +92,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   });
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
+  if (signingKey === 'replaced') http.log.warn('The signing key could not be opened with this secret key; a new one was made. Receipts signed before stay verifiable by their published keys.');
   const webhooks = new WebhookDispatcher({
     store,
     clock,

@@ -9,6 +9,7 @@ import * as networks from './owner-networks.js';
 import * as rules from './owner-rules.js';
 import * as settings from './owner-settings.js';
 import * as setup from './owner-setup.js';
+import * as signingKeys from './owner-signing-keys.js';
 import * as webhooks from './owner-webhooks.js';
 import * as events from './owner-events.js';
 import * as business from './public-business.js';
@@ -60,6 +61,8 @@ export const OWNER_OPERATIONS: readonly AnyOperation<OperationContext>[] = [
   aiApps.listAiAppsOperation,
   aiApps.revokeAiAppOperation,
   networks.getNetworksOperation,
+  signingKeys.listSigningKeysOperation,
+  signingKeys.rotateSigningKeyOperation,
   feeds.listFeedsOperation,
   feeds.addFeedOperation,
   feeds.getFeedOperation,

@@ -163,6 +163,7 @@ import type { JobStore } from '@svc/shared';
 import type { NetworkStatusStore } from './network-status-store.js';
 import type { RuleStore } from './rule-store.js';
 import type { FeedStore } from './feed-store.js';
+import type { SigningKeyStore } from './signing-key-store.js';
 
 export interface InboxStore {
   readonly business: DocumentStore;
@@ -183,6 +184,8 @@ export interface InboxStore {
   readonly eventStream: EventStreamStore;
   /** Product feeds, their import runs and the products they brought (docs/feeds.md). */
   readonly feeds: FeedStore;
+  /** The instance's receipt signing keys and sealed instance secrets (docs/receipts.md). */
+  readonly signingKeys: SigningKeyStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -30,7 +30,7 @@ import { AUTHORIZATION_PATH, oauthEndpoints, ownerChallenge } from '../../domain
 import { bearerAccessToken } from '../../domain/items/access-token.js';
 import { AGENT_GUIDE } from './agent-guide.js';
 import { inboxBudgetOf } from './rate-budgets.js';
-import { buildManifest } from './manifest.js';
+import { buildManifest, publishedKeys } from './manifest.js';
 import { inboxOpenApi } from './openapi-document.js';
 import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
 
@@ -112,6 +112,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     extraRoutes: [
       ...OAUTH_ROUTES,
       { method: 'GET', path: '/.well-known/agent-inbox.json' },
+      { method: 'GET', path: '/.well-known/jwks.json' },
       { method: 'GET', path: '/docs/agents' },
       { method: 'POST', path: '/mcp' },
       { method: 'POST', path: '/mcp/owner' },
@@ -207,6 +208,12 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   app.get('/.well-known/agent-inbox.json', async (request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return answerWithEtag(request, reply, JSON.stringify(await buildManifest(deps.store, deps.config, deps.clock.now())));
+  });
+
+  // The receipt keys as a JWK Set (RFC 7517 §5), for any JOSE library (docs/receipts.md).
+  app.get('/.well-known/jwks.json', async (request, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return answerWithEtag(request, reply, JSON.stringify(await publishedKeys(deps.store)));
   });
 
   app.get('/docs/agents', async (_request, reply) => {

@@ -2,6 +2,7 @@
 import { DateTime } from 'luxon';
 import { loadProfile } from '../../domain/context.js';
 import { oauthEndpoints } from '../../domain/access/oauth/oauth-metadata.js';
+import { publishedJwk } from '../../domain/receipts/signing-keys.js';
 import type { InboxStore } from '../../store/store.js';
 import type { InboxConfigView } from '../../operations/context.js';
 
@@ -37,6 +38,11 @@ async function publishedServices(store: InboxStore) {
     ...services.map((s) => ({ name: s.name.slice(0, 80), type: s.priceModel === 'quote' ? ('quote_request' as const) : ('booking' as const) })),
     ...products.map((p) => ({ name: p.name.slice(0, 80), type: 'order' as const })),
   ].slice(0, MAX_PUBLISHED_SERVICES);
+}
+
+/** The instance's public signing keys, the active one first (docs/receipts.md "Keys"): the manifest's receipt_keys and /.well-known/jwks.json. */
+export async function publishedKeys(store: InboxStore) {
+  return { keys: (await store.signingKeys.list()).map(publishedJwk) };
 }
 
 export async function buildManifest(store: InboxStore, config: InboxConfigView, nowMs: number = Date.now()) {
@@ -76,5 +82,7 @@ export async function buildManifest(store: InboxStore, config: InboxConfigView, 
       services,
     },
     agent_policy: { tiers: ['anonymous'], signatures: [], passes: false, networks: [] },
+    // Keys that verify this instance's receipts and its signed requests to networks, retired ones included.
+    receipt_keys: await publishedKeys(store),
   };
 }

@@ -17,7 +17,7 @@ const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
   { name: 'Owner setup', description: 'Profile, services, products, opening hours and closures.', paths: [/^\/v1\/owner\/(profile|services|products|availability)/] },
   { name: 'Owner settings', description: 'The settings document and the directory networks it names.', paths: [/^\/v1\/owner\/(settings|networks)/] },
   { name: 'Owner rules', description: "The owner's rules: a trigger, conditions and one action.", paths: [/^\/v1\/owner\/rules/] },
-  { name: 'Owner access', description: 'Owner and integration keys, and AI apps connected over OAuth.', paths: [/^\/v1\/owner\/(api-keys|ai-apps)/] },
+  { name: 'Owner access', description: "Owner and integration keys, AI apps connected over OAuth, and the instance's signing keys.", paths: [/^\/v1\/owner\/(api-keys|ai-apps|signing-keys)/] },
   { name: 'Owner feeds', description: 'Product feeds imported into the catalogue.', paths: [/^\/v1\/owner\/feeds/] },
   { name: 'Owner webhooks', description: 'Webhook endpoints, their deliveries, tests and replays.', paths: [/^\/v1\/owner\/(webhooks|deliveries)/] },
   { name: 'Owner events', description: 'The event stream, polled.', paths: [/^\/v1\/owner\/events/] },

@@ -8,6 +8,7 @@ import { KyselyItemStore } from './item-store.js';
 import { KyselyOAuthStore } from './oauth-store.js';
 import { KyselyNetworkStatusStore } from './network-status-store.js';
 import { KyselyRuleStore } from './rule-store.js';
+import { KyselySigningKeyStore } from './signing-key-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
@@ -28,6 +29,7 @@ export class KyselyInboxStore implements InboxStore {
   readonly webhooks;
   readonly eventStream;
   readonly feeds;
+  readonly signingKeys;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -51,6 +53,7 @@ export class KyselyInboxStore implements InboxStore {
     this.webhooks = new KyselyWebhookStore(db, outbox, inTransaction);
     this.eventStream = new KyselyEventStreamStore(db);
     this.feeds = new KyselyFeedStore(db);
+    this.signingKeys = new KyselySigningKeyStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */

@@ -6,6 +6,7 @@ import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
+import type { InstanceSecretsTable, SigningKeysTable } from './receipt-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -178,6 +179,8 @@ export interface Database {
   feeds: FeedsTable;
   feed_runs: FeedRunsTable;
   feed_products: FeedProductsTable;
+  signing_keys: SigningKeysTable;
+  instance_secrets: InstanceSecretsTable;
 }
 
 export interface RulesTable {
