@@ -154,10 +154,18 @@ describe('a business the service found', () => {
       checked_at: at(MONDAY - 5 * DAY),
       about_url: 'http://127.0.0.1/about/found/found-bakery.example',
     });
-    expect(r.body.facts).toEqual([
-      { field: 'name', v: 'Found Bakery', src: 'seen', at: at(MONDAY - 5 * DAY), url: 'https://found-bakery.example/' },
-      { field: 'hours', v: 'mon-sat 07:00-19:00', src: 'seen', at: at(MONDAY - 5 * DAY), url: 'https://found-bakery.example/contact', via: 'schema.org' },
-    ]);
+    // Every value shown that the business published, as shown, under the listing's own names (issue 20).
+    expect(r.body.facts.map((f: { field: string }) => f.field)).toEqual(['name', 'city', 'country', 'address', 'categories', 'geo', 'url', 'category', 'place']);
+    for (const fact of r.body.facts) expect(fact.v, fact.field).toEqual(r.body[fact.field]);
+    // A kept fact gives its page and means; a fact of something not shown (hours it no longer publishes) is not shown.
+    expect(r.body.facts[0]).toEqual({ field: 'name', v: 'Found Bakery', src: 'seen', at: at(MONDAY - 5 * DAY), url: 'https://found-bakery.example/' });
+    expect(r.body.facts.find((f: { field: string }) => f.field === 'geo')).toEqual({
+      field: 'geo',
+      v: { lat: 41.16, lng: -8.63 },
+      src: 'seen',
+      at: at(MONDAY - 5 * DAY),
+      via: 'rounded to about a kilometre until the business claims its entry',
+    });
     expect(r.body.outcomes).toEqual({});
     expect(r.body.receipts).toEqual({ issued: 0, acknowledged: 0, customers: 0 });
     expect(r.body).not.toHaveProperty('reputation');
@@ -197,7 +205,12 @@ describe('a registered business', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('x-robots-tag')).toBeNull();
     expect(r.body.source).toBe('registered');
-    expect(r.body.facts).toEqual([{ field: 'name', v: 'Registered Shop', src: 'declared', at: at(MONDAY - 9 * DAY) }]);
+    expect(r.body.facts[0]).toEqual({ field: 'name', v: 'Registered Shop', src: 'declared', at: at(MONDAY - 9 * DAY) });
+    expect(r.body.facts.map((f: { field: string }) => f.field)).toEqual(['name', 'city', 'country', 'address', 'categories', 'geo', 'url', 'place']);
+    for (const fact of r.body.facts) expect(fact.v, fact.field).toEqual(r.body[fact.field]);
+    // Its place as shown (ships_to, not shipsTo), and its precise point: it is claimed.
+    expect(r.body.facts.find((f: { field: string }) => f.field === 'place').v).toEqual({ kind: ['storefront', 'online'], locality: 'Braga', country: 'PT', ships_to: ['ES'] });
+    expect(r.body.facts.find((f: { field: string }) => f.field === 'geo')).toEqual({ field: 'geo', v: { lat: 41.550323, lng: -8.420052 }, src: 'declared', at: at(MONDAY - 2 * DAY) });
     expect(r.body.address).toEqual({ street: 'Avenida Central 1', locality: 'Braga', postal_code: '4710-229', country: 'PT' });
     expect(r.body.place).toEqual({ kind: ['storefront', 'online'], locality: 'Braga', country: 'PT', ships_to: ['ES'] });
     expect(r.body).not.toHaveProperty('found');

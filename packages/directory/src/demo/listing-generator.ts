@@ -763,6 +763,7 @@ function fillMemberActivity(rand: Rand, listing: GeneratedListing, times: Times)
   }
 }
 
+/** Where and when each value was seen, under the listing's field names (the detail view shows every value as it shows it: listing-facts.ts). */
 function makeFacts(listing: GeneratedListing, source: Source, checkedAt: number): Fact[] {
   const at = iso(checkedAt);
   const src: ValueSource = source === 'found' ? 'seen' : 'declared';
@@ -776,8 +777,8 @@ function makeFacts(listing: GeneratedListing, source: Source, checkedAt: number)
     { field: 'tags', v: listing.tags, src, at },
   ];
   if (listing.hours) facts.push({ field: 'hours', v: listing.hours, src: 'declared', at, via: 'schema.org' });
-  if (listing.payments.length > 0) facts.push({ field: 'payments', v: listing.payments, src, at });
-  if (listing.priceBand !== null) facts.push({ field: 'priceBand', v: listing.priceBand, src: 'seen', at });
+  if (listing.payments.length > 0) facts.push({ field: 'accepts.pay', v: listing.payments, src, at });
+  if (listing.priceBand !== null) facts.push({ field: 'price_band', v: listing.priceBand, src: 'seen', at });
   if (listing.place) facts.push({ field: 'place', v: listing.place, src, at });
   for (const [key, value] of Object.entries(listing.attributes)) facts.push({ field: `attributes.${key}`, v: value.v, src: value.src, at });
   return facts;

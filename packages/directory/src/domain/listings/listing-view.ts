@@ -7,6 +7,7 @@ import { zoneNow } from '../search/hours.js';
 import { isAnswering } from '../ranking/hourly-order.js';
 import { attributeKey } from '../vocab/attributes.js';
 import { aboutFoundUrl } from './found-about.js';
+import { listingFacts } from './listing-facts.js';
 import { LEVELS, levelRank, listingLevel, showsStreet, shownGeo, type ListingRecord, type RequestKind } from './listing.js';
 
 export interface RankPlacement {
@@ -48,18 +49,11 @@ export interface ListingMomentFields {
   receipts: { customers: number };
 }
 
-/** Facts that are a way to reach a person are never shown (spec §1: no phone number, no e-mail address). */
-const CONTACT_FIELD = /(^|[._-])(phone|telephone|tel|mobile|fax|e-?mail)($|[._-])/i;
-const EMAIL_VALUE = /[^\s@]+@[^\s@]+\.[^\s@]+/;
-
 /** Only keys of GET /v1/attributes that can be filtered on are shown; one that needs a register's proof is not shown yet. */
 function shownAttributes(attributes: ListingRecord['attributes']): ListingRecord['attributes'] {
   return Object.fromEntries(Object.entries(attributes).filter(([key]) => attributeKey(key)?.filterable === true));
 }
 
-function shownFacts(facts: ListingRecord['facts']): ListingRecord['facts'] {
-  return facts.filter((f) => !CONTACT_FIELD.test(f.field) && !(typeof f.v === 'string' && EMAIL_VALUE.test(f.v)));
-}
 
 /** Today's date in the business's own time zone (UTC for a zone the runtime does not know): closures are its whole days. */
 function localDate(zone: string, nowMs: number): string {
@@ -274,7 +268,6 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     fields: (l, o) => ({
       ...(l.found ? { found: { note: l.found.note, checked_at: iso(l.found.checkedAt), about_url: aboutFoundUrl(o.baseUrl, l.domain) } } : {}),
       ...(o.detail ? { outcomes: l.outcomes } : {}),
-      ...(o.detail && l.source !== 'member' ? { facts: shownFacts(l.facts) } : {}),
     }),
   },
 ];
@@ -288,5 +281,9 @@ export function hoursShownByMoment(l: Pick<ListingRecord, 'hours'>): boolean {
 export function listingView(l: ListingRecord, o: ViewOptions): Record<string, unknown> {
   const view: Fields = {};
   for (const section of VIEW_SECTIONS) Object.assign(view, section.fields(l, o));
+  // The detail of a business that is not a member: every value shown above that it published, as shown,
+  // with its source and date (listing-facts.ts). Facts of phone numbers or e-mail addresses are never
+  // among them: only fields the view shows are, and it shows none of those.
+  if (o.detail && l.source !== 'member') view.facts = listingFacts(l, view);
   return view;
 }
