@@ -8,6 +8,7 @@ import { READ, directoryOperation } from './context.js';
 
 const listingSchema = z.looseObject({
   domain: z.string(),
+  id: z.string().describe('The listing\'s public id: the day\'s shuffle key hashes it and the order\'s last tie-break compares it (GET /v1/ranking).'),
   name: z.string(),
   categories: z.array(z.string()),
   tags: z.array(z.string()),
@@ -77,7 +78,8 @@ export const getBusiness = directoryOperation({
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/businesses/{domain}' },
-  answers: { etag: true },
+  // A business the service found is served with X-Robots-Tag: noindex (directory spec §4).
+  answers: { etag: true, robotsTag: true },
   input: z.object({ domain: z.string().min(1).max(253) }),
   output: listingSchema,
   annotations: READ,

@@ -90,6 +90,10 @@ const HEADERS: Record<string, JsonSchema> = {
     description: '`true` when this answer is the stored answer of an earlier request with the same idempotency key.',
     schema: { type: 'string', enum: ['true'] },
   },
+  'X-Robots-Tag': {
+    description: 'Present as `noindex` on answers search engines must not index (a business the directory found, not one that listed itself).',
+    schema: { type: 'string', enum: ['noindex'] },
+  },
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
     schema: { type: 'integer', minimum: 0 },
@@ -255,6 +259,7 @@ class OperationBuilder {
       const headers: Record<string, JsonSchema> = {};
       if (op.answers?.location && status === 201) headers.Location = this.header('Location');
       if (etag && status === 200) headers.ETag = this.header('ETag');
+      if (op.answers?.robotsTag && status === 200) headers['X-Robots-Tag'] = this.header('X-Robots-Tag');
       if (idempotent && status === 200) {
         headers['Idempotent-Replayed'] = this.header('Idempotent-Replayed');
         // A replay of a create carries the headers of the first answer, Location among them.
@@ -275,7 +280,10 @@ class OperationBuilder {
       };
     }
     if (etag) {
-      responses['304'] = { description: 'Not modified: the ETag sent in If-None-Match still holds.', headers: { ETag: this.header('ETag') } };
+      responses['304'] = {
+        description: 'Not modified: the ETag sent in If-None-Match still holds.',
+        headers: { ETag: this.header('ETag'), ...(op.answers?.robotsTag ? { 'X-Robots-Tag': this.header('X-Robots-Tag') } : {}) },
+      };
     }
 
     const codesByStatus = new Map<number, string[]>();

@@ -23,6 +23,8 @@ export interface OperationAnswers {
   location?: boolean;
   /** Answers carry an `ETag`; a request with a matching `If-None-Match` is answered 304. */
   etag?: boolean;
+  /** Some answers (and their 304s) carry `X-Robots-Tag: noindex` (the directory's businesses it found). */
+  robotsTag?: boolean;
 }
 
 /** What a handler may add besides its body: headers such as Location, and a different status. */
