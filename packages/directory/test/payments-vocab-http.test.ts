@@ -114,7 +114,7 @@ describe('a directory whose listings were stored with the old spellings', () => 
     await old.close({ removeData: false });
     // As if the listings had been stored before this migration.
     const db = openSqliteFile(join(dataDir, 'directory.sqlite'));
-    db.prepare("DELETE FROM kysely_migration WHERE name = '0004-payment-spellings'").run();
+    db.prepare("DELETE FROM kysely_migration WHERE name >= '0004-payment-spellings'").run();
     db.close();
     const reopened = await startDirectory({ dataDir, answerWorkers: 0 });
     try {

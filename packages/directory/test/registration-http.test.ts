@@ -207,9 +207,13 @@ describe('registering an inbox that verifies', () => {
     expect(bare.status).toBe(204);
   });
 
-  it('appears in the search from the next hour\'s order, first as the only member', async () => {
-    const before = await t.get('/v1/businesses?q=coimbra');
-    expect(before.body.businesses).toEqual([]);
+  it('appears in the search at once, after the hour\'s order, and from the next hour\'s order first as the only member', async () => {
+    // The hour's order was made before it was listed: it comes after every listing of that order.
+    const now = await t.get('/v1/businesses?q=coimbra');
+    expect(now.body.businesses.map((b: any) => b.domain)).toEqual([inbox.domain]);
+    const plain = await t.get('/v1/businesses');
+    expect(plain.body.businesses.map((b: any) => b.domain)).toHaveLength(3);
+    expect(plain.body.businesses[2]).toMatchObject({ domain: inbox.domain, rank_pos: 3 });
     clock.advance(HOUR);
     const after = await t.get('/v1/businesses?q=coimbra');
     expect(after.body.businesses.map((b: any) => b.domain)).toEqual([inbox.domain]);

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../test-support/mcp-client.js';
-import { domainsOf, listing, member, MONDAY, type Fixture } from './support/fixtures.js';
-import { TestClock, startDirectory } from './support/harness.js';
+import { domainsOf, hours, listing, member, MONDAY, type Fixture } from './support/fixtures.js';
+import { TestClock, startDirectory, type ApiResponse } from './support/harness.js';
 
 type Params = Record<string, string | number | boolean>;
 
@@ -291,5 +291,99 @@ describe('regulated categories list only members, as their category page says', 
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('an update of a listing reaches search at once: one business, one answer', () => {
+  const WEEKENDS = hours('Europe/Lisbon', { 'sat,sun': [['10:00', '14:00']] });
+  const ALL_DAY = hours('Europe/Lisbon', { 'mon-sun': [['00:00', '24:00']] });
+  const LISBON = { lat: 38.7223, lng: -9.1393 };
+  let d: Opened;
+  let clock: TestClock;
+  beforeAll(async () => {
+    clock = new TestClock(MONDAY);
+    d = await open(
+      [
+        member('changing-hours.example', { name: 'Changing Hours Café', city: 'Lisboa', categories: ['cafe'], hours: WEEKENDS, geo: LISBON }),
+        member('steady.example', { name: 'Steady Café', city: 'Lisboa', categories: ['cafe'], hours: ALL_DAY, geo: { lat: 38.73, lng: -9.14 } }),
+        ...['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'].map((w, i) => listing(`${w}.example`, { name: `${w} Café`, city: 'Lisboa', categories: ['cafe'], geo: { lat: 38.7 + i / 100, lng: -9.15 } })),
+      ],
+      clock,
+      { cacheAnswers: true },
+    );
+  });
+  afterAll(() => d.close());
+
+  /** The way a manifest checked again writes its listing (instances.ts verification commit). */
+  async function rewrite(domain: string, change: Partial<Fixture>): Promise<void> {
+    const { seq: _seq, ...record } = (await d.t.directory.store.listings.byDomain(domain))!;
+    await d.t.directory.store.listings.upsert({ ...record, ...change, updatedAt: clock.now() });
+  }
+
+  it('new hours: the detail view at once, open_now=true within its minute, every page within the cache\'s few minutes', async () => {
+    const openNow = async () => (await d.found({ open_now: true })).includes('changing-hours.example');
+    const inPlain = async () => (await d.search({})).find((b) => b.domain === 'changing-hours.example');
+    expect(await openNow()).toBe(false);
+    expect((await inPlain()).open_now).toBe(false);
+    expect((await d.detail('changing-hours.example')).body.open_now).toBe(false);
+
+    await rewrite('changing-hours.example', { hours: ALL_DAY });
+    expect((await d.detail('changing-hours.example')).body).toMatchObject({ open_now: true, hours: { weekly: { mon: [['00:00', '24:00']] } } });
+
+    clock.advance(61_000); // the open_now answer may be a minute old, no more
+    expect(await openNow()).toBe(true);
+    const shown = (await d.search({ open_now: true })).find((b) => b.domain === 'changing-hours.example');
+    expect(shown).toMatchObject({ open_now: true, hours: { weekly: { mon: [['00:00', '24:00']] } } });
+    clock.advance(120_000); // any other answer a few minutes
+    expect(await inPlain()).toMatchObject({ open_now: true, hours: { weekly: { sun: [['00:00', '24:00']] } } });
+    // and it stays so for the rest of the hour (the issue saw it wrong 11 and 40 minutes later)
+    for (const minutes of [11, 40]) {
+      clock.nowMs = MONDAY + minutes * 60_000;
+      if (Math.floor(clock.nowMs / 3_600_000) !== Math.floor(MONDAY / 3_600_000)) break;
+      expect(await openNow()).toBe(true);
+      expect((await d.detail('changing-hours.example')).body.open_now).toBe(true);
+    }
+  });
+
+  it('keeps its place in the hour\'s order, and every walk meets each business once, in order', async () => {
+    clock.nowMs = MONDAY + 44 * 60_000;
+    const before = domainsOf({ businesses: await d.search({ q: 'cafe' }) });
+    await rewrite('charlie.example', { name: 'Charlie Renamed Café' });
+    await rewrite('alpha.example', { description: 'Now with pastries' });
+    clock.advance(181_000);
+    const after = await d.search({ q: 'cafe' });
+    expect(domainsOf({ businesses: after })).toEqual(before);
+    expect(after.find((b) => b.domain === 'charlie.example').name).toBe('Charlie Renamed Café');
+    expect(domainsOf({ businesses: await d.search({ q: 'renamed' }) })).toEqual(['charlie.example']);
+    expect(domainsOf({ businesses: await d.search({ q: 'pastries' }) })).toEqual(['alpha.example']);
+    // walked two at a time, ranked and nearest
+    const walks: Params[] = [{ q: 'cafe' }, { near: '38.72,-9.14', radius_km: 20, order: 'rank' }];
+    for (const params of walks) {
+      const seen: any[] = [];
+      let cursor: string | null = null;
+      do {
+        const r: ApiResponse = await d.t.get(path({ ...params, limit: 2, ...(cursor ? { cursor } : {}) }));
+        expect(r.status).toBe(200);
+        seen.push(...r.body.businesses);
+        cursor = r.body.next_cursor;
+      } while (cursor);
+      expect(seen.map((b) => b.domain)).toEqual(before);
+      const positions = seen.map((b) => b.rank_pos);
+      expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    }
+  });
+
+  it('a listing that left is gone from every answer, and one added comes after the hour\'s order', async () => {
+    clock.nowMs = MONDAY + 50 * 60_000;
+    await rewrite('bravo.example', { delistedAt: clock.now() });
+    const added = listing('golf.example', { name: 'Golf Café', city: 'Lisboa', categories: ['cafe'], geo: { lat: 38.721, lng: -9.139 } }, clock.now());
+    await d.t.directory.store.listings.upsert(added);
+    clock.advance(181_000);
+    const page = await d.search({ q: 'cafe' });
+    expect(domainsOf({ businesses: page })).not.toContain('bravo.example');
+    expect(page[page.length - 1]).toMatchObject({ domain: 'golf.example' });
+    expect(page[page.length - 1].rank_pos).toBeGreaterThan(page[page.length - 2].rank_pos);
+    expect((await d.detail('golf.example')).body.rank_pos).toBe(page[page.length - 1].rank_pos);
+    expect((await d.detail('bravo.example')).status).toBe(404);
   });
 });

@@ -3,7 +3,6 @@ import { Problem } from '@svc/shared';
 import { z } from 'zod';
 import { ITEM_TYPES } from '../domain/listings/listing.js';
 import { membersOnlyCategoryOf } from '../domain/listings/regulated.js';
-import { HOUR_MS } from '../domain/ranking/hourly-order.js';
 import { READ, directoryOperation } from './context.js';
 
 const listingSchema = z.looseObject({
@@ -97,8 +96,7 @@ export const getBusiness = directoryOperation({
     const regulated = membersOnlyCategoryOf(listing);
     if (regulated) throw new Problem('not_found', `${domain} is set aside: it is in ${regulated.label} (${regulated.key}), where only members are listed. ${regulated.note}`);
     const nowMs = ctx.domain.clock.now();
-    const state = ctx.search.peek();
-    const current = state && state.hourStart === Math.floor(nowMs / HOUR_MS) * HOUR_MS ? state : null;
+    const current = await ctx.search.current(nowMs);
     const rankPos = current ? current.index.rankPosOf(listing.seq) : null;
     extras.headers = { 'cache-control': 'public, max-age=180', ...(listing.source === 'found' ? { 'x-robots-tag': 'noindex' } : {}) };
     return ctx.search.view(listing, current, nowMs, { rankPos, detail: true }) as never;

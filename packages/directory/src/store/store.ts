@@ -53,6 +53,16 @@ export interface RankRow {
   agentDoor: boolean;
 }
 
+/** One write of a listing, as the change feed gives it (changesSince). */
+export interface ListingChange {
+  seq: number;
+  /** Number of this write; every write of a listing gets a higher one. */
+  revision: number;
+  /** Number of the listing's last write that changed what search reads; below `revision` after a ping. */
+  contentRevision: number;
+  lastPingAt: number | null;
+}
+
 export interface ListingStore {
   /** Inserts or replaces by domain; returns the listing with its seq. */
   upsert(listing: Omit<ListingRecord, 'seq'>): Promise<ListingRecord>;
@@ -80,6 +90,10 @@ export interface ListingStore {
   /** A ping: last_ping_at and software change; what search reads does not. */
   recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void>;
   rankRows(): AsyncIterable<RankRow>;
+  /** The number of the latest write of any listing (0 before any). */
+  revision(): Promise<number>;
+  /** Writes after `revision`, oldest first, at most `limit` (a listing written twice appears once, at its last). */
+  changesSince(revision: number, limit?: number): Promise<ListingChange[]>;
   /** Moves whenever something search reads changes: count of listed listings and the latest content change. */
   contentStamp(): Promise<string>;
 }

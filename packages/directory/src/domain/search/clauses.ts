@@ -168,3 +168,31 @@ export function validMask(w: number, n: number): number {
   if (rest <= 0) return 0;
   return ((1 << rest) - 1) | 0;
 }
+
+/** The members of `inner` that pass a per-position test (a member's inbox door counts only while it answers). */
+export class TestedClause implements Clause {
+  readonly size: number;
+  constructor(
+    private readonly inner: Clause,
+    private readonly test: (pos: number) => boolean,
+  ) {
+    this.size = inner.size;
+  }
+  seek(from: number): number {
+    for (let p = this.inner.seek(from); p !== END; p = this.inner.seek(p + 1)) if (this.test(p)) return p;
+    return END;
+  }
+  has(pos: number): boolean {
+    return this.inner.has(pos) && this.test(pos);
+  }
+  word(w: number): number {
+    let x = this.inner.word(w);
+    let out = 0;
+    while (x !== 0) {
+      const low = x & -x;
+      x ^= low;
+      if (this.test((w << 5) | (31 - Math.clz32(low)))) out |= low;
+    }
+    return out | 0;
+  }
+}

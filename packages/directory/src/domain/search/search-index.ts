@@ -27,9 +27,10 @@
  * Everything but the dictionaries is typed arrays (off the JS heap). `withOrder` lays the same
  * listings out in the next hour's order without reading them again.
  */
+import { isOwnInbox } from '../listings/answering.js';
 import { KINDS, levelRank, shownGeo } from '../listings/listing.js';
 import type { ItemType, Kind, ListingRecord, Source } from '../listings/listing.js';
-import { AllClause, END, ListClause, NotClause, UnionClause, bitsetOf, lowerBound, wordCount } from './clauses.js';
+import { AllClause, END, ListClause, NotClause, TestedClause, UnionClause, bitsetOf, lowerBound, wordCount } from './clauses.js';
 import type { Clause } from './clauses.js';
 import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRow, haversineKm } from './geo.js';
 import type { GeoBox } from './geo.js';
@@ -117,6 +118,21 @@ export interface SearchQuery {
   deadlineMs?: number;
   /** Tell each hit whether it is open at this instant (its `open_now`), from the hours the index keeps. */
   reportOpenAt?: number;
+  /**
+   * A member's own inbox counts as a live door (door_type, has_inbox, accepts, requestable, level)
+   * only when the member pinged at or after this instant (ms); absent, it always counts.
+   */
+  answeringSince?: number;
+  /** Leave these listings out (made by this index's `excluding`; another index's is ignored). */
+  exclude?: Exclusion;
+  /** Take `limit` as given, above 100 too (pages merged from two indexes ask for the whole head). */
+  anyLimit?: boolean;
+}
+
+/** Listings an index leaves out of a search, as its positions (see SearchIndex.excluding). */
+export interface Exclusion {
+  readonly owner: SearchIndex;
+  readonly size: number;
 }
 
 export interface SearchHit {
@@ -156,6 +172,12 @@ export interface SearchIndex {
   /** The same listings in another hourly order, without reading the listings again. */
   withOrder(order: Int32Array): SearchIndex;
   stats(): SearchIndexStats;
+  /** A member pinged: its own inbox counts as live until the window after `atMs` ends (no-op for others). */
+  notePing(seq: number, atMs: number): void;
+  /** An exclusion of these listings for `SearchQuery.exclude`. */
+  excluding(seqs: Iterable<number>): Exclusion;
+  /** The order the index places by, with the listings it lacked appended in the order it gave them (their rank_pos). */
+  extendedOrder(): Int32Array;
 }
 
 export class SearchTimeout extends Error {
@@ -190,7 +212,8 @@ class IntBuf {
   }
 }
 
-const NAMESPACES = ['cat', 'tag', 'n', 'kind', 'src', 'it', 'lang', 'cc', 'a', 'acc', 'req', 'door', 'lvl', 'price'] as const;
+/** `mdoor`, `macc`, `mreq`, `mlvl`: what a member's own inbox adds, which holds only while the member answers. */
+const NAMESPACES = ['cat', 'tag', 'n', 'kind', 'src', 'it', 'lang', 'cc', 'a', 'acc', 'req', 'door', 'lvl', 'price', 'mdoor', 'macc', 'mreq', 'mlvl'] as const;
 type Namespace = (typeof NAMESPACES)[number];
 /** Facets whose bitsets are made with the index (almost every query uses them). */
 const WARM: readonly Namespace[] = ['kind', 'src', 'lvl', 'door'];
@@ -221,6 +244,28 @@ interface RecordData {
   hr: Int32Array;
   clOff: Int32Array;
   cl: Int32Array;
+  /** A member with a live own inbox: its last ping (-Infinity: none); NaN for every other listing. */
+  ping: Float64Array;
+}
+
+/** Geo grid: per cell, positions ascending, with their points alongside. */
+interface GeoGrid {
+  cellOff: Int32Array;
+  cellPos: Int32Array;
+  cellLat: Float64Array;
+  cellLng: Float64Array;
+  cellCos: Float64Array;
+}
+
+/** The positions an index leaves out of a search. */
+class ExcludedPositions implements Exclusion {
+  constructor(
+    readonly owner: SearchIndex,
+    readonly positions: Int32Array,
+  ) {}
+  get size(): number {
+    return this.positions.length;
+  }
 }
 
 /** `src` re-laid so that entry q is src's entry srcOf[q]. */
@@ -228,6 +273,7 @@ function permuteRecordData(src: RecordData, srcOf: Int32Array): RecordData {
   const n = srcOf.length;
   const lat = new Float64Array(n);
   const lng = new Float64Array(n);
+  const ping = new Float64Array(n);
   const zoneOf = new Int32Array(n);
   const hrOff = new Int32Array(n + 1);
   const clOff = new Int32Array(n + 1);
@@ -235,6 +281,7 @@ function permuteRecordData(src: RecordData, srcOf: Int32Array): RecordData {
     const s = srcOf[q]!;
     lat[q] = src.lat[s]!;
     lng[q] = src.lng[s]!;
+    ping[q] = src.ping[s]!;
     zoneOf[q] = src.zoneOf[s]!;
     hrOff[q + 1] = hrOff[q]! + src.hrOff[s + 1]! - src.hrOff[s]!;
     clOff[q + 1] = clOff[q]! + src.clOff[s + 1]! - src.clOff[s]!;
@@ -246,7 +293,7 @@ function permuteRecordData(src: RecordData, srcOf: Int32Array): RecordData {
     for (let i = src.hrOff[s]!, e = src.hrOff[s + 1]!, o = hrOff[q]!; i < e; i++, o++) hr[o] = src.hr[i]!;
     for (let i = src.clOff[s]!, e = src.clOff[s + 1]!, o = clOff[q]!; i < e; i++, o++) cl[o] = src.cl[i]!;
   }
-  return { lat, lng, zoneOf, hrOff, hr, clOff, cl };
+  return { lat, lng, zoneOf, hrOff, hr, clOff, cl, ping };
 }
 
 const WEEK_HOURS = 168;
@@ -323,7 +370,7 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
   const addWords = (text: string | null | undefined): void => {
     if (text) words.forEachWord(text, newId, add);
   };
-  const { cat, tag, n: nameNs, kind, src, it, lang, cc, a: attr, acc, req, door: doorNs, lvl, price } = facets;
+  const { cat, tag, n: nameNs, kind, src, it, lang, cc, a: attr, acc, req, door: doorNs, lvl, price, mdoor, macc, mreq, mlvl } = facets;
   const categoryTerms = new Map<string, Int32Array>();
   const termsOfCategory = (key: string): Int32Array => {
     let ts = categoryTerms.get(key);
@@ -343,6 +390,7 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
 
   const lat = new FloatBuf();
   const lng = new FloatBuf();
+  const ping = new FloatBuf();
   const zones: string[] = [];
   const zoneIds = new Map<string, number>();
   const zoneOf = new IntBuf(1 << 16);
@@ -408,9 +456,22 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
     }
     for (const p of l.payments ?? []) addFacet(acc, p.toLowerCase());
     let level = 0;
+    let ownLevel = 0;
+    let ownLive = false;
     for (const dr of l.doors ?? []) {
       if (dr.status !== 'live') continue;
       const type = dr.type.toLowerCase();
+      if (isOwnInbox(l, dr)) {
+        // live only while the member answers: kept apart, tested against its last ping per query
+        ownLive = true;
+        addFacet(mdoor, type);
+        for (const k of dr.kinds ?? []) {
+          addFacet(macc, k);
+          if (k === 'ask' || k === 'quote') addFacet(mreq, k);
+        }
+        ownLevel = Math.max(ownLevel, levelRank(dr.level) ?? 0);
+        continue;
+      }
       addFacet(doorNs, type);
       if (type.startsWith('platform:')) addFacet(doorNs, 'platform');
       for (const k of dr.kinds ?? []) {
@@ -421,6 +482,8 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
       if (r > level) level = r;
     }
     addFacet(lvl, String(level));
+    if (ownLevel > level) addFacet(mlvl, String(ownLevel));
+    ping.push(ownLive ? (l.lastPingAt ?? -Infinity) : NaN);
     if (typeof l.priceBand === 'number' && Number.isInteger(l.priceBand)) addFacet(price, String(l.priceBand));
 
     // The published point (coarse for a business that shows no street): distances and radius read it.
@@ -450,7 +513,7 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
   return {
     core: { records: keep ? records : null, seqs: seqs.trimmed(), words, facets, termCount, zones },
     terms: { recOff: recOff.trimmed(), recTerms: recTerms.trimmed() },
-    data: { lat: lat.trimmed(), lng: lng.trimmed(), zoneOf: zoneOf.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed() },
+    data: { lat: lat.trimmed(), lng: lng.trimmed(), zoneOf: zoneOf.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed(), ping: ping.trimmed() },
   };
 }
 
@@ -568,12 +631,10 @@ class Index implements SearchIndex {
   private readonly rec: RecordData;
   /** See hourBitsets. */
   private readonly hourBits: Uint32Array;
-  /** Geo grid: per cell, positions ascending, with their points alongside. */
-  private readonly cellOff: Int32Array;
-  private readonly cellPos: Int32Array;
-  private readonly cellLat: Float64Array;
-  private readonly cellLng: Float64Array;
-  private readonly cellCos: Float64Array;
+  /** The geo grid, made on the first search that needs it (a small index may never). */
+  private gridMade: GeoGrid | null = null;
+  /** The order given, and the order index of each listing it lacked, by position (extendedOrder). */
+  private readonly order: Int32Array;
 
   constructor(
     private readonly core: Core,
@@ -585,13 +646,14 @@ class Index implements SearchIndex {
     const seqs = core.seqs;
     const n = seqs.length;
     this.size = n;
+    this.order = order;
     let maxSeq = 0;
     let negative = false;
     for (let d = 0; d < n; d++) {
       if (seqs[d]! < 0) negative = true;
       else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
     }
-    if (!negative && maxSeq <= 4 * n + 1_000_000) {
+    if (!negative && maxSeq <= 4 * n + 4096) {
       const a = new Int32Array(maxSeq + 1).fill(-1);
       for (let d = 0; d < n; d++) a[seqs[d]!] = d;
       this.denseOfSeq = a;
@@ -650,7 +712,20 @@ class Index implements SearchIndex {
     const off = this.termOff;
     this.hourBits = hourBitsets(rec, n);
 
-    // geo grid
+    for (const ns of WARM) {
+      for (const t of core.facets[ns].values()) {
+        const len = off[t + 1]! - off[t]!;
+        if (len > 0 && len * tuning.bitsetShare >= n) this.bitsOf(t);
+      }
+    }
+    // the geo grid of a large index is made now, so no search waits for it
+    if (n >= 4096) this.grid();
+  }
+
+  private grid(): GeoGrid {
+    if (this.gridMade) return this.gridMade;
+    const rec = this.rec;
+    const n = this.size;
     const cells = GRID_ROWS * GRID_COLS;
     const cellOff = new Int32Array(cells + 1);
     const cellOfPos = new Int32Array(n).fill(-1);
@@ -678,18 +753,8 @@ class Index implements SearchIndex {
       cellLng[i] = rec.lng[q]!;
       cellCos[i] = Math.cos(rec.lat[q]! * RAD);
     }
-    this.cellOff = cellOff;
-    this.cellPos = cellPos;
-    this.cellLat = cellLat;
-    this.cellLng = cellLng;
-    this.cellCos = cellCos;
-
-    for (const ns of WARM) {
-      for (const t of core.facets[ns].values()) {
-        const len = off[t + 1]! - off[t]!;
-        if (len > 0 && len * tuning.bitsetShare >= n) this.bitsOf(t);
-      }
-    }
+    this.gridMade = { cellOff, cellPos, cellLat, cellLng, cellCos };
+    return this.gridMade;
   }
 
   private denseOf(seq: number): number {
@@ -712,6 +777,39 @@ class Index implements SearchIndex {
     return new Index(this.core, order, { prev: this }, this.tuning);
   }
 
+  notePing(seq: number, atMs: number): void {
+    const d = this.denseOf(seq);
+    if (d < 0) return;
+    const pos = this.posOfDense[d]!;
+    const ping = this.rec.ping;
+    // NaN: no live own inbox, so no door of it to keep live
+    if (!Number.isNaN(ping[pos]!) && !(ping[pos]! >= atMs)) ping[pos] = atMs;
+  }
+
+  excluding(seqs: Iterable<number>): Exclusion {
+    const out: number[] = [];
+    for (const seq of seqs) {
+      const d = this.denseOf(seq);
+      if (d >= 0) out.push(this.posOfDense[d]!);
+    }
+    return new ExcludedPositions(this, Int32Array.from(new Set(out)).sort());
+  }
+
+  extendedOrder(): Int32Array {
+    const n = this.size;
+    const base = this.order.length;
+    let extras = 0;
+    for (let q = 0; q < n; q++) if (this.orderIdxAt[q]! >= base) extras++;
+    if (extras === 0) return this.order;
+    const out = new Int32Array(base + extras);
+    out.set(this.order);
+    for (let q = 0; q < n; q++) {
+      const i = this.orderIdxAt[q]!;
+      if (i >= base) out[i] = this.seqAt[q]!;
+    }
+    return out;
+  }
+
   stats(): SearchIndexStats {
     const r = this.rec;
     const arrays = [
@@ -721,13 +819,10 @@ class Index implements SearchIndex {
       this.orderIdxAt,
       this.termOff,
       this.post,
-      this.cellOff,
-      this.cellPos,
-      this.cellLat,
-      this.cellLng,
-      this.cellCos,
+      ...(this.gridMade ? Object.values(this.gridMade) : []),
       r.lat,
       r.lng,
+      r.ping,
       r.zoneOf,
       this.hourBits,
       r.hrOff,
@@ -746,7 +841,7 @@ class Index implements SearchIndex {
       terms: this.core.termCount,
       postings: this.post.length,
       withHours,
-      withGeo: this.cellPos.length,
+      withGeo: this.grid().cellPos.length,
       zones: this.core.zones.length,
       cachedBitsets: this.bitsCache.size,
       typedBytes,
@@ -798,6 +893,18 @@ class Index implements SearchIndex {
     return members.length === 1 ? members[0]! : new UnionClause(members);
   }
 
+  /**
+   * Any of these values of a door facet (door, acc, req, lvl): from the listing's doors, or from a
+   * member's own inbox while it answers (`answering` null: always).
+   */
+  private doorFacet(ns: 'door' | 'acc' | 'req' | 'lvl', values: readonly string[], answering: ((pos: number) => boolean) | null): Clause | null {
+    const base = this.anyOf(ns, values);
+    const own = this.anyOf(`m${ns}`, values);
+    if (!own) return base;
+    const live = answering ? new TestedClause(own, answering) : own;
+    return base ? new UnionClause([base, live]) : live;
+  }
+
   /** Positions of software_and_ai listings whose name holds every word. */
   private nameException(words: string[]): Clause | null {
     if (words.length === 0) return null;
@@ -818,7 +925,7 @@ class Index implements SearchIndex {
   search(query: SearchQuery): SearchPage {
     const deadline = query.deadlineMs ?? Infinity;
     if (performance.now() > deadline) throw new SearchTimeout();
-    const limit = Math.max(1, Math.min(100, Math.floor(query.limit) || 1));
+    const limit = Math.max(1, Math.min(query.anyLimit ? Number.MAX_SAFE_INTEGER : 100, Math.floor(query.limit) || 1));
     const empty: SearchPage = { hits: [], next: null };
     const n = this.size;
     const clauses: Clause[] = [];
@@ -862,20 +969,28 @@ class Index implements SearchIndex {
       for (let b = Math.max(1, Math.ceil(lo)); b <= Math.min(4, Math.floor(hi)); b++) bands.push(String(b));
       if (!need(this.anyOf('price', bands))) return empty;
     }
-    for (const a of new Set(query.accepts ?? [])) if (!need(this.facet('acc', a.toLowerCase()))) return empty;
-    if (query.requestable && !need(this.facet('req', query.requestable))) return empty;
-    if (query.doorTypes && !need(this.anyOf('door', query.doorTypes.map((t) => t.toLowerCase())))) return empty;
+    // what a live door gives: a member's own inbox only while the member answers (its last ping)
+    const since = query.answeringSince;
+    const ping = this.rec.ping;
+    const answering = since === undefined ? null : (pos: number): boolean => ping[pos]! >= since;
+    for (const a of new Set(query.accepts ?? [])) if (!need(this.doorFacet('acc', [a.toLowerCase()], answering))) return empty;
+    if (query.requestable && !need(this.doorFacet('req', [query.requestable], answering))) return empty;
+    if (query.doorTypes && !need(this.doorFacet('door', query.doorTypes.map((t) => t.toLowerCase()), answering))) return empty;
     if (query.minLevel !== undefined && query.minLevel > 0) {
       const levels: string[] = [];
       for (let r = Math.ceil(query.minLevel); r <= 4; r++) levels.push(String(r));
-      if (!need(this.anyOf('lvl', levels))) return empty;
+      if (!need(this.doorFacet('lvl', levels, answering))) return empty;
     }
-    if (query.hasInbox === true && !need(this.facet('door', 'inbox'))) return empty;
+    if (query.hasInbox === true && !need(this.doorFacet('door', ['inbox'], answering))) return empty;
     if (query.hasInbox === false) {
-      const inbox = this.facet('door', 'inbox');
+      const inbox = this.doorFacet('door', ['inbox'], answering);
       if (inbox) clauses.push(new NotClause(inbox, n));
     }
     if (query.sources && !need(this.anyOf('src', query.sources))) return empty;
+    const excluded = query.exclude;
+    if (excluded instanceof ExcludedPositions && excluded.owner === this && excluded.positions.length > 0) {
+      clauses.push(new NotClause(new ListClause(excluded.positions, n), n));
+    }
 
     clauses.sort((a, b) => a.size - b.size);
     if (query.order === 'nearest') {
@@ -918,7 +1033,8 @@ class Index implements SearchIndex {
   /** How many listings with a point lie in the grid cells of a box. */
   private boxCount(box: GeoBox): number {
     let count = 0;
-    for (const [r, a, b] of boxCellRuns(box)) count += this.cellOff[r * GRID_COLS + b + 1]! - this.cellOff[r * GRID_COLS + a]!;
+    const { cellOff } = this.grid();
+    for (const [r, a, b] of boxCellRuns(box)) count += cellOff[r * GRID_COLS + b + 1]! - cellOff[r * GRID_COLS + a]!;
     return count;
   }
 
@@ -1037,7 +1153,7 @@ class Index implements SearchIndex {
   /** Positions >= start within the circle, ascending, as a clause. */
   private circleList(circle: Circle, start: number, deadline: number): Clause {
     const out = new IntBuf(256);
-    const { cellOff, cellPos, cellLat, cellLng, cellCos } = this;
+    const { cellOff, cellPos, cellLat, cellLng, cellCos } = this.grid();
     for (const [r, a, b] of boxCellRuns(circle.box)) {
       if (performance.now() > deadline) throw new SearchTimeout();
       for (let i = cellOff[r * GRID_COLS + a]!, e = cellOff[r * GRID_COLS + b + 1]!; i < e; i++) {
@@ -1098,7 +1214,7 @@ class Index implements SearchIndex {
     } else {
       // grow a circle until it holds enough matches or reaches the radius; each round reads only
       // the cells the previous round did not cover whole, and keeps only points beyond it
-      const { cellOff, cellPos, cellLat, cellLng, cellCos } = this;
+      const { cellOff, cellPos, cellLat, cellLng, cellCos } = this.grid();
       let r = inRadius <= this.tuning.oneRoundBelow ? near.radiusKm : Math.min(near.radiusKm, this.tuning.firstRadiusKm);
       let covered = -1;
       for (;;) {

@@ -16,6 +16,7 @@ import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
+import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
@@ -36,7 +37,8 @@ export interface VocabularyHooks {
 export interface HourState {
   hourStart: number;
   rules: PublishedRules;
-  index: SearchIndex;
+  /** The hour's index, kept true to every write since it was built (live-index.ts). */
+  index: LiveIndex;
   contentStamp: string;
   computedAt: number;
   /** Counts for GET /v1/stats: members counted this hour, the others when the index was built. */
@@ -91,8 +93,18 @@ export class DirectorySearch {
     return this.#state;
   }
 
+  /** The state of the hour of `nowMs` if ready (without waiting for it), with every listing written since it was built. */
+  async current(nowMs: number): Promise<HourState | null> {
+    const state = this.#state;
+    if (!state || state.hourStart !== hourStartOf(nowMs)) return null;
+    await state.index.follow(this.#ctx.store.listings);
+    return state;
+  }
+
   async #prepare(hourStart: number): Promise<HourState> {
     const store = this.#ctx.store;
+    // Every write after this one is read again by the live index (none is missed while building).
+    const revision = await store.listings.revision();
     const stamp = await store.listings.contentStamp();
     let stored = await store.orders.get(hourStart);
     let facts: RankFacts[] | null = null;
@@ -108,10 +120,11 @@ export class DirectorySearch {
     }
     const rules = rulesByVersion(stored.rulesVersion) ?? rulesInForce(hourStart);
     const previous = this.#state;
+    if (previous) await previous.index.follow(store.listings);
     const built =
-      previous && previous.contentStamp === stamp
-        ? { index: previous.index.withOrder(stored.order), base: previous.base }
-        : await this.#buildIndex(stored.order, rules);
+      previous && previous.contentStamp === stamp && !previous.index.changed
+        ? { index: this.#live(previous.index.main.withOrder(stored.order), previous.index.builtRevision, previous.index.seen), base: previous.base }
+        : await this.#buildIndex(stored.order, rules, revision);
     const counts = await this.#countWith(built.base);
     const day = shuffleDay(hourStart);
     // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
@@ -129,7 +142,14 @@ export class DirectorySearch {
     return rows;
   }
 
-  async #buildIndex(order: Int32Array, rules: PublishedRules): Promise<{ index: SearchIndex; base: DirectoryCounter }> {
+  /** The hour's index with what was written since it was built. */
+  #live(main: SearchIndex, builtRevision: number, seen: number): LiveIndex {
+    return new LiveIndex(main, builtRevision, seen, (listings, order) =>
+      buildSearchIndex({ listings, order, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed }),
+    );
+  }
+
+  async #buildIndex(order: Int32Array, rules: PublishedRules, revision: number): Promise<{ index: LiveIndex; base: DirectoryCounter }> {
     // One streamed pass: the index keeps typed arrays only (a million kept objects would make the
     // garbage collector pause for seconds), and the stats counts are taken on the way.
     const counter = new DirectoryCounter(this.#ctx.clock.now(), rules.numbers.answeringHours);
@@ -148,7 +168,7 @@ export class DirectorySearch {
       categoryWordsOf: this.#vocab.categoryWordsOf,
       listed: isListed,
     });
-    return { index, base: counter };
+    return { index: this.#live(index, revision, revision), base: counter };
   }
 
   /**
@@ -173,6 +193,8 @@ export class DirectorySearch {
     const cacheKey = `${state.hourStart}|${hash}|${after}|${options.limit}`;
     const cached = this.#answers.get(cacheKey, nowMs);
     if (cached) return cached;
+    // What was written since the index was built (a listing's new hours, a door now failing).
+    await state.index.follow(this.#ctx.store.listings);
 
     let page;
     try {

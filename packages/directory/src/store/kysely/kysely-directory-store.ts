@@ -1,10 +1,11 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
 import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/shared';
+import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
-import type { DirectoryStore, InstanceRecord, InstanceStore, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
+import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -13,6 +14,9 @@ import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.
 const STREAM_PAGE = 5_000;
 /** Rows per multi-row INSERT (well under SQLite's limit of bound parameters). */
 const INSERT_BATCH = 500;
+
+/** The number of the next write of a listing (writes are one at a time, so numbers only rise). */
+const NEXT_REVISION = sql<number>`(SELECT coalesce(max(revision), 0) + 1 FROM listings)`;
 
 function listingRow(l: Omit<ListingRecord, 'seq'>) {
   // Not gone, not set aside, and not a non-member in a regulated category (regulated.ts).
@@ -33,6 +37,8 @@ function listingRow(l: Omit<ListingRecord, 'seq'>) {
     agent_door: live.some((d) => d.type !== 'inbox' && levelRank(d.level) >= levelRank('askable')) ? 1 : 0,
     content_at: l.updatedAt,
     updated_at: l.updatedAt,
+    revision: NEXT_REVISION,
+    content_revision: NEXT_REVISION,
   };
 }
 
@@ -46,6 +52,8 @@ class KyselyListingStore implements ListingStore {
   readonly #pages: PageRenderer | null;
   /** The page read of every search, prepared once. */
   #pageReader: PageReader | null = null;
+  /** The change feed read before every search, prepared once. */
+  #changes: SqliteStatement | null = null;
 
   constructor(db: Kysely<DirectoryDatabase>, sqlite: SqliteDatabase | null, pages: PageRenderer | null) {
     this.#db = db;
@@ -209,14 +217,48 @@ class KyselyListingStore implements ListingStore {
   async recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void> {
     const row = await this.#db.selectFrom('listings').select(['seq', 'document']).where('domain', '=', domain).executeTakeFirst();
     if (!row) return;
-    const listing = { ...(JSON.parse(row.document) as Omit<ListingRecord, 'seq'>), lastPingAt: atMs, software, dormantSince: null };
+    const before = JSON.parse(row.document) as Omit<ListingRecord, 'seq'>;
+    const listing = { ...before, lastPingAt: atMs, software, dormantSince: null };
     const document = JSON.stringify(listing);
+    // A ping that brings a member set aside back changes what search reads; any other does not.
+    const revived = before.dormantSince !== null;
     await this.#db
       .updateTable('listings')
-      .set({ document, last_ping_at: atMs, dormant_since: null, listed: isListed(listing) ? 1 : 0, updated_at: atMs })
+      .set({
+        document,
+        last_ping_at: atMs,
+        dormant_since: null,
+        listed: isListed(listing) ? 1 : 0,
+        updated_at: atMs,
+        revision: NEXT_REVISION,
+        ...(revived ? { content_revision: NEXT_REVISION, content_at: atMs } : {}),
+      })
       .where('seq', '=', row.seq)
       .execute();
     await this.#writePages([{ seq: row.seq, document }]);
+  }
+
+  async revision(): Promise<number> {
+    const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
+    return Number(row.top ?? 0);
+  }
+
+  async changesSince(revision: number, limit = 1_000): Promise<ListingChange[]> {
+    // Asked before every search that is not answered from the cache: on the root store a prepared
+    // statement on the index, a few microseconds when nothing changed.
+    if (this.#sqlite) {
+      this.#changes ??= this.#sqlite.prepare('SELECT seq, revision, content_revision, last_ping_at FROM listings WHERE revision > ? ORDER BY revision LIMIT ?');
+      const rows = this.#changes.all(revision, limit) as { seq: number; revision: number; content_revision: number; last_ping_at: number | null }[];
+      return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at }));
+    }
+    const rows = await this.#db
+      .selectFrom('listings')
+      .select(['seq', 'revision', 'content_revision', 'last_ping_at'])
+      .where('revision', '>', revision)
+      .orderBy('revision')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at === null ? null : Number(r.last_ping_at) }));
   }
 
   async *rankRows(): AsyncIterable<RankRow> {

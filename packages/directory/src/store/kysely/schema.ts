@@ -24,6 +24,10 @@ export interface ListingsTable {
   /** Last change of what search reads (not pings): the search index is rebuilt when it moves. */
   content_at: number;
   updated_at: number;
+  /** Number of the listing's last write, rising across the table (every write, pings too). */
+  revision: Generated<number>;
+  /** `revision` of its last write that changed what search reads (not a ping). */
+  content_revision: Generated<number>;
 }
 
 export interface InstancesTable {

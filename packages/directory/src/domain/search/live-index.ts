@@ -1,0 +1,126 @@
+/**
+ * The hour's search index kept true to every write since it was built (directory spec §4: "a cached
+ * answer may be a few minutes old", never an hour). The index is built when the hour's order is
+ * prepared; a listing written since (a manifest checked again with new hours, a door marked failing,
+ * a new member) is read again from storage and searched in a small second index laid out in the same
+ * order, while the big one leaves it out; a ping only moves the member's last ping, which the big
+ * index keeps in place. Each search first reads what was written since the last one (the store's
+ * change feed, a few microseconds when nothing was), so a listing's detail view and a fresh search
+ * page say the same thing about it at once. The order itself stays frozen for the hour: a listing
+ * keeps its place, and one added since comes after every listing of the order.
+ */
+import type { ListingRecord } from '../listings/listing.js';
+import type { ListingStore } from '../../store/store.js';
+import type { Exclusion, SearchHit, SearchIndex, SearchIndexStats, SearchPage, SearchQuery } from './search-index.js';
+
+/** Change feed rows read per round. */
+const FEED_ROUND = 1_000;
+
+/** Builds an index of a few listings in the given order (the hour's, extended by the big index). */
+export type SmallIndexBuilder = (listings: ListingRecord[], order: Int32Array) => SearchIndex;
+
+export class LiveIndex {
+  /** The index built with the hour's state. */
+  readonly main: SearchIndex;
+  /** Writes whose content revision is above this are not in `main`. */
+  readonly builtRevision: number;
+  readonly #build: SmallIndexBuilder;
+  #seen: number;
+  /** Listings written since `main` was built: their current record, or null when it is no longer stored. */
+  readonly #changed = new Map<number, ListingRecord | null>();
+  #overlay: SearchIndex | null = null;
+  #exclusion: Exclusion | null = null;
+  #following: Promise<void> | null = null;
+
+  /** `seen`: the last write already applied (the big index's, or one read since). */
+  constructor(main: SearchIndex, builtRevision: number, seen: number, build: SmallIndexBuilder) {
+    this.main = main;
+    this.builtRevision = builtRevision;
+    this.#seen = seen;
+    this.#build = build;
+  }
+
+  /** The last write applied. */
+  get seen(): number {
+    return this.#seen;
+  }
+
+  /** Whether a listing's content changed since `main` was built. */
+  get changed(): boolean {
+    return this.#changed.size > 0;
+  }
+
+  get size(): number {
+    return this.main.size;
+  }
+
+  /** The big index's figures (the small one holds only the listings written since). */
+  stats(): SearchIndexStats {
+    return this.main.stats();
+  }
+
+  /** Applies every write made since the last call (one call at a time; a second waits for the first). */
+  follow(store: ListingStore): Promise<void> {
+    this.#following ??= this.#follow(store).finally(() => {
+      this.#following = null;
+    });
+    return this.#following;
+  }
+
+  async #follow(store: ListingStore): Promise<void> {
+    const reread = new Set<number>();
+    for (;;) {
+      const rows = await store.changesSince(this.#seen, FEED_ROUND);
+      for (const row of rows) {
+        if (row.revision > this.#seen) this.#seen = row.revision;
+        if (row.contentRevision > this.builtRevision) reread.add(row.seq);
+        else if (row.lastPingAt !== null) this.notePing(row.seq, row.lastPingAt);
+      }
+      if (rows.length < FEED_ROUND) break;
+    }
+    if (reread.size === 0) return;
+    const records = await store.bySeqs([...reread]);
+    for (const seq of reread) this.#changed.set(seq, records.get(seq) ?? null);
+    const current: ListingRecord[] = [];
+    for (const record of this.#changed.values()) if (record) current.push(record);
+    this.#overlay = current.length > 0 ? this.#build(current, this.main.extendedOrder()) : null;
+    this.#exclusion = this.main.excluding(this.#changed.keys());
+  }
+
+  notePing(seq: number, atMs: number): void {
+    this.main.notePing(seq, atMs);
+    this.#overlay?.notePing(seq, atMs);
+  }
+
+  /** 1-based place of the listing in the hour's order; null when it is not listed. */
+  rankPosOf(seq: number): number | null {
+    if (this.#changed.has(seq)) return this.#overlay?.rankPosOf(seq) ?? null;
+    return this.main.rankPosOf(seq);
+  }
+
+  search(query: SearchQuery): SearchPage {
+    const overlay = this.#overlay;
+    if (this.#exclusion === null) return this.main.search(query);
+    const main: SearchQuery = { ...query, exclude: this.#exclusion };
+    if (!overlay) return this.main.search(main);
+    const fresh: SearchQuery = { ...query, exclude: undefined };
+    const limit = Math.max(1, Math.min(100, Math.floor(query.limit) || 1));
+    if (query.order === 'nearest') {
+      // `after` is an offset into the merged list: both heads, merged by distance then place
+      const offset = Math.max(0, Math.floor(query.after));
+      const want = offset + limit;
+      const a = this.main.search({ ...main, after: 0, limit: want, anyLimit: true });
+      const b = overlay.search({ ...fresh, after: 0, limit: want, anyLimit: true });
+      const merged = [...a.hits, ...b.hits].sort((x, y) => (x.distanceKm ?? 0) - (y.distanceKm ?? 0) || x.rankPos - y.rankPos);
+      const more = merged.length > want || a.next !== null || b.next !== null;
+      return { hits: merged.slice(offset, want), next: more ? want : null };
+    }
+    const a = this.main.search(main);
+    const b = overlay.search(fresh);
+    const merged: SearchHit[] = [...a.hits, ...b.hits].sort((x, y) => x.rankPos - y.rankPos);
+    const hits = merged.slice(0, limit);
+    const more = merged.length > limit || a.next !== null || b.next !== null;
+    const last = hits[hits.length - 1];
+    return { hits, next: more && last ? last.rankPos - 1 : null };
+  }
+}
