@@ -26,6 +26,8 @@ const FIXTURES = [
   listing('nolang.example', { name: 'No Language Shop', city: 'Lisboa' }),
   listing('sneaky.example', { name: 'Sneaky <script>alert(1)</script> & "Co"', city: 'Lisboa', languages: ['en'] }),
   listing('gone.example', { name: 'Gone Shop', city: 'Lisboa', delistedAt: MONDAY - DAY }),
+  // Not listed: a business that is not a member, in a category where only members are listed.
+  listing('found-lawyer.example', { name: 'Found Lawyer', city: 'Lisboa', categories: ['legal'], placeCategory: { id: 'office.lawyer', label: 'Law Office', src: 'declared' } }),
   listing('registered.example', { source: 'registered', name: 'Registered Shop', city: 'Lisboa' }),
   member('member.example', { name: 'Member Salon', city: 'Lisboa' }),
 ];
@@ -151,8 +153,8 @@ describe('the page', () => {
     }
   });
 
-  it('is 404 for a domain with no found listing: unknown, left, registered or a member', async () => {
-    for (const domain of ['unknown.example', 'gone.example', 'registered.example', 'member.example', 'unknown.example.json', '%E2%80%AE.example']) {
+  it('is 404 for a domain with no found listing listed: unknown, left, in a members-only category, registered or a member', async () => {
+    for (const domain of ['unknown.example', 'gone.example', 'found-lawyer.example', 'registered.example', 'member.example', 'unknown.example.json', '%E2%80%AE.example']) {
       const r = await t.get(`/about/found/${domain}`);
       expect(r.status, domain).toBe(404);
       expect(r.headers.get('content-type'), domain).toMatch(/^application\/problem\+json/);

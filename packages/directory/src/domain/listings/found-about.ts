@@ -5,6 +5,7 @@
  * own public URL, so every about_url the directory emits is answered by the directory itself.
  */
 import type { ListingRecord } from './listing.js';
+import { isListed } from './regulated.js';
 
 export const ABOUT_LANGUAGES = ['en', 'pt', 'es', 'fr', 'de'] as const;
 export type AboutLanguage = (typeof ABOUT_LANGUAGES)[number];
@@ -125,9 +126,9 @@ export function askedAboutLanguage(lang: unknown): AboutLanguage | undefined {
   return isAboutLanguage(primary) ? primary : undefined;
 }
 
-/** Whether a listing has an about page: a business the service found, shown in the directory. */
+/** Whether a listing has an about page: a business the service found, listed in the directory (not gone, set aside or in a members-only category). */
 export function hasAboutPage(listing: ListingRecord | null): listing is ListingRecord & { found: NonNullable<ListingRecord['found']> } {
-  return listing !== null && listing.source === 'found' && listing.found !== null && listing.delistedAt === null && listing.dormantSince === null;
+  return listing !== null && listing.source === 'found' && listing.found !== null && isListed(listing);
 }
 
 /** The page as JSON (also what the HTML page is written from). */
