@@ -96,10 +96,10 @@ for (const [name, url] of mix) {
   );
   const pages = await best(() => directory.store.listings.pagesBySeqs(seqs));
   const stored = await directory.store.listings.pagesBySeqs(seqs);
-  const moment = { nowMs: Date.now() + offset, answeringHours: 24, rulesVersion: 7, rulesUrl: 'http://127.0.0.1:8080/v1/ranking?version=7', openNow: true, placement: { rankPos: 1, shuffle: '0123456789abcdef', why: 'why' } };
+  const moment = { nowMs: Date.now() + offset, answeringHours: 24, rulesVersion: 7, rulesUrl: 'http://127.0.0.1:8080/v1/ranking?version=7', openNow: true, placement: { rankPos: 1, shuffle: '0123456789abcdef', facts: { member: false, answering: false, reach: 3 as const, standing: { ranked: false, scoreInt: 0 }, shuffle: '0123456789abcdef' } } };
   const assemble = await best(() => {
     const out = new JsonBytes();
-    for (const page of stored.values()) assembleListingBytes(page.fixed, page.inputs, moment, out);
+    for (const page of stored.values()) assembleListingBytes(page.fixed, page, moment, out);
     out.toBuffer();
   });
   console.log(`${name.padEnd(28)} ${http.toFixed(3).padStart(13)} ${search.toFixed(3).padStart(8)} ${index.toFixed(3).padStart(7)} ${pages.toFixed(3).padStart(7)} ${assemble.toFixed(3).padStart(9)}`);

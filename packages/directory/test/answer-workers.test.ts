@@ -41,7 +41,14 @@ const searches = (at: number) => [
 /** A plan of one listing, for workers that never get to read it. */
 const PLAN = {
   moment: { nowMs: MONDAY, answeringHours: 24, rulesVersion: 6, rulesUrl: 'http://x/v1/ranking?version=6' },
-  listings: [{ seq: 1, rankPos: 1, openNow: null, placement: { shuffle: '0123456789abcdef', why: 'x' } }],
+  listings: [
+    {
+      seq: 1,
+      rankPos: 1,
+      openNow: null,
+      placement: { shuffle: '0123456789abcdef', facts: { member: false, answering: false, reach: 3 as const, standing: { ranked: false, scoreInt: 0 }, shuffle: '0123456789abcdef' } },
+    },
+  ],
   nextCursor: null,
 };
 

@@ -12,9 +12,10 @@ import { etagOf } from '../src/doors/rest/etag.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import type { ListingRecord } from '../src/domain/listings/listing.js';
-import { JsonBytes, PAGE_FORMAT, assembleListingBytes, type ListingPageInputs } from '../src/domain/listings/listing-page.js';
+import { JsonBytes, PAGE_FORMAT, StoredListingPage, assembleListingBytes, type ListingPageInputs } from '../src/domain/listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../src/domain/listings/listing-view.js';
 import { isListed } from '../src/domain/listings/regulated.js';
+import type { PlacementFacts } from '../src/domain/ranking/hourly-order.js';
 import { rulesByVersion } from '../src/domain/ranking/rules.js';
 import { isOpenAt } from '../src/domain/search/hours.js';
 import { renderedAnswer } from '../src/domain/search/rendered-answer.js';
@@ -62,13 +63,20 @@ function handMade(): Fixture[] {
 }
 
 /** A listing's view as assembled from its page for an answer, as text. */
-function assembleListingView(fixed: string, inputs: ListingPageInputs, moment: MomentViewOptions): string {
+function assembleListingView(fixed: string, inputsText: string, moment: MomentViewOptions): string {
   const out = new JsonBytes();
-  assembleListingBytes(Buffer.from(fixed, 'utf8'), inputs, moment, out);
+  const fixedBytes = Buffer.from(fixed, 'utf8');
+  assembleListingBytes(fixedBytes, new StoredListingPage(inputsText, fixedBytes), moment, out);
   return out.toBuffer().toString('utf8');
 }
 
 const roundTrip = (l: Fixture, seq: number): ListingRecord => ({ ...(JSON.parse(JSON.stringify(l)) as Fixture), seq });
+
+/** What an hour's order may have placed a listing by. */
+function placedBy(l: ListingRecord, answering: boolean, shuffle: string): PlacementFacts {
+  const member = l.source === 'member';
+  return { member, answering: member && answering, reach: member && answering ? 1 : 2, standing: { ranked: false, scoreInt: 0 }, shuffle };
+}
 
 function moments(l: ListingRecord, seq: number): MomentViewOptions[] {
   const at = [MONDAY, AFTER_RULES_7 + 7 * HOUR, MONDAY + 40 * DAY + 11 * HOUR];
@@ -82,8 +90,9 @@ function moments(l: ListingRecord, seq: number): MomentViewOptions[] {
       openNow: isOpenAt(l.hours, nowMs),
     };
     return [
-      { ...base, placement: { rankPos: seq, shuffle: '0123456789abcdef', why: `Place ${seq} "quoted"` } },
-      { ...base, placement: { rankPos: seq + 1, shuffle: 'fedcba9876543210', why: 'w' }, distanceKm: seq / 7 },
+      // placed as answering and as not answering at :00, so both the why of a member unchanged since and of one changed are written
+      { ...base, placement: { rankPos: seq, shuffle: '0123456789abcdef', facts: placedBy(l, true, '0123456789abcdef') } },
+      { ...base, placement: { rankPos: seq + 1, shuffle: 'fedcba9876543210', facts: placedBy(l, false, 'fedcba9876543210') }, distanceKm: seq / 7 },
       { ...base, distanceKm: 0 },
     ];
   });
@@ -100,10 +109,9 @@ describe('a pre-rendered page', () => {
     let compared = 0;
     for (const l of all) {
       const page = renderer.render(l);
-      const inputs = JSON.parse(page.inputs) as ListingPageInputs;
       for (const moment of moments(l, l.seq)) {
         const plain = JSON.stringify(listingView(l, { categoryPath, detail: false, baseUrl: BASE_URL, ...moment }));
-        expect(assembleListingView(page.fixed, inputs, moment)).toBe(plain);
+        expect(assembleListingView(page.fixed, page.inputs, moment)).toBe(plain);
         compared++;
       }
     }
@@ -123,7 +131,7 @@ describe('a pre-rendered page', () => {
       hash.update(page.inputs).update('\n').update(page.fixed).update('\n');
     }
     // When the view's fixed sections change on purpose: bump PAGE_FORMAT and put the new fingerprint here.
-    expect({ format: PAGE_FORMAT, fingerprint: hash.digest('hex').slice(0, 16) }).toEqual({ format: 6, fingerprint: '11ee1f04f16aa912' });
+    expect({ format: PAGE_FORMAT, fingerprint: hash.digest('hex').slice(0, 16) }).toEqual({ format: 7, fingerprint: 'd8aa6f58c60326bb' });
   });
 
   it('is read back as an answer whose JSON is the assembled text', () => {

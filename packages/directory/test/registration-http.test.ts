@@ -183,15 +183,16 @@ describe('registering an inbox that verifies', () => {
       services: [{ name: 'Corte e barba', type: 'booking' }],
       hours: { timezone: 'Europe/Lisbon', weekly: { mon: [['09:00', '18:00']] }, closures: [] },
       source: 'member',
-      level: 'bookable',
-      has_inbox: true,
+      // Its inbox has not pinged yet: not answering, so its own inbox is no live door until it does.
+      level: 'listed',
+      has_inbox: false,
       manifest_url: `${inbox.origin}/.well-known/agent-inbox.json`,
       verified_at: iso(clock.now()),
       answering: false,
       url: `${inbox.origin}/`,
     });
     expect(r.body.protocols).toEqual({ rest: `${inbox.origin}/v1`, openapi: `${inbox.origin}/openapi.json` });
-    expect(r.body.doors).toEqual([expect.objectContaining({ type: 'inbox', level: 'bookable', status: 'live', kinds: expect.arrayContaining(['ask', 'book']) })]);
+    expect(r.body.doors).toEqual([expect.objectContaining({ type: 'inbox', level: 'bookable', status: 'failing', kinds: expect.arrayContaining(['ask', 'book']) })]);
   });
 
   it('takes pings (204): last_ping_at, answering, and the software it runs', async () => {
@@ -203,6 +204,9 @@ describe('registering an inbox that verifies', () => {
     expect(status.body.last_ping_at).toBe(iso(clock.now()));
     const r = await t.get(`/v1/businesses/${inbox.domain}`);
     expect(r.body).toMatchObject({ answering: true, online: true, not_answering_since: null, last_ping_at: iso(clock.now()), software: { version: '0.4.2', runtime: 'node 20' } });
+    // answering, its own inbox is a live door: bookable, with an inbox
+    expect(r.body).toMatchObject({ level: 'bookable', has_inbox: true, requestable: ['ask'] });
+    expect(r.body.doors).toEqual([expect.objectContaining({ type: 'inbox', status: 'live' })]);
     const bare = await t.request('POST', pingPath(inbox.domain));
     expect(bare.status).toBe(204);
   });

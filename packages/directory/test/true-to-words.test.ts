@@ -9,10 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../test-support/mcp-client.js';
-import { domainsOf, hours, listing, member, MONDAY, type Fixture } from './support/fixtures.js';
+import { seedDemoDirectory } from '../src/demo/seed-directory.js';
+import { DAY, HOUR, domainsOf, hours, listing, member, MONDAY, type Fixture } from './support/fixtures.js';
 import { TestClock, startDirectory, type ApiResponse } from './support/harness.js';
 
 type Params = Record<string, string | number | boolean>;
+const MINUTE = 60_000;
 
 function path(params: Params): string {
   return `/v1/businesses?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
@@ -386,4 +388,117 @@ describe('an update of a listing reaches search at once: one business, one answe
     expect((await d.detail('golf.example')).body.rank_pos).toBe(page[page.length - 1].rank_pos);
     expect((await d.detail('bravo.example')).status).toBe(404);
   });
+});
+
+describe('why, doors and levels follow whether a member answers now', () => {
+  const HOUR_START = Date.parse('2026-11-23T10:00:00Z');
+  let d: Opened;
+  let clock: TestClock;
+  beforeAll(async () => {
+    clock = new TestClock(MONDAY); // 10:15, the hour's order made at 10:00
+    d = await open(
+      [
+        // answered 23h50 before the order: answering at 10:00, silent from 10:10
+        member('fading.example', { name: 'Fading Salon', city: 'Lisboa', itemTypes: ['booking', 'message'], lastPingAt: HOUR_START - 23 * HOUR - 50 * MINUTE }),
+        member('silent.example', { name: 'Silent Salon', city: 'Lisboa', itemTypes: ['booking', 'message'], lastPingAt: MONDAY - 4 * DAY }),
+        member('steady.example', { name: 'Steady Salon', city: 'Lisboa', itemTypes: ['booking', 'message'], lastPingAt: MONDAY - HOUR }),
+      ],
+      clock,
+    );
+  });
+  afterAll(() => d.close());
+
+  const bookable = async () => d.found({ level: 'bookable' });
+  const shown = async (domain: string) => (await d.search({})).find((b) => b.domain === domain);
+
+  it('a member whose inbox stopped answering after the hour\'s order is not said to have answered', async () => {
+    for (const b of [await shown('fading.example'), (await d.detail('fading.example')).body]) {
+      expect(b).toMatchObject({ answering: false, online: false, level: 'listed', has_inbox: false, requestable: [], accepts: { kinds: [] } });
+      expect(b.not_answering_since).toBe(new Date(HOUR_START - 23 * HOUR - 50 * MINUTE + DAY).toISOString());
+      expect(b.doors).toEqual([expect.objectContaining({ type: 'inbox', status: 'failing', level: 'bookable' })]);
+      expect(b.why).not.toMatch(/inbox answered in the last day/);
+      expect(b.why).toMatch(/has not answered in the last day/);
+      expect(b.why).toMatch(/made \(10:00 UTC\), while its inbox still counted as answering/);
+      // its place stays the one the hour's order gave it: among the members that answered
+      expect(b.rank_pos).toBeLessThan((await shown('silent.example')).rank_pos);
+    }
+    expect(await bookable()).toEqual(['steady.example']);
+    expect(await d.found({ has_inbox: true })).toEqual(['steady.example']);
+    expect(await d.found({ has_inbox: false })).toEqual(['fading.example', 'silent.example']);
+    expect(await d.found({ door_type: 'inbox' })).toEqual(['steady.example']);
+    expect(await d.found({ accepts: 'book' })).toEqual(['steady.example']);
+  });
+
+  it('a member silent for days keeps no live door and no bookable level', async () => {
+    const b = await shown('silent.example');
+    expect(b).toMatchObject({ answering: false, level: 'listed', has_inbox: false, doors: [expect.objectContaining({ status: 'failing' })] });
+    expect(b.why).toMatch(/has not answered in the last day/);
+    expect(b.why).not.toMatch(/place was set/);
+    const steady = await shown('steady.example');
+    expect(steady).toMatchObject({ answering: true, level: 'bookable', has_inbox: true, doors: [expect.objectContaining({ status: 'live' })] });
+    expect(steady.why).toMatch(/inbox answered in the last day/);
+  });
+
+  it('a ping brings it back at once: answering, a live inbox, bookable, and words that say so', async () => {
+    clock.nowMs = MONDAY + 20 * MINUTE;
+    await d.t.directory.store.listings.recordPing('silent.example', clock.now(), { version: '0.5.0', runtime: 'node' });
+    const b = (await d.detail('silent.example')).body;
+    expect(b).toMatchObject({ answering: true, level: 'bookable', has_inbox: true, not_answering_since: null });
+    expect(b.why).toMatch(/inbox answered in the last day/);
+    expect(b.why).toMatch(/before its inbox answered again/);
+    expect(await shown('silent.example')).toMatchObject({ answering: true, level: 'bookable', why: b.why });
+    expect(await bookable()).toEqual(['silent.example', 'steady.example']);
+  });
+
+  it('a member whose manifest check failed is not answering, though it pings', async () => {
+    clock.nowMs = MONDAY + 30 * MINUTE;
+    const failedAt = new Date(clock.now()).toISOString();
+    const { seq: _seq, ...record } = (await d.t.directory.store.listings.byDomain('steady.example'))!;
+    // as instances.ts records a failed check of a verified inbox
+    await d.t.directory.store.listings.upsert({ ...record, doors: record.doors.map((door) => ({ ...door, status: 'failing' as const, checkedAt: failedAt })), updatedAt: clock.now() });
+    await d.t.directory.store.listings.recordPing('steady.example', clock.now(), record.software);
+    const b = (await d.detail('steady.example')).body;
+    expect(b).toMatchObject({ answering: false, level: 'listed', has_inbox: false, not_answering_since: failedAt });
+    expect(b.why).not.toMatch(/inbox answered in the last day/);
+    expect(b.why).toMatch(/could not read its inbox.s manifest/);
+    expect(await shown('steady.example')).toMatchObject({ answering: false, level: 'listed', why: b.why });
+    expect(await bookable()).toEqual(['silent.example']);
+  });
+});
+
+describe('on the demo data, every listing\'s words and doors say what its fields say', () => {
+  let t: Awaited<ReturnType<typeof startDirectory>>;
+  beforeAll(async () => {
+    const clock = new TestClock(MONDAY);
+    t = await startDirectory({ clock, answerWorkers: 1 });
+    await seedDemoDirectory(t.directory.store, 3000, MONDAY);
+    await t.directory.search.hour();
+    clock.nowMs = MONDAY + 40 * MINUTE; // the order is 40 minutes old: some members stopped answering since
+  }, 60_000);
+  afterAll(() => t.close());
+
+  it('answering, not_answering_since, doors, level, has_inbox and why agree for every listing of every page', async () => {
+    const rank = { listed: 0, readable: 1, askable: 2, bookable: 3, payable: 4 } as const;
+    let cursor: string | null = null;
+    let seen = 0;
+    let changedSince = 0;
+    do {
+      const r: ApiResponse = await t.get(path({ limit: 100, ...(cursor ? { cursor } : {}) }));
+      expect(r.status).toBe(200);
+      for (const b of r.body.businesses) {
+        seen++;
+        const live = (b.doors as { type: string; status: string; level: keyof typeof rank }[]).filter((x) => x.status === 'live');
+        expect(b.level, b.domain).toBe(Object.keys(rank)[Math.max(0, ...live.map((x) => rank[x.level]))]);
+        expect(b.has_inbox, b.domain).toBe(live.some((x) => x.type === 'inbox'));
+        if (b.source !== 'member') continue;
+        expect(b.answering, b.domain).toBe(live.some((x) => x.type === 'inbox'));
+        expect(b.not_answering_since === null, b.domain).toBe(b.answering);
+        expect(/inbox answered in the last day/.test(b.why), `${b.domain}: ${b.why}`).toBe(b.answering);
+        if (/place was set/.test(b.why)) changedSince++;
+      }
+      cursor = r.body.next_cursor;
+    } while (cursor);
+    expect(seen).toBeGreaterThan(2600);
+    expect(changedSince, 'some members stopped answering in the 40 minutes').toBeGreaterThan(0);
+  }, 60_000);
 });

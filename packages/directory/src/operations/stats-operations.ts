@@ -39,7 +39,8 @@ export const getStats = directoryOperation({
     const store = ctx.domain.store;
     const nowMs = ctx.domain.clock.now();
     const [instances, listed, oldestDue] = await Promise.all([store.instances.list(), store.listings.countListed(), store.jobs.oldestDueAt(nowMs)]);
-    const online = instances.filter((i) => i.lastPingAt !== null && i.lastPingAt >= nowMs - DAY_MS);
+    // Answering: pinged in the last day, and not failing its manifest check (listings/answering.ts).
+    const online = instances.filter((i) => i.lastPingAt !== null && i.lastPingAt >= nowMs - DAY_MS && i.status !== 'unreachable');
     const activity = { bookings: 0, orders: 0, quotes: 0, messages: 0 };
     for (const instance of online) {
       for (const key of Object.keys(activity) as (keyof typeof activity)[]) activity[key] += instance.counts?.[key] ?? 0;

@@ -19,10 +19,16 @@ import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingM
  * the attribute keys shown): pages of another version are rendered again and never served.
  * `listing-page.test.ts` fails on a change of output until this and its fingerprint are updated.
  */
-export const PAGE_FORMAT = 6;
+export const PAGE_FORMAT = 7;
 
-/** What a page keeps to render its moment sections and to place the listing in the hour's order. */
-export interface ListingPageInputs extends ListingMomentFields {
+/**
+ * What a page keeps to render its moment sections and to place the listing in the hour's order. A
+ * member's doors and payments are kept (its doors, level and accepts follow its inbox answering); a
+ * business that is not a member has them rendered once with the rest.
+ */
+export interface ListingPageInputs extends Omit<ListingMomentFields, 'doors' | 'payments'> {
+  doors?: ListingMomentFields['doors'];
+  payments?: ListingMomentFields['payments'];
   id: string;
   /** levelRank() of the listing's highest live door. */
   level: number;
@@ -78,6 +84,7 @@ export class ListingPageRenderer {
       receipts: { customers: listing.receipts.customers },
       level: rank.level,
       agentDoor: rank.agentDoor,
+      ...(listing.source === 'member' ? { doors: listing.doors, payments: listing.payments } : {}),
     };
     const pieces = VIEW_SECTIONS.map((section) => {
       if (section.kind === 'fixed') return innerJson(section.fields(listing, this.#fixed));
@@ -123,6 +130,12 @@ export class StoredListingPage implements ListingMomentFields {
   }
   get receipts() {
     return this.inputs.receipts;
+  }
+  get doors() {
+    return this.inputs.doors ?? [];
+  }
+  get payments() {
+    return this.inputs.payments ?? [];
   }
 }
 

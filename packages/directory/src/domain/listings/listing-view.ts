@@ -4,16 +4,20 @@
  * is not a member shows its town, never its street, until it claims its entry.
  */
 import { zoneNow } from '../search/hours.js';
-import { isAnswering } from '../ranking/hourly-order.js';
+import type { PlacementFacts } from '../ranking/hourly-order.js';
 import { attributeKey } from '../vocab/attributes.js';
+import { answersNow, doorsNow, notAnsweringSince } from './answering.js';
 import { aboutFoundUrl } from './found-about.js';
 import { listingFacts } from './listing-facts.js';
-import { LEVELS, levelRank, listingLevel, showsStreet, shownGeo, type ListingRecord, type RequestKind } from './listing.js';
+import { LEVELS, levelRank, listingLevel, showsStreet, shownGeo, type Door, type ListingRecord, type RequestKind } from './listing.js';
+import { whyNow } from './why-now.js';
 
+/** The listing's place in the hour's order: its `why` is written at the moment of the answer from these facts (why-now.ts). */
 export interface RankPlacement {
   rankPos: number;
   shuffle: string;
-  why: string;
+  /** What the hour's order placed it by. */
+  facts: PlacementFacts;
 }
 
 /** What the fixed parts of a view depend on besides the listing. */
@@ -47,6 +51,9 @@ export interface ListingMomentFields {
   createdAt: number;
   hours: ListingRecord['hours'];
   receipts: { customers: number };
+  /** A member's doors live or not with its inbox (answering.ts); a page keeps them for members only. */
+  doors: readonly Door[];
+  payments: readonly string[];
 }
 
 /** Only keys of GET /v1/attributes that can be filtered on are shown; one that needs a register's proof is not shown yet. */
@@ -84,10 +91,33 @@ export type ViewSection =
       text?: (l: ListingMomentFields, o: MomentViewOptions) => string;
     };
 
-/** Since when a member's inbox has not answered (its last ping plus the window, else when it was verified or listed); null for others. */
-function notAnsweringSince(l: ListingMomentFields, o: MomentViewOptions, answering: boolean): string | null {
-  if (l.source !== 'member' || answering) return null;
-  return new Date((l.lastPingAt ?? l.verifiedAt ?? l.createdAt) + (l.lastPingAt ? o.answeringHours * 3_600_000 : 0)).toISOString();
+/** Since when a member's inbox has not answered (answering.ts); null while it answers, and for others. */
+function notAnsweringSinceIso(l: ListingMomentFields, o: MomentViewOptions, answering: boolean): string | null {
+  const since = notAnsweringSince(l, answering, o.answeringHours);
+  return since === null ? null : new Date(since).toISOString();
+}
+
+/** The doors as they stand at the moment (a member's own inbox is live while it answers), and what they give. */
+function doorFields(l: ListingMomentFields, o: MomentViewOptions): Fields {
+  const doors = doorsNow(l, answersNow(l, o.nowMs, o.answeringHours));
+  const liveDoors = doors.filter((d) => d.status === 'live');
+  const kinds = new Set<RequestKind>(liveDoors.flatMap((d) => d.kinds));
+  return {
+    level: LEVELS[levelRank(listingLevel(doors))],
+    has_inbox: liveDoors.some((d) => d.type === 'inbox'),
+    doors: doors.map((d) => ({
+      type: d.type,
+      url: d.url,
+      level: d.level,
+      status: d.status,
+      kinds: d.kinds,
+      src: d.src,
+      ...(d.protocol ? { protocol: d.protocol } : {}),
+      ...(d.checkedAt ? { checked_at: d.checkedAt } : {}),
+    })),
+    requestable: (['ask', 'quote'] as const).filter((k) => kinds.has(k)),
+    accepts: { kinds: [...kinds], ...(l.payments.length > 0 ? { pay: l.payments } : {}) },
+  };
 }
 
 /** JSON text of a number as JSON.stringify writes it. */
@@ -161,13 +191,13 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
   {
     kind: 'moment',
     fields: (l, o) => {
-      const answering = isAnswering(l, o.nowMs, o.answeringHours);
-      return { answering, online: answering, not_answering_since: notAnsweringSince(l, o, answering) };
+      const answering = answersNow(l, o.nowMs, o.answeringHours);
+      return { answering, online: answering, not_answering_since: notAnsweringSinceIso(l, o, answering) };
     },
     sameAtEveryMoment: (l) => l.source !== 'member',
     text: (l, o) => {
-      const answering = isAnswering(l, o.nowMs, o.answeringHours);
-      const since = notAnsweringSince(l, o, answering);
+      const answering = answersNow(l, o.nowMs, o.answeringHours);
+      const since = notAnsweringSinceIso(l, o, answering);
       return `"answering":${answering},"online":${answering},"not_answering_since":${since === null ? 'null' : `"${since}"`}`;
     },
   },
@@ -202,29 +232,24 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
   },
   {
     kind: 'fixed',
+    fields: (l) => ({
+      source: l.source,
+      claimed: l.claimed,
+      ...(l.proof ? { proof: l.proof } : {}),
+    }),
+  },
+  {
+    // level, has_inbox, doors, requestable, accepts: a member's follow its inbox answering or not
+    kind: 'moment',
+    fields: doorFields,
+    sameAtEveryMoment: (l) => l.source !== 'member',
+  },
+  {
+    kind: 'fixed',
     fields: (l, o) => {
       const member = l.source === 'member';
-      const liveDoors = l.doors.filter((d) => d.status === 'live');
-      const kinds = new Set<RequestKind>(liveDoors.flatMap((d) => d.kinds));
       const primary = l.placeCategory;
       return {
-        source: l.source,
-        claimed: l.claimed,
-        ...(l.proof ? { proof: l.proof } : {}),
-        level: LEVELS[levelRank(listingLevel(l.doors))],
-        has_inbox: liveDoors.some((d) => d.type === 'inbox'),
-        doors: l.doors.map((d) => ({
-          type: d.type,
-          url: d.url,
-          level: d.level,
-          status: d.status,
-          kinds: d.kinds,
-          src: d.src,
-          ...(d.protocol ? { protocol: d.protocol } : {}),
-          ...(d.checkedAt ? { checked_at: d.checkedAt } : {}),
-        })),
-        requestable: (['ask', 'quote'] as const).filter((k) => kinds.has(k)),
-        accepts: { kinds: [...kinds], ...(l.payments.length > 0 ? { pay: l.payments } : {}) },
         ...(primary
           ? {
               category: {
@@ -260,8 +285,8 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
   },
   {
     kind: 'moment',
-    fields: (_l, o) => (o.placement ? { why: o.placement.why } : {}),
-    text: (_l, o) => (o.placement ? `"why":${JSON.stringify(o.placement.why)}` : ''),
+    fields: (l, o) => (o.placement ? { why: whyNow(l, o.placement, o) } : {}),
+    text: (l, o) => (o.placement ? `"why":${JSON.stringify(whyNow(l, o.placement, o))}` : ''),
   },
   {
     kind: 'fixed',

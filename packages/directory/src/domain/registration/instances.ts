@@ -230,7 +230,9 @@ async function recordFailure(store: DirectoryStore, instance: InstanceRecord, at
     const listing = await store.listings.byDomain(instance.domain);
     if (listing) {
       const { seq: _seq, ...rest } = listing;
-      await store.listings.upsert({ ...rest, doors: rest.doors.map((d) => (d.type === 'inbox' ? { ...d, status: 'failing' as const } : d)), updatedAt: nowMs });
+      // Its inbox door fails from this check on (checked_at: when it first failed), until a check succeeds.
+      const failed = (d: (typeof rest.doors)[number]) => (d.status === 'failing' ? d : { ...d, status: 'failing' as const, checkedAt: new Date(nowMs).toISOString() });
+      await store.listings.upsert({ ...rest, doors: rest.doors.map((d) => (d.type === 'inbox' ? failed(d) : d)), updatedAt: nowMs });
     }
   }
   if (nextAttemptAt !== null) await store.jobs.enqueue(verifyJob(instance.domain, nextAttemptAt), nowMs);

@@ -5,6 +5,7 @@
  */
 import { JsonBytes, assembleListingBytes, type StoredListingPage } from '../listings/listing-page.js';
 import type { MomentViewOptions } from '../listings/listing-view.js';
+import type { PlacementFacts } from '../ranking/hourly-order.js';
 
 /** What every listing of an answer shares: the moment and the rules in force. */
 export interface AnswerMoment {
@@ -20,8 +21,8 @@ export interface PlacedListing {
   rankPos: number;
   distanceKm?: number | undefined;
   openNow: boolean | null;
-  /** The day's shuffle key and the plain-words why; absent when the hour's tables do not know the listing. */
-  placement?: { shuffle: string; why: string } | undefined;
+  /** The day's shuffle key and what the hour's order placed it by (its why is written from them); absent when the hour's tables do not know the listing. */
+  placement?: { shuffle: string; facts: PlacementFacts } | undefined;
 }
 
 /** An answer that can be assembled from stored pages alone (every listing placed from the hour's tables). */
@@ -53,7 +54,7 @@ export function momentOfListing(moment: AnswerMoment, listing: PlacedListing, pl
     rulesVersion: moment.rulesVersion,
     rulesUrl: moment.rulesUrl,
     openNow: listing.openNow,
-    placement: placement ? { rankPos: listing.rankPos, shuffle: placement.shuffle, why: placement.why } : undefined,
+    placement: placement ? { rankPos: listing.rankPos, shuffle: placement.shuffle, facts: placement.facts } : undefined,
     distanceKm: listing.distanceKm,
   };
 }

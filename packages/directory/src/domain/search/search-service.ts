@@ -9,7 +9,7 @@ import type { ListingRecord } from '../listings/listing.js';
 import { JsonBytes, assembleListingBytes } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
 import { isListed } from '../listings/regulated.js';
-import { DayShuffles, HOUR_MS, HourRanks, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, whyPlaced, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { DayShuffles, HOUR_MS, HourRanks, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
@@ -209,6 +209,8 @@ export class DirectorySearch {
         language: search.language,
         openAt: search.openNow ? nowMs : undefined,
         reportOpenAt: nowMs,
+        // a member's own inbox is a live door while it answers (listings/answering.ts)
+        answeringSince: nowMs - state.rules.numbers.answeringHours * HOUR_MS,
         near: search.near,
         attributes: search.attributes,
         country: search.country,
@@ -246,7 +248,7 @@ export class DirectorySearch {
     const moment = this.#answerMoment(rules, nowMs);
     const listings: PlacedListing[] = hits.map((hit) => {
       const facts = this.#tableFacts(state, hit.seq);
-      return { seq: hit.seq, rankPos: hit.rankPos, distanceKm: hit.distanceKm, openNow: hit.openNow ?? null, placement: facts ? this.#placement(facts, hit.rankPos, rules) : undefined };
+      return { seq: hit.seq, rankPos: hit.rankPos, distanceKm: hit.distanceKm, openNow: hit.openNow ?? null, placement: facts ? this.#placement(facts) : undefined };
     });
     const plan: AnswerPlan = { moment, listings, nextCursor };
     const placedByTables = listings.every((listing) => listing.placement !== undefined);
@@ -272,7 +274,7 @@ export class DirectorySearch {
       if (!first) out.text(',');
       first = false;
       if (page) {
-        const placement = listing.placement ?? this.#placement(this.#placementFacts(state, listing.seq, () => ({ ...page.inputs, seq: listing.seq })), listing.rankPos, rules);
+        const placement = listing.placement ?? this.#placement(this.#placementFacts(state, listing.seq, () => ({ ...page.inputs, seq: listing.seq })));
         assembleListingBytes(page.fixed, page, momentOfListing(moment, listing, placement), out);
       } else if (record) {
         out.text(JSON.stringify(this.view(record, state, nowMs, { rankPos: listing.rankPos, distanceKm: listing.distanceKm, detail: false })));
@@ -282,8 +284,9 @@ export class DirectorySearch {
     return out.toBuffer();
   }
 
-  #placement(facts: PlacementFacts, rankPos: number, rules: PublishedRules): { shuffle: string; why: string } {
-    return { shuffle: facts.shuffle, why: whyPlaced(facts, rankPos, rules) };
+  /** The shuffle key and the facts the listing's why is written from, at the moment of the answer (listings/why-now.ts). */
+  #placement(facts: PlacementFacts): { shuffle: string; facts: PlacementFacts } {
+    return { shuffle: facts.shuffle, facts };
   }
 
   #answerMoment(rules: PublishedRules, nowMs: number): AnswerMoment {
@@ -308,7 +311,7 @@ export class DirectorySearch {
     options: { rankPos: number | null; distanceKm?: number | undefined },
   ): MomentViewOptions {
     const rules = state?.rules ?? rulesInForce(nowMs);
-    const placement = state && options.rankPos !== null ? this.#placement(this.#placementFacts(state, rank.seq, () => rank), options.rankPos, rules) : undefined;
+    const placement = state && options.rankPos !== null ? this.#placement(this.#placementFacts(state, rank.seq, () => rank)) : undefined;
     // Without a place in the order (rankPos null) no placement is shown, so its rankPos is never read.
     return momentOfListing(this.#answerMoment(rules, nowMs), { seq: rank.seq, rankPos: options.rankPos ?? 0, distanceKm: options.distanceKm, openNow }, placement);
   }

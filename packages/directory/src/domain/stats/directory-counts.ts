@@ -2,7 +2,8 @@
  * The `directory` block of GET /v1/stats: counts only, never a name or domain, taken when the search
  * index is built (at most hourly, so never more often than every ten minutes).
  */
-import { levelRank, listingLevel, type ListingRecord } from '../listings/listing.js';
+import { answersNow, doorsNow } from '../listings/answering.js';
+import { levelRank, listingLevel, type Door, type ListingRecord } from '../listings/listing.js';
 
 export const CAPABILITIES = ['message', 'book', 'order', 'cancel', 'change', 'negotiate', 'catalogue', 'availability', 'pay', 'track', 'return'] as const;
 export const COUNTED_DOORS = ['inbox', 'mcp', 'a2a', 'openapi', 'ucp', 'acp', 'webmcp'] as const;
@@ -27,9 +28,9 @@ export function emptyCounts(): DirectoryCounts {
   };
 }
 
-/** What a business can do through its live doors, as far as its declarations and item types tell. */
-function capabilitiesOf(listing: ListingRecord): Set<(typeof CAPABILITIES)[number]> {
-  const live = listing.doors.filter((d) => d.status === 'live');
+/** What a business can do through its live doors (as they stand now), as far as its declarations and item types tell. */
+function capabilitiesOf(listing: ListingRecord, doors: readonly Door[]): Set<(typeof CAPABILITIES)[number]> {
+  const live = doors.filter((d) => d.status === 'live');
   const kinds = new Set(live.flatMap((d) => d.kinds));
   const caps = new Set<(typeof CAPABILITIES)[number]>();
   if (kinds.has('ask')) caps.add('message');
@@ -65,9 +66,10 @@ export class DirectoryCounter {
     if (!ready && !member) return;
     counts.agent_ready += 1;
     if (listing.kind === 'software_and_ai') counts.software_and_ai += 1;
-    for (const cap of capabilitiesOf(listing)) counts.capabilities[cap] += 1;
-    const answering = member && listing.lastPingAt !== null && listing.lastPingAt >= this.#nowMs - this.#answeringHours * 3_600_000;
-    const types = new Set(listing.doors.filter((d) => d.status === 'live' && (d.type !== 'inbox' || !member || answering)).map((d) => d.type));
+    // A member's own inbox is a live door while the member answers (listings/answering.ts).
+    const doors = doorsNow(listing, answersNow(listing, this.#nowMs, this.#answeringHours));
+    for (const cap of capabilitiesOf(listing, doors)) counts.capabilities[cap] += 1;
+    const types = new Set(doors.filter((d) => d.status === 'live').map((d) => d.type));
     for (const door of COUNTED_DOORS) if (types.has(door)) counts.doors[door] += 1;
   }
 
