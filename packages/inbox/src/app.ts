@@ -12,7 +12,8 @@ import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
 import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
-import { ensureSigningKey } from './domain/receipts/signing-keys.js';
+import { SigningKeyRing, ensureSigningKey } from './domain/receipts/signing-keys.js';
+import type { ReceiptSigning } from './domain/receipts/issue-receipts.js';
 import { sealedSettingsCodec } from './domain/settings/sealed-settings.js';
 import { pruneOAuth, retireGrantsForOtherResources } from './domain/access/oauth/maintenance.js';
 import { PRUNE_EVERY_MS as OAUTH_PRUNE_EVERY_MS } from './domain/access/oauth/oauth-limits.js';
@@ -61,6 +62,8 @@ export interface Inbox {
   webhooks: WebhookDispatcher;
   clock: Clock;
   secrets: SecretBox;
+  /** Signs receipts (docs/receipts.md); tests move items in their own transactions with it. */
+  receipts: ReceiptSigning;
   close(): Promise<void>;
 }
 
@@ -81,8 +84,10 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     allowLocalWebhooks: options.allowLocalWebhooks ?? false,
     allowLocalNetworks: options.allowLocalNetworks ?? false,
   };
+  // Receipts name this instance by its origin (docs/receipts.md "Claims").
+  const receipts: ReceiptSigning = { issuer: new URL(config.publicBaseUrl).origin, keys: new SigningKeyRing(secrets) };
   const http = buildHttpServer({
-    deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets },
+    deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets, receipts },
     operations: OPERATIONS,
     logLevel,
     storageHealth: store.storageHealth,
@@ -106,9 +111,9 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     store,
     clock,
     {
-      'item.system_event': systemEventHandler(clock),
-      [RULES_JOB]: rulesHandler(clock),
-      [DELAYED_RULE_JOB]: delayedRuleHandler(clock),
+      'item.system_event': systemEventHandler(clock, receipts),
+      [RULES_JOB]: rulesHandler(clock, receipts),
+      [DELAYED_RULE_JOB]: delayedRuleHandler(clock, receipts),
       [REGISTER_JOB]: registerHandler(store, clock, reporting),
       [PING_JOB]: pingHandler(store, clock, reporting),
       [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
@@ -134,6 +139,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     webhooks,
     clock,
     secrets,
+    receipts,
     async close() {
       await jobs.stop();
       await webhooks.stop();

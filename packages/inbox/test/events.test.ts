@@ -45,7 +45,7 @@ describe('the event stream', () => {
     await t.owner('POST', `/v1/owner/items/${booking.body.id}/transitions`, { body: { event: 'confirm' } });
 
     const events = await readAll();
-    expect(events.map((e) => e.type)).toEqual(['message.create', 'booking.create', 'booking.confirm']);
+    expect(events.map((e) => e.type)).toEqual(['message.create', 'booking.create', 'booking.confirm', 'booking.receipt_issued']);
     for (const event of events) expect(event.id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
     expect(events[0]).toEqual({
       id: expect.any(String),
@@ -99,12 +99,12 @@ describe('the event stream', () => {
     await t.request('POST', '/v1/messages', { body: { item_id: item.id, access_token: item.accessToken, message: 'more' } });
 
     const types = async (query: string) => (await readAll(query)).map((e) => e.type);
-    expect(await types('&types=booking.*')).toEqual(['booking.create', 'booking.confirm']);
+    expect(await types('&types=booking.*')).toEqual(['booking.create', 'booking.confirm', 'booking.receipt_issued']);
     expect(await types('&types=booking.confirm,message.create')).toEqual(['message.create', 'booking.confirm']);
     expect(await types('&types=booking.confirm&types=message.message')).toEqual(['booking.confirm', 'message.message']);
-    expect(await types('&types=*')).toHaveLength(4);
+    expect(await types('&types=*')).toHaveLength(5);
     expect(await types('&types=quote_request.*')).toEqual([]);
-    expect(await types(`&since=${encodeURIComponent('2026-11-23T10:00:30Z')}`)).toEqual(['booking.create', 'booking.confirm', 'message.message']);
+    expect(await types(`&since=${encodeURIComponent('2026-11-23T10:00:30Z')}`)).toEqual(['booking.create', 'booking.confirm', 'booking.receipt_issued', 'message.message']);
     expect(await types(`&since=${encodeURIComponent('2026-11-23T11:00:30+01:00')}&types=message.*`)).toEqual(['message.message']);
   });
 

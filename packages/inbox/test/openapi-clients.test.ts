@@ -97,6 +97,8 @@ describe('the webhooks section', () => {
       emitted.add(`${type}.create`).add(`${type}.message`).add(`${type}.flags`);
       for (const row of MACHINES[type].transitions) emitted.add(`${type}.${row.event}`);
     }
+    // Receipts are signed for bookings, orders and refunds (docs/receipts.md).
+    for (const type of ['booking', 'order', 'refund']) emitted.add(`${type}.receipt_issued`).add(`${type}.receipt_acknowledged`);
     expect(Object.keys(doc.webhooks).sort()).toEqual([...emitted].sort());
     for (const [type, item] of Object.entries<any>(doc.webhooks)) {
       const names = item.post.parameters.map((p: any) => p.name);
@@ -105,6 +107,8 @@ describe('the webhooks section', () => {
     }
     expect(doc.components.schemas.ThinEvent.required).toEqual(['id', 'type', 'timestamp', 'data']);
     expect(doc.components.schemas.FullEvent.properties.data.required).toEqual(expect.arrayContaining(['item', 'transitions', 'human', 'party']));
+    expect(doc.components.schemas.FullReceiptEvent.properties.data.required).toEqual(expect.arrayContaining(['item', 'receipt']));
+    expect(doc.webhooks['booking.receipt_issued'].post.requestBody.content['application/json'].schema.anyOf[1]).toEqual({ $ref: '#/components/schemas/FullReceiptEvent' });
   });
 
   it('describes real events: the stream entries are thin bodies, the full body of the same event matches FullEvent', async () => {

@@ -275,7 +275,9 @@ describe('get_item', () => {
     expect(item.events.map((e: any) => [e.type, e.version])).toEqual([
       ['booking.create', 1],
       ['booking.confirm', 2],
+      ['booking.receipt_issued', 2],
     ]);
+    expect(item.receipts.map((r: any) => r.kind)).toEqual(['confirmed']);
     const [create, confirm] = item.events;
     expect(create.by).toEqual({ kind: 'customer_agent', id: null, name: null });
     expect(create.channel).toBe('rest');
@@ -286,7 +288,7 @@ describe('get_item', () => {
       ['customer', false, 'First time here.'],
       ['business', true, 'Regular of Luísa; give her the window seat.'],
     ]);
-    expect(item.receipts).toEqual([]);
+    expect(item.receipts).toEqual([expect.objectContaining({ kind: 'confirmed', event: 'booking.confirm', acknowledged: false })]);
 
     const events = item.transitions.map((x: any) => x.event);
     expect(events).toContain('cancel_by_business');

@@ -546,7 +546,8 @@ describe('cancel_item on confirmed bookings and the cancellation window', () => 
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ state: 'cancelled', version: 3 });
     const owner = await ownerItem(c, b.id);
-    expect(owner.events.at(-1)).toMatchObject({ type: 'booking.cancel', fromState: 'confirmed', toState: 'cancelled' });
+    expect(owner.events.at(-2)).toMatchObject({ type: 'booking.cancel', fromState: 'confirmed', toState: 'cancelled' });
+    expect(owner.receipts.map((r: any) => r.outcome)).toEqual([null, 'booking.cancelled_by_customer']);
   });
 
   it('records a late cancellation after the window (booking.lateCancellation record, the default)', async () => {
@@ -560,7 +561,8 @@ describe('cancel_item on confirmed bookings and the cancellation window', () => 
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ state: 'cancelled_late', version: 3 });
     const owner = await ownerItem(c, b.id);
-    expect(owner.events.at(-1)).toMatchObject({
+    expect(owner.receipts.map((r: any) => r.outcome)).toEqual([null, 'booking.cancelled_late_by_customer']);
+    expect(owner.events.at(-2)).toMatchObject({
       type: 'booking.cancel_late',
       event: 'cancel_late',
       fromState: 'confirmed',
@@ -588,7 +590,7 @@ describe('cancel_item on confirmed bookings and the cancellation window', () => 
       expect(after).toMatchObject({ state: 'confirmed', version: 2 });
       expect(after.next.map((n: any) => n.event)).not.toContain('cancel');
       const owner = await ownerItem(c, b.id);
-      expect(owner.events.map((e: any) => e.type)).toEqual(['booking.create', 'booking.confirm']);
+      expect(owner.events.map((e: any) => e.type)).toEqual(['booking.create', 'booking.confirm', 'booking.receipt_issued']);
     } finally {
       await setSettings(c, { booking: { lateCancellation: null } });
     }
@@ -706,7 +708,8 @@ describe('accept_offer and decline_offer', () => {
     expect(r.body.payload).toMatchObject({ startTime: '2026-12-03T15:00:00.000+00:00', endTime: '2026-12-03T15:45:00.000+00:00', price: 2500 });
     expect(r.body.payload).not.toHaveProperty('proposal');
     const owner = await ownerItem(t, b.id);
-    expect(owner.events.at(-1)).toMatchObject({ type: 'booking.accept', fromState: 'proposed', toState: 'confirmed', by: expect.objectContaining({ kind: 'customer_agent' }) });
+    expect(owner.events.at(-2)).toMatchObject({ type: 'booking.accept', fromState: 'proposed', toState: 'confirmed', by: expect.objectContaining({ kind: 'customer_agent' }) });
+    expect(owner.events.at(-1)).toMatchObject({ type: 'booking.receipt_issued', version: 3, by: expect.objectContaining({ kind: 'customer_agent' }) });
     expectProblem(await t.request('POST', `/v1/items/${b.id}/accept`, { headers: { 'x-access-token': b.accessToken } }), 409, 'wrong_state');
   });
 

@@ -66,7 +66,9 @@ describe('rules that act at once', () => {
     expect(await runAll(t)).toBeGreaterThanOrEqual(1);
     const item = await ownerItem(t, id);
     expect(item).toMatchObject({ state: 'confirmed', version: 2 });
-    expect(item.events.map((e: any) => e.type)).toEqual(['booking.create', 'booking.confirm']);
+    expect(item.events.map((e: any) => e.type)).toEqual(['booking.create', 'booking.confirm', 'booking.receipt_issued']);
+    // The rule's confirmation is signed like anyone's, and says nobody decided (aut: 1, docs/receipts.md).
+    expect(item.receipts).toEqual([expect.objectContaining({ kind: 'confirmed', claims: expect.objectContaining({ aut: 1 }) })]);
     expect(item.events[1]).toMatchObject({
       type: 'booking.confirm',
       fromState: 'requested',
@@ -179,7 +181,7 @@ describe('rules that act at once', () => {
     const beaAgain = await book(t, bea('2026-11-27T10:00:00Z'));
     const anaAgain = await book(t, haircutAt('2026-11-27T11:00:00Z'));
     await runAll(t);
-    expect(await ownerItem(t, beaAgain.id)).toMatchObject({ state: 'confirmed', events: [{}, { by: { kind: 'rule', id: 'regular' } }] });
+    expect(await ownerItem(t, beaAgain.id)).toMatchObject({ state: 'confirmed', events: [{}, { by: { kind: 'rule', id: 'regular' } }, { type: 'booking.receipt_issued' }] });
     const ana = await ownerItem(t, anaAgain.id);
     expect(ana).toMatchObject({ state: 'requested', version: 1, needsHuman: true });
     expect(ruleEvents(ana)).toEqual([expect.objectContaining({ type: 'booking.flags', by: expect.objectContaining({ id: 'no-shows' }) })]);
@@ -238,7 +240,12 @@ describe('rules that act at once', () => {
     await runAll(t);
     const item = await ownerItem(t, id);
     expect(item).toMatchObject({ state: 'confirmed', version: 2, priority: 1 });
-    expect(item.events.map((e: any) => `${e.type}:${e.by.id ?? e.by.kind}`)).toEqual(['booking.create:customer_agent', 'booking.flags:a-flag', 'booking.confirm:confirm-fixed']);
+    expect(item.events.map((e: any) => `${e.type}:${e.by.id ?? e.by.kind}`)).toEqual([
+      'booking.create:customer_agent',
+      'booking.flags:a-flag',
+      'booking.confirm:confirm-fixed',
+      'booking.receipt_issued:confirm-fixed',
+    ]);
     expect((await status(t, id, accessToken)).conversation).toEqual([expect.objectContaining({ text: 'See you on Tuesday.', authorName: 'Confirmation note' })]);
   });
 
@@ -250,7 +257,11 @@ describe('rules that act at once', () => {
     await runAll(t);
     const paid = await ownerItem(t, small.id);
     expect(paid).toMatchObject({ state: 'awaiting_payment', version: 3, payload: { paymentUrl: 'https://pay.example.com/aurora' } });
-    expect(paid.events.slice(1).map((e: any) => [e.type, e.by.kind])).toEqual([['order.accept', 'rule'], ['order.request_payment', 'rule']]);
+    expect(paid.events.slice(1).map((e: any) => [e.type, e.by.kind])).toEqual([
+      ['order.accept', 'rule'],
+      ['order.receipt_issued', 'rule'],
+      ['order.request_payment', 'rule'],
+    ]);
     expect((await ownerItem(t, large.id)).state).toBe('received');
   });
 
@@ -356,7 +367,7 @@ describe('a restart between the event and the rule run', () => {
         await new Promise((resolve) => setTimeout(resolve, 25));
         item = await ownerItem(second, id);
       }
-      expect(item).toMatchObject({ state: 'confirmed', version: 2, events: [{}, { by: { kind: 'rule', id: 'confirm-fixed' } }] });
+      expect(item).toMatchObject({ state: 'confirmed', version: 2, events: [{}, { by: { kind: 'rule', id: 'confirm-fixed' } }, { type: 'booking.receipt_issued' }] });
     } finally {
       await second.close();
     }

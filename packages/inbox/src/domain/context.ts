@@ -2,11 +2,17 @@
 import type { InboxStore } from '../store/store.js';
 import { DEFAULT_PROFILE, businessProfileSchema, type BusinessProfile } from './catalogue/profile.js';
 import { withDefaults, type Settings } from './settings/settings-document.js';
+import type { ReceiptSigning } from './receipts/issue-receipts.js';
 import type { Clock } from './types.js';
 
 export interface DomainContext {
   store: InboxStore;
   clock: Clock;
+  /**
+   * Signs the receipts a move makes due (docs/receipts.md). Every door and job that moves items gives
+   * it; a move that makes a receipt due without it fails rather than happen unsigned.
+   */
+  receipts?: ReceiptSigning;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { runDelayedRule, runRulesAfterEvent } from '../domain/rules/rule-engine.js';
 import { DELAYED_RULE_JOB, RULES_JOB, type RuleJobPayload } from '../domain/rules/schedule-rules.js';
+import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
 import type { Clock } from '../domain/types.js';
 import type { InboxStore, JobRecord } from '../store/store.js';
 
@@ -23,10 +24,10 @@ function payloadOf(job: JobRecord): RuleJobPayload {
   };
 }
 
-export function rulesHandler(clock: Clock) {
-  return (job: JobRecord, store: InboxStore): Promise<void> => runRulesAfterEvent({ store, clock }, payloadOf(job));
+export function rulesHandler(clock: Clock, receipts: ReceiptSigning) {
+  return (job: JobRecord, store: InboxStore): Promise<void> => runRulesAfterEvent({ store, clock, receipts }, payloadOf(job));
 }
 
-export function delayedRuleHandler(clock: Clock) {
-  return (job: JobRecord, store: InboxStore): Promise<void> => runDelayedRule({ store, clock }, payloadOf(job));
+export function delayedRuleHandler(clock: Clock, receipts: ReceiptSigning) {
+  return (job: JobRecord, store: InboxStore): Promise<void> => runDelayedRule({ store, clock, receipts }, payloadOf(job));
 }

@@ -9,6 +9,7 @@ import { Problem, canonicalJson, rateLimitHeaders, rateLimitedHeaders, sha256Hex
 import { authenticateBearer } from '../domain/access/api-keys.js';
 import { KeyRateLimiter, type RateStanding } from '../domain/access/rate-limiter.js';
 import { checkScope } from '../domain/access/scope-check.js';
+import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller, Channel, Clock } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
@@ -27,6 +28,8 @@ export interface RunnerDeps {
   config: InboxConfigView;
   validateOutput: boolean;
   secrets: SecretBox;
+  /** Signs the receipts moves make due (docs/receipts.md). */
+  receipts: ReceiptSigning;
   /** Integration keys' buckets; one per process. Made from `clock` on first use when not given. */
   keyRateLimiter?: KeyRateLimiter;
 }
@@ -89,7 +92,7 @@ async function runAs(
 
   const execute = async (store: InboxStore): Promise<unknown> => {
     const ctx: OperationContext = {
-      domain: { store, clock: deps.clock },
+      domain: { store, clock: deps.clock, receipts: deps.receipts },
       caller,
       accessTokenHeader: envelope.accessTokenHeader,
       config: deps.config,

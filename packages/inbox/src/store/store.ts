@@ -164,6 +164,7 @@ import type { NetworkStatusStore } from './network-status-store.js';
 import type { RuleStore } from './rule-store.js';
 import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
+import type { ReceiptStore } from './receipt-store.js';
 
 export interface InboxStore {
   readonly business: DocumentStore;
@@ -186,6 +187,8 @@ export interface InboxStore {
   readonly feeds: FeedStore;
   /** The instance's receipt signing keys and sealed instance secrets (docs/receipts.md). */
   readonly signingKeys: SigningKeyStore;
+  /** Receipts issued and their acknowledgements (docs/receipts.md). */
+  readonly receipts: ReceiptStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

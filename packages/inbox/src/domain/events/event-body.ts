@@ -7,6 +7,7 @@
 import type { DomainContext } from '../context.js';
 import { openMoves } from '../items/item-writer.js';
 import { conversationEntry, itemView } from '../items/views.js';
+import { receiptView } from '../receipts/receipt-view.js';
 import { isoUtc } from '../time.js';
 import type { Actor, ItemEventRecord, ItemRecord } from '../types.js';
 
@@ -80,7 +81,12 @@ export async function fullEnvelope(ctx: DomainContext, event: ItemEventRecord, i
     const message = messages.find((m) => m.id === messageId) ?? null;
     data.message = message ? conversationEntry(message) : null;
   }
-  if (/^(booking|order)\.receipt_/.test(event.type)) data.receipt = event.data?.receipt ?? event.data ?? null;
+  if (event.event === 'receipt_issued' || event.event === 'receipt_acknowledged') {
+    // The receipt as it stands now (with its acknowledgement once there is one), like the item.
+    const id = typeof event.data?.receipt_id === 'string' ? event.data.receipt_id : null;
+    const receipt = id ? await ctx.store.receipts.get(id) : null;
+    data.receipt = receipt ? receiptView(receipt) : null;
+  }
   return { ...envelope, data };
 }
 
@@ -99,6 +105,11 @@ export function describeEvent(event: ItemEventRecord, item: ItemRecord): string 
   if (event.event === 'create') return `${who} ${CREATE_PHRASES[item.type] ?? `created a ${item.type}`}${what}; it is ${event.toState}.`;
   if (event.event === 'message') return `${who} wrote a message on ${item.type.replace('_', ' ')} ${item.id}${what}.`;
   if (event.event === 'flags') return `${who} changed the flags of ${item.type.replace('_', ' ')} ${item.id}${what}.`;
+  if (event.event === 'receipt_issued') {
+    const outcome = typeof event.data?.outcome === 'string' ? `: ${event.data.outcome}` : '';
+    return `The inbox signed a receipt (${String(event.data?.kind ?? 'receipt')}${outcome}) for ${item.type.replace('_', ' ')} ${item.id}${what}.`;
+  }
+  if (event.event === 'receipt_acknowledged') return `The customer's agent counter-signed receipt ${String(event.data?.receipt_id ?? '')} of ${item.type.replace('_', ' ')} ${item.id}${what}.`;
   const move = event.fromState === event.toState ? `(still ${event.toState})` : `from ${event.fromState ?? 'new'} to ${event.toState}`;
   return `${who} did ${event.event.replace(/_/g, ' ')} on ${item.type.replace('_', ' ')} ${item.id}${what}, ${move}.`;
 }

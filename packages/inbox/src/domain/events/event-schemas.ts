@@ -7,15 +7,29 @@
 import { z } from 'zod';
 import { MACHINES } from '../machines/index.js';
 import { actorSchema, conversationEntrySchema, itemViewSchema } from '../items/views.js';
+import { receiptViewSchema } from '../receipts/receipt-view.js';
 import { ITEM_TYPES, type ItemType } from '../types.js';
 import { TEST_EVENT_TYPE } from '../webhooks/test-event.js';
 
 /** Events that are not transitions: they never bump the item's version. */
 export const SIDE_EVENTS = ['message', 'flags'] as const;
 
-/** `create`, every event of the type's machine, then the side events. */
+/** Receipt events (docs/receipts.md): they never bump the item's version either. */
+export const RECEIPT_EVENTS = ['receipt_issued', 'receipt_acknowledged'] as const;
+
+/** Item types whose moves sign receipts, read off the machines. */
+export function receiptTypes(): ItemType[] {
+  return ITEM_TYPES.filter((type) => MACHINES[type].transitions.some((row) => (row.receipts ?? []).length > 0));
+}
+
+/** `create`, every event of the type's machine, the side events, then the receipt events of a type that has receipts. */
 export function eventsOf(type: ItemType): string[] {
-  return ['create', ...new Set(MACHINES[type].transitions.map((row) => row.event)), ...SIDE_EVENTS];
+  const receipts = receiptTypes().includes(type) ? RECEIPT_EVENTS : [];
+  return ['create', ...new Set(MACHINES[type].transitions.map((row) => row.event)), ...SIDE_EVENTS, ...receipts];
+}
+
+export function isReceiptEventType(type: string): boolean {
+  return RECEIPT_EVENTS.some((event) => type.endsWith(`.${event}`));
 }
 
 /** Every event type the inbox can send, `<item type>.<event>`, then inbox.test. */
@@ -48,7 +62,14 @@ export const fullEventSchema = thinEventSchema.extend({
     human: z.string().describe('One sentence saying what happened.'),
     party: z.object({ name: z.string().nullable(), email: z.string().nullable(), phone: z.string().nullable() }).describe('The customer.'),
     message: conversationEntrySchema.nullable().optional().describe('On a <type>.message event: the message.'),
-    receipt: z.unknown().optional().describe('On a booking or order receipt event: the receipt.'),
+    receipt: receiptViewSchema.nullable().optional().describe('On a <type>.receipt_issued or <type>.receipt_acknowledged event: the receipt as it stands now.'),
+  }),
+});
+
+/** The full body of a receipt event: data.receipt is always there (docs/receipts.md). */
+export const fullReceiptEventSchema = fullEventSchema.extend({
+  data: fullEventSchema.shape.data.extend({
+    receipt: receiptViewSchema.describe('The receipt as it stands now: the JWS exactly as signed, its claims, and the acknowledgement once there is one.'),
   }),
 });
 

@@ -13,6 +13,7 @@ import { accessTokenMatches, newAccessToken } from './access-token.js';
 import { addToSearchText, insertItem, moveItem, openMoves, recordSideEvent, type Mover } from './item-writer.js';
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { conversationEntry, itemView, type ItemView } from './views.js';
+import { receiptView } from '../receipts/receipt-view.js';
 
 export interface CreateRequest<P> {
   payload: P;
@@ -153,7 +154,11 @@ async function identityOf(ctx: DomainContext, item: ItemRecord) {
 }
 
 export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Actor) {
-  const [moves, messages] = await Promise.all([openMoves(ctx, item, actor), ctx.store.items.listMessages(item.id, false)]);
+  const [moves, messages, receipts] = await Promise.all([
+    openMoves(ctx, item, actor),
+    ctx.store.items.listMessages(item.id, false),
+    ctx.store.receipts.listForItem(item.id),
+  ]);
   return {
     ...itemView(item),
     next: moves.map((row) => ({
@@ -162,6 +167,7 @@ export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Ac
       label: row.label,
     })),
     conversation: messages.map(conversationEntry),
+    receipts: receipts.map(receiptView),
   };
 }
 

@@ -12,6 +12,7 @@ import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.
 import { checkGuards } from './guards.js';
 import { scheduleRules } from '../rules/schedule-rules.js';
 import { recordEvent } from '../events/record-event.js';
+import { issueReceipts } from '../receipts/issue-receipts.js';
 
 export interface NewItem {
   type: ItemType;
@@ -198,6 +199,8 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
     data: Object.keys(input).length > 0 ? input : null,
     createdAt: nowMs,
   });
+  // The receipts this move makes due are signed now, in its transaction: the move and its receipts stand or fall together.
+  await issueReceipts(ctx, { before: item, after: draft, row, actor: mover.actor, channel: mover.channel, nowMs });
   for (const job of jobs) {
     await ctx.store.jobs.enqueue({ id: newId(nowMs), ...job }, nowMs);
   }

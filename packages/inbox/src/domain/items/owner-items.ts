@@ -5,6 +5,7 @@ import { searchWords } from '../text.js';
 import type { Caller, ItemRecord, ItemType } from '../types.js';
 import { addToSearchText, moveItem, openMoves, recordSideEvent } from './item-writer.js';
 import { conversationEntry, eventView, itemView } from './views.js';
+import { receiptView } from '../receipts/receipt-view.js';
 
 export interface ListItemsQuery {
   type?: ItemType | undefined;
@@ -36,11 +37,12 @@ export async function loadItem(ctx: DomainContext, itemId: string): Promise<Item
 }
 
 export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRecord) {
-  const [events, messages, moves, history] = await Promise.all([
+  const [events, messages, moves, history, receipts] = await Promise.all([
     ctx.store.items.listEvents(item.id),
     ctx.store.items.listMessages(item.id, true),
     openMoves(ctx, item, caller.actor),
     item.contact?.email ? ctx.store.items.historyByEmail(item.contact.email, item.id) : Promise.resolve([]),
+    ctx.store.receipts.listForItem(item.id),
   ]);
   return {
     ...itemView(item),
@@ -48,7 +50,7 @@ export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRe
     channel: item.channel,
     events: events.map(eventView),
     conversation: messages.map(conversationEntry),
-    receipts: [],
+    receipts: receipts.map(receiptView),
     transitions: moves.map((row) => ({
       event: row.event,
       label: row.label,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ACTOR_KINDS, ITEM_TYPES, type ItemEventRecord, type ItemRecord, type MessageRecord } from '../types.js';
 import { isoUtc } from '../time.js';
 import { anyPayload, contactSchema } from './payloads.js';
+import { receiptViewSchema } from '../receipts/receipt-view.js';
 
 export const actorSchema = z.object({
   kind: z.enum(ACTOR_KINDS),
@@ -48,6 +49,9 @@ export const nextStepSchema = z.object({
 export const statusViewSchema = itemViewSchema.extend({
   next: z.array(nextStepSchema).describe('What you may do next.'),
   conversation: z.array(conversationEntrySchema),
+  receipts: z
+    .array(receiptViewSchema)
+    .describe("Receipts the business signed for this item, in order; counter-sign one with acknowledge_receipt (docs/receipts.md)."),
 });
 
 export const identitySchema = z.object({
@@ -98,7 +102,7 @@ export const ownerItemViewSchema = itemViewSchema.extend({
   channel: z.string(),
   events: z.array(eventViewSchema),
   conversation: z.array(conversationEntrySchema),
-  receipts: z.array(z.record(z.string(), z.unknown())),
+  receipts: z.array(receiptViewSchema).describe('Receipts signed for this item, in order, with their acknowledgements.'),
   transitions: z.array(ownerTransitionSchema).describe('Events the caller may fire now.'),
   customer: customerViewSchema,
 });

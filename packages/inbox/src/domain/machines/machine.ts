@@ -4,7 +4,7 @@
  * (unknown_event 400, not_allowed 403, wrong_state 409), and lists the moves open to an actor.
  * Guards are named here and evaluated by domain/items; the interpreter only reads.
  */
-import { Problem } from '@svc/shared';
+import { Problem, type OutcomeCode } from '@svc/shared';
 import type { z } from 'zod';
 import type { ActorKind, ItemType } from '../types.js';
 
@@ -66,6 +66,19 @@ export type EffectId =
   /** Schedule quote_request.expire at the quote's validity date. */
   | 'schedule_quote_expiry';
 
+/**
+ * A receipt a move makes due (docs/receipts.md "When a receipt is issued"), signed in the move's own
+ * transaction. The outcome of a promise is part of the row that ends it, so the table says it once.
+ */
+export type ReceiptDue =
+  /** A promise made: a booking confirmed, an order or a refund accepted, a payment recorded, a change accepted. */
+  | { kind: 'confirmed' | 'accepted' | 'paid' | 'amended' }
+  /**
+   * A promise ended with `outcome` (issued only when the promise itself was signed). `late` is the code
+   * when it ends after its due date; `corrects` marks a correction of an earlier outcome (`prv`).
+   */
+  | { kind: 'outcome'; outcome: OutcomeCode; late?: OutcomeCode; corrects?: true };
+
 export const CUSTOMERS: readonly ActorKind[] = ['customer_agent', 'customer_human'];
 /** The business side; an integration key acts for the owner. */
 export const BUSINESS: readonly ActorKind[] = ['owner', 'owner_ai', 'integration', 'rule'];
@@ -85,6 +98,8 @@ export interface TransitionRow {
   input?: z.ZodType;
   /** Fired by an operation (cancel_item), never offered as a button. */
   unlisted?: boolean;
+  /** Receipts this move signs, in order. */
+  receipts?: readonly ReceiptDue[];
 }
 
 export interface MachineDefinition {

@@ -12,17 +12,30 @@ export const refundMachine = defineMachine({
   states: ['requested', 'approved', 'rejected', 'refunded'],
   terminal: ['rejected', 'refunded'],
   transitions: [
-    { event: 'approve', from: ['requested'], to: 'approved', by: BUSINESS, guards: [], effects: [], label: 'Approve' },
+    { event: 'approve', from: ['requested'], to: 'approved', by: BUSINESS, guards: [], effects: [], label: 'Approve', receipts: [{ kind: 'accepted' }] },
     { event: 'reject', from: ['requested'], to: 'rejected', by: ['owner', 'owner_ai', 'integration'], guards: [], effects: [], label: 'Reject' },
+    // Refunded without an approval first: the promise and its keeping are signed together.
     {
       event: 'refund',
-      from: ['requested', 'approved'],
+      from: ['requested'],
       to: 'refunded',
       by: ['owner', 'owner_ai', 'integration', 'connector'],
       guards: [],
       effects: ['record_refund'],
       label: 'Money sent back',
       input: refundInput,
+      receipts: [{ kind: 'accepted' }, { kind: 'outcome', outcome: 'refund.honoured', late: 'refund.late' }],
+    },
+    {
+      event: 'refund',
+      from: ['approved'],
+      to: 'refunded',
+      by: ['owner', 'owner_ai', 'integration', 'connector'],
+      guards: [],
+      effects: ['record_refund'],
+      label: 'Money sent back',
+      input: refundInput,
+      receipts: [{ kind: 'outcome', outcome: 'refund.honoured', late: 'refund.late' }],
     },
   ],
 });

@@ -5,7 +5,7 @@
  * See docs/openapi.md.
  */
 import { PROJECT_LICENSE, jsonSchemaOf, type JsonSchema, type OpenApiInfo, type OpenApiTag, type OperationMeta } from '@svc/shared';
-import { allEventTypes, fullEventSchema, testEventSchema, thinEventSchema } from '../../domain/events/event-schemas.js';
+import { allEventTypes, fullEventSchema, fullReceiptEventSchema, isReceiptEventType, testEventSchema, thinEventSchema } from '../../domain/events/event-schemas.js';
 import { oauthEndpoints } from '../../domain/access/oauth/oauth-metadata.js';
 import { SCOPE_WORDS } from '../../domain/access/oauth/scopes.js';
 import { TEST_EVENT_TYPE } from '../../domain/webhooks/test-event.js';
@@ -67,7 +67,17 @@ export function inboxSecuritySchemes(publicBaseUrl: string): Record<string, Json
 function webhookEntry(type: string): Record<string, unknown> {
   const isTest = type === TEST_EVENT_TYPE;
   const [itemType, event] = type.split('.') as [string, string];
-  const side = event === 'message' ? ' An inbound message arrived on the item; the version does not change.' : event === 'flags' ? ' needsHuman was raised or cleared, or priority moved; the version does not change.' : '';
+  const isReceipt = isReceiptEventType(type);
+  const side =
+    event === 'message'
+      ? ' An inbound message arrived on the item; the version does not change.'
+      : event === 'flags'
+        ? ' needsHuman was raised or cleared, or priority moved; the version does not change.'
+        : event === 'receipt_issued'
+          ? ' The inbox signed a receipt in the same transaction as the move that made it due; the full body carries it as data.receipt. The version does not change.'
+          : event === 'receipt_acknowledged'
+            ? " The customer's agent counter-signed a receipt (acknowledge_receipt); the full body carries it as data.receipt. The version does not change."
+            : '';
   const header = (name: string, description: string, schema: JsonSchema, required = true) => ({ name, in: 'header', required, description, schema });
   return {
     post: {
@@ -89,7 +99,9 @@ function webhookEntry(type: string): Record<string, unknown> {
         required: true,
         content: {
           'application/json': {
-            schema: isTest ? { $ref: '#/components/schemas/TestEvent' } : { anyOf: [{ $ref: '#/components/schemas/ThinEvent' }, { $ref: '#/components/schemas/FullEvent' }] },
+            schema: isTest
+              ? { $ref: '#/components/schemas/TestEvent' }
+              : { anyOf: [{ $ref: '#/components/schemas/ThinEvent' }, { $ref: `#/components/schemas/${isReceipt ? 'FullReceiptEvent' : 'FullEvent'}` }] },
           },
         },
       },
@@ -107,6 +119,7 @@ function webhooks(): NonNullable<OpenApiInfo['webhooks']> {
     schemas: {
       ThinEvent: jsonSchemaOf(thinEventSchema, 'output'),
       FullEvent: jsonSchemaOf(fullEventSchema, 'output'),
+      FullReceiptEvent: jsonSchemaOf(fullReceiptEventSchema, 'output'),
       TestEvent: jsonSchemaOf(testEventSchema, 'output'),
     },
   };

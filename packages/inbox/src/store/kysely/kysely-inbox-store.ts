@@ -9,6 +9,7 @@ import { KyselyOAuthStore } from './oauth-store.js';
 import { KyselyNetworkStatusStore } from './network-status-store.js';
 import { KyselyRuleStore } from './rule-store.js';
 import { KyselySigningKeyStore } from './signing-key-store.js';
+import { KyselyReceiptStore } from './receipt-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
@@ -30,6 +31,7 @@ export class KyselyInboxStore implements InboxStore {
   readonly eventStream;
   readonly feeds;
   readonly signingKeys;
+  readonly receipts;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -54,6 +56,7 @@ export class KyselyInboxStore implements InboxStore {
     this.eventStream = new KyselyEventStreamStore(db);
     this.feeds = new KyselyFeedStore(db);
     this.signingKeys = new KyselySigningKeyStore(db);
+    this.receipts = new KyselyReceiptStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */

@@ -13,3 +13,22 @@ export interface InstanceSecretsTable {
   sealed: string; // SecretBox-sealed, bound to the name
   created_at: number;
 }
+
+export interface ReceiptsTable {
+  id: string; // the receipt id: the JWS's nonce, 32 lowercase hex characters
+  item_id: string;
+  item_type: string;
+  seq: number; // 1, 2, … per item, in the order issued
+  kind: string; // confirmed | accepted | paid | outcome | amended
+  outcome: string | null; // the outcome code on an outcome
+  event: string; // the move that made it due, '<item type>.<event>'
+  kid: string;
+  jws: string; // exactly as signed
+  sha256: string; // base64url SHA-256 of jws: what an acknowledgement binds
+  sandbox: number;
+  issued_at: number;
+  ack_jws: string | null; // the agent's acknowledgement, exactly as received
+  ack_jkt: string | null; // RFC 7638 thumbprint of the agent's key
+  ack_iat: number | null; // its iat, Unix seconds
+  ack_at: number | null; // when it was taken
+}

@@ -6,7 +6,7 @@ import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
-import type { InstanceSecretsTable, SigningKeysTable } from './receipt-tables.js';
+import type { InstanceSecretsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -181,6 +181,7 @@ export interface Database {
   feed_products: FeedProductsTable;
   signing_keys: SigningKeysTable;
   instance_secrets: InstanceSecretsTable;
+  receipts: ReceiptsTable;
 }
 
 export interface RulesTable {
