@@ -5,14 +5,12 @@
  * the rare read that streams rows synchronously, and the file's StorageHealth (storage-health.ts:
  * whether writes reach the disk; transactions roll back only while open, guarded-dialect.ts).
  */
-import { Kysely, Migrator, sql, type Migration } from 'kysely';
+import { Kysely, sql, type Migration } from 'kysely';
 import { GuardedSqliteDialect } from './guarded-dialect.js';
+import { PROBE_TABLE, migrateToLatest } from './migrate.js';
 import { preparePrivateDataFile } from './private-files.js';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 import { StorageHealth } from './storage-health.js';
-
-/** One row /healthz rewrites to learn whether the disk takes writes again (outside the migrations: every service has it). */
-const PROBE_TABLE = 'storage_probe';
 
 export async function openSqlite<DB>(
   file: string,
@@ -26,11 +24,11 @@ export async function openSqlite<DB>(
   }
   const health = new StorageHealth();
   const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health) });
-  const { error, results } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error');
+  try {
+    await migrateToLatest(db as Kysely<unknown>, migrations);
+  } catch (error) {
     await db.destroy();
-    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String(error)}`);
+    throw error;
   }
   sqlite.exec(`CREATE TABLE IF NOT EXISTS ${PROBE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL)`);
   // Through Kysely, so the probe waits for a transaction in progress instead of joining it.

@@ -1,7 +1,7 @@
 /**
  * Whether a service can write to its storage (docs/security.md, "When the disk fills"). A write
  * refused by the disk (SQLite's SQLITE_FULL, SQLITE_IOERR_*, or ENOSPC/EDQUOT/EIO from the file
- * system) starts an episode: the cause is logged once, each refused call answers 503 with
+ * system; PostgreSQL's disk_full, io_error, or a server that is down or unreachable) starts an episode: the cause is logged once, each refused call answers 503 with
  * `storage_full` (no space) or `storage_unavailable` (an I/O error) and `Retry-After`, and /healthz
  * says the service cannot write. The episode ends at the next write that succeeds: any committed
  * write of the service, or the probe /healthz makes (a one-row write, at most once a second)
@@ -16,8 +16,11 @@ export const STORAGE_RETRY_AFTER_SECONDS = 30;
 /** /healthz probes the disk at most this often while an episode lasts. */
 export const STORAGE_PROBE_EVERY_MS = 1_000;
 
-const FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);
-const IO_CODES = new Set(['EIO', 'EROFS']);
+// PostgreSQL's SQLSTATEs: 53100 disk_full; 58030 io_error, 25006 read-only transaction (a standby),
+// 57P01–57P03 the server shutting down or starting, 08xxx the connection (guarded-postgres-dialect.ts
+// gives an unreachable server 08001).
+const FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', '53100']);
+const IO_CODES = new Set(['EIO', 'EROFS', '58030', '25006', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
 /** What kind of storage failure `error` (or an error it was caused by) is; null when it is none. */
 export function storageFailureKind(error: unknown): StorageFailureKind | null {

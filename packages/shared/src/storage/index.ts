@@ -1,0 +1,12 @@
+/**
+ * The storage layer alone (`@svc/shared/storage`), for code that must stay light (an answer worker
+ * thread): engines, column types, the dialect helpers, transactions, the PostgreSQL pool. The
+ * package's main entry exports the same.
+ */
+export * from './engine.js';
+export * from './column-types.js';
+export * from './sql-dialect.js';
+export * from './transactions.js';
+export * from './postgres.js';
+export * from './storage.js';
+export * from './storage-health.js';

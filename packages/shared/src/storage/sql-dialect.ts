@@ -1,0 +1,63 @@
+/**
+ * The few query forms that differ between SQLite and PostgreSQL, written once (docs/storage.md "The
+ * dialect layer"). Stores build every other query with Kysely's builder, which both engines share;
+ * these return Kysely expressions, so they slot into those queries.
+ */
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { engineOf, type AnyKysely } from './engine.js';
+
+/** Column types a list or a row set can carry (cast on PostgreSQL, read from JSON on SQLite). */
+export type SqlScalar = 'text' | 'integer' | 'bigint';
+
+/**
+ * `column IN (values)` as one SQL text whatever the number of values, so the statement is prepared
+ * once: `IN (SELECT value FROM json_each(?))` on SQLite, `= ANY(?::type[])` on PostgreSQL.
+ * An empty list matches nothing.
+ */
+export function inList(db: AnyKysely, column: string, values: readonly (string | number)[], type: SqlScalar = 'text'): RawBuilder<SqlBool> {
+  if (engineOf(db) === 'postgres') return sql<SqlBool>`${sql.ref(column)} = ANY(CAST(${[...values]} AS ${sql.raw(type)}[]))`;
+  return sql<SqlBool>`${sql.ref(column)} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+/**
+ * Rows given by the caller as a table to join or update from, in one parameter per engine's taste:
+ * `json_each` of one JSON array of arrays on SQLite, `unnest` of one array per column on
+ * PostgreSQL. `columns` names and types each position of a row.
+ */
+export function rowsTable(db: AnyKysely, alias: string, columns: readonly (readonly [name: string, type: SqlScalar])[], rows: readonly (readonly unknown[])[]): RawBuilder<unknown> {
+  if (engineOf(db) === 'postgres') {
+    const arrays = columns.map(([, type], i) => sql`CAST(${rows.map((row) => row[i] ?? null)} AS ${sql.raw(type)}[])`);
+    const names = sql.join(columns.map(([name]) => sql.id(name)));
+    return sql`(SELECT * FROM unnest(${sql.join(arrays)}) AS ${sql.id(`${alias}_rows`)}(${names})) AS ${sql.id(alias)}`;
+  }
+  const picks = sql.join(columns.map(([name], i) => sql`json_extract(value, ${sql.lit(`$[${i}]`)}) AS ${sql.id(name)}`));
+  return sql`(SELECT ${picks} FROM json_each(${JSON.stringify(rows)})) AS ${sql.id(alias)}`;
+}
+
+/** A text column as its UTF-8 bytes (a Buffer): CAST AS BLOB on SQLite, convert_to on PostgreSQL (a cast to bytea would read backslashes as escapes). */
+export function utf8Bytes(db: AnyKysely, column: string): RawBuilder<Buffer> {
+  if (engineOf(db) === 'postgres') return sql<Buffer>`convert_to(${sql.ref(column)}, 'UTF8')`;
+  return sql<Buffer>`CAST(${sql.ref(column)} AS BLOB)`;
+}
+
+/**
+ * Whether `column` starts with `prefix`, without LIKE (an `_` in the prefix would be a wildcard):
+ * substr on both engines, the length a parameter so that every prefix shares one SQL text.
+ */
+export function startsWith(column: string, prefix: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`substr(${sql.ref(column)}, 1, ${prefix.length}) = ${prefix}`;
+}
+
+/**
+ * On PostgreSQL, takes a lock named `name` that is held until the transaction ends: transactions
+ * taking it run that part one at a time and commit in the order they took it (docs/storage.md
+ * "Commit order"). SQLite has one writer at a time already: nothing to do. Call inside a transaction.
+ */
+export async function lockUntilCommit(db: AnyKysely, name: string): Promise<void> {
+  if (engineOf(db) !== 'postgres') return;
+  if (!db.isTransaction) throw new Error(`lockUntilCommit(${name}) outside a transaction would be released at once`);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(db);
+}
+
+/** A boolean expression usable in `.where()`. */
+export type Condition = Expression<SqlBool>;
