@@ -1,5 +1,12 @@
-/** The jobs table through Kysely; the same table shape in every service (see createJobsTable). */
+/**
+ * The jobs table through Kysely; the same table shape in every service (see createJobsTable), the
+ * same code on both engines. A claim is one UPDATE of the due rows it picks: on SQLite the one writer
+ * makes it atomic; on PostgreSQL the pick is FOR UPDATE SKIP LOCKED, so processes claiming at once
+ * each take other jobs and none waits for another (docs/storage.md "Concurrency").
+ */
 import type { Kysely, Selectable } from 'kysely';
+import { columnTypes } from '../storage/column-types.js';
+import { engineOf } from '../storage/engine.js';
 import type { JobRecord, JobStore, NewJob } from './job-store.js';
 
 export interface JobsTable {
@@ -22,19 +29,20 @@ export interface JobsDatabase {
 
 /** Creates the jobs table and its due index (used by each service's first migration). */
 export async function createJobsTable(db: Kysely<unknown>): Promise<void> {
+  const t = columnTypes(db);
   await db.schema
     .createTable('jobs')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('kind', 'text', (c) => c.notNull())
-    .addColumn('payload', 'text', (c) => c.notNull())
-    .addColumn('run_at', 'bigint', (c) => c.notNull())
-    .addColumn('dedupe_key', 'text', (c) => c.unique())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('attempts', 'integer', (c) => c.notNull())
-    .addColumn('lease_until', 'bigint')
-    .addColumn('last_error', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .addColumn('id', t.text, (c) => c.primaryKey())
+    .addColumn('kind', t.text, (c) => c.notNull())
+    .addColumn('payload', t.json, (c) => c.notNull())
+    .addColumn('run_at', t.bigint, (c) => c.notNull())
+    .addColumn('dedupe_key', t.text, (c) => c.unique())
+    .addColumn('status', t.text, (c) => c.notNull())
+    .addColumn('attempts', t.integer, (c) => c.notNull())
+    .addColumn('lease_until', t.bigint)
+    .addColumn('last_error', t.text)
+    .addColumn('created_at', t.bigint, (c) => c.notNull())
+    .addColumn('updated_at', t.bigint, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
 }
@@ -77,31 +85,28 @@ export class KyselyJobStore implements JobStore {
   }
 
   async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]> {
-    return this.#db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom('jobs')
-        .selectAll()
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', nowMs)]),
-            eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowMs)]),
-          ]),
-        )
-        .orderBy('run_at')
-        .limit(limit)
-        .execute();
-      if (due.length === 0) return [];
-      await trx
-        .updateTable('jobs')
-        .set((eb) => ({ status: 'running', lease_until: nowMs + leaseMs, attempts: eb('attempts', '+', 1), updated_at: nowMs }))
-        .where(
-          'id',
-          'in',
-          due.map((j) => j.id),
-        )
-        .execute();
-      return due.map((row) => ({ ...toJob(row), status: 'running' as const, attempts: row.attempts + 1 }));
-    });
+    let due = this.#db
+      .selectFrom('jobs')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', nowMs)]),
+          eb.and([eb('status', '=', 'running'), eb('lease_until', '<', nowMs)]),
+        ]),
+      )
+      .orderBy('run_at')
+      .orderBy('id')
+      .limit(limit);
+    // Rows another process is claiming right now are passed over, not waited for.
+    if (engineOf(this.#db) === 'postgres') due = due.forUpdate().skipLocked();
+    const claimed = await this.#db
+      .updateTable('jobs')
+      .set((eb) => ({ status: 'running', lease_until: nowMs + leaseMs, attempts: eb('attempts', '+', 1), updated_at: nowMs }))
+      .where('id', 'in', due)
+      .returningAll()
+      .execute();
+    // RETURNING follows no order: the due order again.
+    return claimed.sort((a, b) => Number(a.run_at) - Number(b.run_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(toJob);
   }
 
   // finish, retry and bury end a lease: they only touch a job still running. A job scheduled again
