@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import type { Clock } from './domain/types.js';
 import { buildHttpServer } from './doors/rest/http-server.js';
-import { JobRunner, rateLimitScale, trustProxyFromSetting } from '@svc/shared';
+import { JobRunner, rateLimitScale, storageTarget, trustProxyFromSetting } from '@svc/shared';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
@@ -19,7 +19,7 @@ import { pruneOAuth, retireGrantsForOtherResources } from './domain/access/oauth
 import { PRUNE_EVERY_MS as OAUTH_PRUNE_EVERY_MS } from './domain/access/oauth/oauth-limits.js';
 import { OPERATIONS } from './operations/index.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { openSqliteStore } from './store/kysely/kysely-inbox-store.js';
+import { openInboxStore } from './store/kysely/kysely-inbox-store.js';
 import type { InboxStore } from './store/store.js';
 import type { SecretBox } from './domain/secrets/secret-box.js';
 
@@ -32,6 +32,11 @@ const DELIVERY_PRUNE_EVERY_MS = 3_600_000;
 
 export interface InboxOptions {
   dataDir: string;
+  /**
+   * A postgres:// URL: the inbox's data in PostgreSQL, which several inbox processes may share
+   * (docs/storage.md). Default: INBOX_DATABASE_URL, else `inbox.sqlite` in the data folder.
+   */
+  databaseUrl?: string | null;
   publicBaseUrl: string;
   clock?: Clock;
   logLevel?: string;
@@ -73,7 +78,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   const clock = options.clock ?? systemClock;
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const secrets = loadSecretBox(options.dataDir);
-  const store = await openSqliteStore(join(options.dataDir, 'inbox.sqlite'), { settingsCodec: sealedSettingsCodec(secrets) });
+  const target = storageTarget(options.databaseUrl === undefined ? process.env.INBOX_DATABASE_URL : options.databaseUrl, join(options.dataDir, 'inbox.sqlite'), 'INBOX_DATABASE_URL');
+  const store = await openInboxStore(target, { settingsCodec: sealedSettingsCodec(secrets) });
   // The receipt key is made at first start; one this instance can no longer open is replaced (docs/receipts.md).
   const signingKey = await ensureSigningKey(store, secrets, clock.now());
   const allowLocalFeeds = options.allowLocalFeeds ?? false;

@@ -16,6 +16,8 @@ export interface InboxEnvironment {
   allowLocalWebhooks: boolean;
   /** A directory network to register with on first start (INBOX_DIRECTORY_URL); none by default. */
   directoryUrl: string | null;
+  /** PostgreSQL instead of the SQLite file (INBOX_DATABASE_URL, a postgres:// URL); null: SQLite. */
+  databaseUrl: string | null;
 }
 
 function port(value: string | undefined, fallback: number, name: string): number {
@@ -39,5 +41,6 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): InboxEnvi
     allowLocalFeeds: env.INBOX_ALLOW_LOCAL_FEEDS === '1' || env.INBOX_ALLOW_LOCAL_FEEDS === 'true',
     allowLocalWebhooks: env.INBOX_ALLOW_LOCAL_WEBHOOKS === '1' || env.INBOX_ALLOW_LOCAL_WEBHOOKS === 'true',
     directoryUrl: env.INBOX_DIRECTORY_URL || null,
+    databaseUrl: env.INBOX_DATABASE_URL || null,
   };
 }

@@ -1,5 +1,6 @@
 /** Starts an inbox from the environment, with a demo business on first start (used by `npm start`). */
-import { ListenError, listenOrExplain } from '@svc/shared';
+import { ListenError, describeStorage, listenOrExplain, storageTarget } from '@svc/shared';
+import { join } from 'node:path';
 import { buildInbox, type Inbox } from './app.js';
 import { readEnvironment } from './config.js';
 import { createOwnerKey } from './domain/access/api-keys.js';
@@ -14,6 +15,7 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
   const directoryOrigin = env.directoryUrl ? directoryNetwork(env.directoryUrl, env.allowLocalNetworks) : null;
   const inbox = await buildInbox({
     dataDir: env.dataDir,
+    databaseUrl: env.databaseUrl,
     publicBaseUrl: env.publicBaseUrl,
     logLevel: env.logLevel,
     allowLocalNetworks: env.allowLocalNetworks,
@@ -56,6 +58,7 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
   const lines = [
     `Business inbox running at ${base}`,
     `  data folder      ${env.dataDir}${seeded ? ' (demo business "Salão Aurora" created)' : ''}`,
+    `  database         ${describeStorage(storageTarget(env.databaseUrl, join(env.dataDir, 'inbox.sqlite'), 'INBOX_DATABASE_URL'))}`,
     `  manifest         ${base}/.well-known/agent-inbox.json`,
     `  OpenAPI          ${base}/openapi.json   agent guide ${base}/docs/agents`,
     `  public REST      ${base}/v1/business, ${base}/v1/services, ${base}/v1/products`,

@@ -3,6 +3,7 @@
  * port, a movable clock, the demo business and an owner key. Tests talk to it over real HTTP.
  */
 import { TestClock as SharedClock, jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../../test-support/test-database.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,8 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'inbox-test-'));
   const inbox = await buildInbox({
     dataDir,
+    // PostgreSQL runs (TEST_POSTGRES_URL): the data folder's own database; otherwise its SQLite file.
+    databaseUrl: await testDatabaseUrl('inbox', dataDir),
     publicBaseUrl: 'http://127.0.0.1',
     clock,
     logLevel: options.logStream ? 'info' : 'silent',
@@ -72,7 +75,10 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
       request(method, path, { ...opts, headers: { authorization: `Bearer ${ownerKey}`, ...(opts.headers ?? {}) } }),
     async close(closeOptions = {}) {
       await inbox.close();
-      if (closeOptions.removeData ?? true) rmSync(dataDir, { recursive: true, force: true });
+      if (closeOptions.removeData ?? true) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await dropTestDatabase('inbox', dataDir);
+      }
     },
   };
 }

@@ -1,26 +1,57 @@
 /**
- * The event stream in SQLite. A position is an INTEGER PRIMARY KEY assigned inside the event's
- * write transaction; SQLite has a single writer, so positions follow commit order and a reader
- * paging by position can never pass over an event that commits later. No business rules here.
+ * The event stream. A position is assigned by the database (event_stream.position) in commit order,
+ * so a reader paging by position can never pass over an event that commits later (docs/webhooks.md
+ * "The event stream"): the rows of a transaction are written last, just before its commit, under
+ * the stream's lock (lockUntilCommit). On SQLite the one writer already orders commits; on
+ * PostgreSQL the lock, taken by a transaction that holds nothing else anyone waits for, makes the
+ * writers of stream rows commit one at a time, in the order of their positions, for the moment of
+ * one INSERT and the COMMIT. No business rules here.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { inList, lockUntilCommit, startsWith, transactionWithRetry } from '@svc/shared';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord } from '../../domain/types.js';
 import type { EventStreamStore, StreamEntry, TypeFilter } from '../webhook-store.js';
-import type { Database, ItemEventsTable } from './schema.js';
+import type { Database, EventStreamTable, ItemEventsTable } from './schema.js';
+
+/** The lock every writer of stream rows takes before it writes them. */
+const STREAM_LOCK = 'inbox.event_stream';
+
+/** The stream rows of one transaction, in the order their events were recorded; written by `write` just before the commit. */
+export class PendingStreamRows {
+  #rows: Insertable<EventStreamTable>[] = [];
+
+  add(event: ItemEventRecord): void {
+    this.#rows.push({ event_id: event.id, type: event.type, created_at: event.createdAt });
+  }
+
+  async write(trx: Kysely<Database>): Promise<void> {
+    if (this.#rows.length === 0) return;
+    const rows = this.#rows;
+    this.#rows = [];
+    await lockUntilCommit(trx, STREAM_LOCK);
+    await trx.insertInto('event_stream').values(rows).execute();
+  }
+}
 
 export class KyselyEventStreamStore implements EventStreamStore {
   readonly #db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
+  readonly #pending: PendingStreamRows | null;
+  /** `pending`: the running transaction's rows; null on the root store, where each append is a transaction of its own. */
+  constructor(db: Kysely<Database>, pending: PendingStreamRows | null = null) {
     this.#db = db;
+    this.#pending = pending;
   }
 
-  async append(event: ItemEventRecord): Promise<number> {
-    const row = await this.#db
-      .insertInto('event_stream')
-      .values({ event_id: event.id, type: event.type, created_at: event.createdAt })
-      .returning('position')
-      .executeTakeFirstOrThrow();
-    return Number(row.position);
+  async append(event: ItemEventRecord): Promise<void> {
+    if (this.#pending) {
+      this.#pending.add(event);
+      return;
+    }
+    await transactionWithRetry(this.#db, async (trx) => {
+      const rows = new PendingStreamRows();
+      rows.add(event);
+      await rows.write(trx);
+    });
   }
 
   async read(query: { afterPosition: number; types: TypeFilter; sinceMs?: number | undefined; limit: number }): Promise<StreamEntry[]> {
@@ -39,7 +70,7 @@ export class KyselyEventStreamStore implements EventStreamStore {
         eb.or([
           ...(types.exact.length > 0 ? [eb('s.type', 'in', types.exact)] : []),
           // substr, not LIKE: `_` in quote_request would be a LIKE wildcard.
-          ...types.prefixes.map((prefix) => eb(eb.fn('substr', ['s.type', eb.val(1), eb.val(prefix.length)]), '=', prefix)),
+          ...types.prefixes.map((prefix) => startsWith('s.type', prefix)),
           // Nothing subscribed: a condition no row meets.
           eb('s.position', '<', 0),
         ]),
@@ -56,14 +87,8 @@ export class KyselyEventStreamStore implements EventStreamStore {
 
   async getEvents(eventIds: readonly string[]): Promise<ItemEventRecord[]> {
     if (eventIds.length === 0) return [];
-    // The ids as one JSON array: one SQL text (prepared once) whatever their number.
-    return (
-      await this.#db
-        .selectFrom('item_events')
-        .selectAll()
-        .where('id', 'in', sql<string>`(SELECT value FROM json_each(${JSON.stringify(eventIds)}))`)
-        .execute()
-    ).map(eventFromRow);
+    // The ids as one parameter: one SQL text (prepared once) whatever their number.
+    return (await this.#db.selectFrom('item_events').selectAll().where(inList(this.#db, 'id', eventIds)).execute()).map(eventFromRow);
   }
 
   async getEvent(eventId: string): Promise<ItemEventRecord | null> {

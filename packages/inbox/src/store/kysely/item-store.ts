@@ -1,4 +1,5 @@
-/** Items, their events and their conversation in SQLite. No business rules here. */
+/** Items, their events and their conversation (SQLite or PostgreSQL). No business rules here. */
+import { conditionalWriteMissed, engineOf } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord, ItemRecord, ItemType, MessageRecord } from '../../domain/types.js';
 import type { BusyBooking, ItemFilter, ItemStore, PageRequest } from '../store.js';
@@ -29,7 +30,9 @@ export class KyselyItemStore implements ItemStore {
       .where('id', '=', id)
       .where('version', '=', expectedVersion)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    if (Number(result.numUpdatedRows) === 1) return true;
+    conditionalWriteMissed(this.#db, `item ${id} moved on from version ${expectedVersion} meanwhile`);
+    return false;
   }
 
   async list(filter: ItemFilter, page: PageRequest): Promise<ItemRecord[]> {
@@ -97,6 +100,13 @@ export class KyselyItemStore implements ItemStore {
   }
 
   async confirmedBookings(serviceId: string, fromMs: number, toMs: number): Promise<BusyBooking[]> {
+    // A transaction that counts a service's bookings (to claim a place) holds the service's row until
+    // it commits, so two claims on one service are decided one after the other, the second seeing
+    // the first's booking: capacity over overlapping times is no unique key. SQLite's one writer
+    // does the same for every write.
+    if (this.#db.isTransaction && engineOf(this.#db) === 'postgres') {
+      await this.#db.selectFrom('services').select('id').where('id', '=', serviceId).forUpdate().execute();
+    }
     const rows = await this.#db
       .selectFrom('items')
       .select(['id', 'start_at', 'end_at', 'party_size'])

@@ -1,4 +1,4 @@
-/** The InboxStore over Kysely: one object per database handle, re-made for each transaction. */
+/** The InboxStore over Kysely (SQLite or PostgreSQL): one object per database handle, re-made for each transaction. */
 import type { Kysely } from 'kysely';
 import type { DocumentCodec, InboxStore } from '../store.js';
 import { KyselyCatalogueStore } from './catalogue-store.js';
@@ -10,10 +10,10 @@ import { KyselyNetworkStatusStore } from './network-status-store.js';
 import { KyselyRuleStore } from './rule-store.js';
 import { KyselySigningKeyStore } from './signing-key-store.js';
 import { KyselyReceiptStore } from './receipt-store.js';
-import { KyselyEventStreamStore } from './event-stream-store.js';
+import { KyselyEventStreamStore, PendingStreamRows } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
-import { KyselyJobStore, type StorageHealth } from '@svc/shared';
+import { KyselyJobStore, transactionWithRetry, type StorageEngine, type StorageHealth, type StorageTarget } from '@svc/shared';
 import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
 
 export class KyselyInboxStore implements InboxStore {
@@ -37,7 +37,8 @@ export class KyselyInboxStore implements InboxStore {
   readonly #inTransaction: boolean;
   readonly #settingsCodec: DocumentCodec | null;
 
-  constructor(db: Kysely<Database>, inTransaction = false, outbox = new OutboxSignal(), settingsCodec: DocumentCodec | null = null) {
+  /** `streamRows`: the transaction's event stream rows, written last (event-stream-store.ts); null on the root store. */
+  constructor(db: Kysely<Database>, inTransaction = false, outbox = new OutboxSignal(), settingsCodec: DocumentCodec | null = null, streamRows: PendingStreamRows | null = null) {
     this.#db = db;
     this.#inTransaction = inTransaction;
     this.#settingsCodec = settingsCodec;
@@ -53,17 +54,27 @@ export class KyselyInboxStore implements InboxStore {
     this.networkStatus = new KyselyNetworkStatusStore(db);
     this.#outbox = outbox;
     this.webhooks = new KyselyWebhookStore(db, outbox, inTransaction);
-    this.eventStream = new KyselyEventStreamStore(db);
+    this.eventStream = new KyselyEventStreamStore(db, streamRows);
     this.feeds = new KyselyFeedStore(db);
     this.signingKeys = new KyselySigningKeyStore(db);
     this.receipts = new KyselyReceiptStore(db);
   }
 
-  /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */
+  /**
+   * SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes
+   * serialise. On PostgreSQL transactions run side by side; one that loses a race the database
+   * decides (a constraint, a deadlock) is run again from the start (docs/storage.md "Concurrency").
+   * The transaction's event stream rows are written last, just before the commit, in commit order.
+   */
   async transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     try {
-      return await this.#db.transaction().execute((trx) => work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec)));
+      return await transactionWithRetry(this.#db, async (trx) => {
+        const streamRows = new PendingStreamRows();
+        const result = await work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec, streamRows));
+        await streamRows.write(trx);
+        return result;
+      });
     } finally {
       // Deliveries queued by this transaction may go now that it has committed.
       this.#outbox.flush();
@@ -75,11 +86,18 @@ export class KyselyInboxStore implements InboxStore {
   }
 }
 
+export type OpenedInboxStore = KyselyInboxStore & { storageHealth: StorageHealth; engine: StorageEngine };
+
 /**
- * `settingsCodec` keeps the settings' secrets sealed at rest (domain/settings/sealed-settings.ts);
- * `storageHealth` says whether the disk takes writes (shared storage-health.ts).
+ * The inbox's store on its SQLite file or PostgreSQL database. `settingsCodec` keeps the settings'
+ * secrets sealed at rest (domain/settings/sealed-settings.ts); `storageHealth` says whether the
+ * storage takes writes (shared storage-health.ts).
  */
-export async function openSqliteStore(file: string, options: { settingsCodec?: DocumentCodec } = {}): Promise<KyselyInboxStore & { storageHealth: StorageHealth }> {
-  const { db, health } = await openDatabase(file);
-  return Object.assign(new KyselyInboxStore(db, false, new OutboxSignal(), options.settingsCodec ?? null), { storageHealth: health });
+export async function openInboxStore(target: StorageTarget, options: { settingsCodec?: DocumentCodec } = {}): Promise<OpenedInboxStore> {
+  const { db, health, engine } = await openDatabase(target);
+  return Object.assign(new KyselyInboxStore(db, false, new OutboxSignal(), options.settingsCodec ?? null), { storageHealth: health, engine });
+}
+
+export function openSqliteStore(file: string, options: { settingsCodec?: DocumentCodec } = {}): Promise<OpenedInboxStore> {
+  return openInboxStore({ engine: 'sqlite', file }, options);
 }

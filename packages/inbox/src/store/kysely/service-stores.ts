@@ -1,4 +1,5 @@
-/** Idempotency answers, API keys, durable jobs and versioned documents in SQLite. */
+/** Idempotency answers, API keys, durable jobs and versioned documents (SQLite or PostgreSQL). */
+import { WriteConflict, conditionalWriteMissed } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { ActorKind } from '../../domain/types.js';
 import type {
@@ -51,7 +52,9 @@ export class KyselyDocumentStore implements DocumentStore {
         .values({ id: 'self', document: text, version: 1, updated_at: nowMs })
         .onConflict((oc) => oc.column('id').doNothing())
         .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+      if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) return true;
+      conditionalWriteMissed(this.#db, `the ${this.#table} document was made meanwhile`);
+      return false;
     }
     const result = await this.#db
       .updateTable(this.#table)
@@ -59,7 +62,9 @@ export class KyselyDocumentStore implements DocumentStore {
       .where('id', '=', 'self')
       .where('version', '=', expectedVersion)
       .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    if (Number(result.numUpdatedRows) === 1) return true;
+    conditionalWriteMissed(this.#db, `the ${this.#table} document moved on from version ${expectedVersion} meanwhile`);
+    return false;
   }
 }
 
@@ -88,12 +93,16 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
       created_at: nowMs,
       expires_at: nowMs + keepMs,
     };
-    // An expired row with the same key is replaced; a live one cannot exist here (checked in the same transaction).
-    await this.#db
+    // An expired row with the same key is replaced. A live one means another transaction stored an
+    // answer under this key after this one looked (PostgreSQL: several processes write at once; the
+    // unique key made this INSERT wait for it): this one lost, is rolled back and runs again, and
+    // then replays that answer. On SQLite the one writer never gets here.
+    const result = await this.#db
       .insertInto('idempotency_keys')
       .values(values)
-      .onConflict((oc) => oc.column('scope_key').doUpdateSet({ ...values }))
-      .execute();
+      .onConflict((oc) => oc.column('scope_key').doUpdateSet({ ...values }).where('idempotency_keys.expires_at', '<=', nowMs))
+      .executeTakeFirst();
+    if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) throw new WriteConflict('an answer was stored under this idempotency key meanwhile');
   }
 
   async prune(nowMs: number): Promise<number> {

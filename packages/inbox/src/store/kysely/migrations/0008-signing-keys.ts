@@ -4,21 +4,23 @@
  * deleted, so receipts signed under an old key stay verifiable. `instance_secrets` holds other sealed
  * secrets of the instance made once (the receipt subject pepper).
  */
+import { columnTypes } from '@svc/shared';
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = columnTypes(db);
   await db.schema
     .createTable('signing_keys')
-    .addColumn('kid', 'text', (c) => c.primaryKey())
-    .addColumn('public_jwk', 'text', (c) => c.notNull())
-    .addColumn('sealed_private', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('retired_at', 'bigint')
+    .addColumn('kid', t.text, (c) => c.primaryKey())
+    .addColumn('public_jwk', t.text, (c) => c.notNull())
+    .addColumn('sealed_private', t.text, (c) => c.notNull())
+    .addColumn('created_at', t.bigint, (c) => c.notNull())
+    .addColumn('retired_at', t.bigint)
     .execute();
   await db.schema
     .createTable('instance_secrets')
-    .addColumn('name', 'text', (c) => c.primaryKey())
-    .addColumn('sealed', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('name', t.text, (c) => c.primaryKey())
+    .addColumn('sealed', t.text, (c) => c.notNull())
+    .addColumn('created_at', t.bigint, (c) => c.notNull())
     .execute();
 }
