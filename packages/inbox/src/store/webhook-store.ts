@@ -124,17 +124,23 @@ export interface WebhookStore {
   /** Puts a delivery back in the queue on its own row: due now, `maxAttempts` allowed in total. */
   requeueDelivery(id: string, nowMs: number, maxAttempts: number): Promise<void>;
   /**
-   * Due deliveries of active endpoints that no one has leased (only a test send leases in the
-   * database), in (next attempt, id) order after `after` when given: a read, the dispatcher holds
-   * what it takes in memory.
+   * Due deliveries of active endpoints that no one has leased, in (next attempt, id) order.
+   * Where one process sends (`leasesDue` false: SQLite) it is a read from `after` when given, and
+   * the dispatcher holds what it takes in memory; only a test send leases in the database. Where
+   * several may (`leasesDue` true: PostgreSQL) it claims: what it returns is leased to this process
+   * until `nowMs + leaseMs` and nobody else gets it meanwhile (`after` is not needed).
    */
-  dueDeliveries(nowMs: number, limit: number, after: DuePosition | null): Promise<ClaimedDelivery[]>;
+  dueDeliveries(nowMs: number, limit: number, after: DuePosition | null, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /** Whether dueDeliveries leases what it returns (several processes may send). */
+  readonly leasesDue: boolean;
+  /** Gives back deliveries taken and not sent (a stop): others may take them at once. */
+  releaseDeliveries(ids: readonly string[]): Promise<void>;
   recordAttempts(outcomes: readonly AttemptOutcome[]): Promise<void>;
   /** A success ends the run of failures of these endpoints (only rows that had one are written). */
   clearFailureRuns(endpointIds: readonly string[], nowMs: number): Promise<void>;
   /** Ends every pending delivery of an endpoint as failed (it became inactive); they stay for replay. */
   failPending(endpointId: string, reason: string, nowMs: number): Promise<number>;
-  /** Drops every lease (at start: the test send that held it is gone). */
+  /** Drops every lease (at start: the test send that held it is gone); none where several processes send, whose leases run out by themselves. */
   releaseLeases(): Promise<number>;
   /** Deletes deliveries created before `beforeMs`. */
   pruneDeliveries(beforeMs: number): Promise<number>;
@@ -143,8 +149,8 @@ export interface WebhookStore {
 }
 
 export interface EventStreamStore {
-  /** Gives a recorded event its stream position; call inside the event's write transaction. */
-  append(event: ItemEventRecord): Promise<number>;
+  /** Puts a recorded event in the stream; call inside the event's write transaction. Its position is given as that transaction commits, in commit order. */
+  append(event: ItemEventRecord): Promise<void>;
   /** Events after a position in position (commit) order. */
   read(query: { afterPosition: number; types: TypeFilter; sinceMs?: number | undefined; limit: number }): Promise<StreamEntry[]>;
   positionOf(eventId: string): Promise<number | null>;

@@ -2,8 +2,10 @@
  * Sends the delivery outbox (inbox spec §6): takes due deliveries, sends them concurrently
  * (bounded), records each outcome and schedules the next attempt. Woken right after a commit that
  * queued deliveries, and polling too, so a restart resumes whatever was left. What it has taken and
- * not yet recorded is held in memory, not leased in the database: one process owns an inbox's data,
- * and a process that dies holds nothing, so its deliveries simply go again.
+ * not yet recorded is held in memory. On SQLite that is all: one process owns an inbox's data, and a
+ * process that dies holds nothing, so its deliveries simply go again. On PostgreSQL several
+ * processes may send, so the store also leases what it hands out (FOR UPDATE SKIP LOCKED): no two
+ * processes take one delivery, and a dead process's deliveries go again when its lease runs out.
  */
 import type { DomainContext } from '../domain/context.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
@@ -64,6 +66,12 @@ const RECORD_BATCH_MS = 20;
 const RECORD_BATCH_SIZE = 256;
 /** A delivery whose outcome could not be written is sent again after this long. */
 const UNRECORDED_RETRY_MS = 60_000;
+/**
+ * Where the store leases what it hands out (PostgreSQL): longer than a delivery can wait in the
+ * buffer and be sent (a few rounds of the 10 s timeout); a process that died gives its deliveries
+ * to the others after this long.
+ */
+export const DELIVERY_LEASE_MS = 5 * 60_000;
 
 export class WebhookDispatcher {
   readonly #o: Required<DispatcherOptions>;
@@ -136,9 +144,11 @@ export class WebhookDispatcher {
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     await this.#pumping?.catch(() => undefined);
-    // Taken but never sent: let go, so a start reads them again.
-    for (const unsent of this.#buffer) this.#held.delete(unsent.delivery.id);
+    // Taken but never sent: let go, so a start (or another process) takes them again.
+    const unsent = this.#buffer.map((b) => b.delivery.id);
+    for (const id of unsent) this.#held.delete(id);
     this.#buffer = [];
+    await this.#o.store.webhooks.releaseDeliveries(unsent).catch((error: unknown) => this.#o.log('webhooks: unsent deliveries could not be released; their lease runs out', error));
     await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled([...this.#recording]);
   }
@@ -245,12 +255,14 @@ export class WebhookDispatcher {
    * new. From the start, the held rows (still pending until recorded) are read past too.
    */
   async #takeDue(room: number): Promise<ClaimedDelivery[] | null> {
-    const fromStart = this.#readFrom === null;
+    const webhooks = this.#o.store.webhooks;
+    // A store that leases never hands out what is held; one that reads does, from the start.
+    const fromStart = this.#readFrom === null && !webhooks.leasesDue;
     const limit = room + (fromStart ? this.#held.size : 0);
     this.#reading = true;
     let rows: ClaimedDelivery[];
     try {
-      rows = await this.#o.store.webhooks.dueDeliveries(this.#o.clock.now(), limit, this.#readFrom);
+      rows = await webhooks.dueDeliveries(this.#o.clock.now(), limit, this.#readFrom, DELIVERY_LEASE_MS);
     } finally {
       this.#reading = false;
     }

@@ -1,8 +1,12 @@
 /**
- * Webhook endpoints and the delivery outbox in SQLite. Deliveries are written in the same
- * transaction as their event; listeners hear of them only after that transaction commits (the
- * OutboxSignal is flushed by KyselyInboxStore.transaction). No business rules here.
+ * Webhook endpoints and the delivery outbox. Deliveries are written in the same transaction as their
+ * event; listeners in this process hear of them only after that transaction commits (the
+ * OutboxSignal is flushed by KyselyInboxStore.transaction); other processes find them by polling.
+ * Due deliveries are read on SQLite (one process sends, holding what it took in memory) and claimed
+ * with a lease on PostgreSQL (several processes send; FOR UPDATE SKIP LOCKED, docs/storage.md). No
+ * business rules here.
  */
+import { engineOf, rowsTable, type StorageEngine } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type {
   AttemptOutcome,
@@ -56,11 +60,17 @@ export class KyselyWebhookStore implements WebhookStore {
   readonly #db: Kysely<Database>;
   readonly #signal: OutboxSignal;
   readonly #inTransaction: boolean;
+  readonly #engine: StorageEngine;
 
   constructor(db: Kysely<Database>, signal: OutboxSignal, inTransaction: boolean) {
     this.#db = db;
     this.#signal = signal;
     this.#inTransaction = inTransaction;
+    this.#engine = engineOf(db);
+  }
+
+  get leasesDue(): boolean {
+    return this.#engine === 'postgres';
   }
 
   async insertEndpoint(endpoint: WebhookEndpointRecord): Promise<void> {
@@ -138,17 +148,8 @@ export class KyselyWebhookStore implements WebhookStore {
     if (!this.#inTransaction) this.#signal.flush();
   }
 
-  async dueDeliveries(nowMs: number, limit: number, after: DuePosition | null): Promise<ClaimedDelivery[]> {
-    // A read in the due index's order, from a position (the start is a position before every row),
-    // so the SQL text never changes and the statement is prepared once.
-    const from = after ?? { dueAt: Number.MIN_SAFE_INTEGER, id: '' };
-    const { rows } = await sql<ClaimedRow>`
-      SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.item_id, d.attempts, d.max_attempts, d.next_attempt_at, d.body
-      FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
-      WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND (d.next_attempt_at, d.id) > (${from.dueAt}, ${from.id})
-        AND e.active = 1 AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
-      ORDER BY d.next_attempt_at, d.id
-      LIMIT ${limit}`.execute(this.#db);
+  async dueDeliveries(nowMs: number, limit: number, after: DuePosition | null, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows = this.#engine === 'postgres' ? await this.#claimDue(nowMs, limit, leaseMs) : await this.#readDue(nowMs, limit, after);
     return rows.map((r) => ({
       id: r.id,
       endpointId: r.endpoint_id,
@@ -162,22 +163,70 @@ export class KyselyWebhookStore implements WebhookStore {
     }));
   }
 
+  /**
+   * SQLite: a read in the due index's order, from a position (the start is a position before every
+   * row), so the SQL text never changes and the statement is prepared once.
+   */
+  async #readDue(nowMs: number, limit: number, after: DuePosition | null): Promise<ClaimedRow[]> {
+    const from = after ?? { dueAt: Number.MIN_SAFE_INTEGER, id: '' };
+    const { rows } = await sql<ClaimedRow>`
+      SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.item_id, d.attempts, d.max_attempts, d.next_attempt_at, d.body
+      FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND (d.next_attempt_at, d.id) > (${from.dueAt}, ${from.id})
+        AND e.active = 1 AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT ${limit}`.execute(this.#db);
+    return rows;
+  }
+
+  /**
+   * PostgreSQL: the first due rows nobody holds, leased to this process in the same statement. Rows
+   * another process is claiming are skipped, not waited for (SKIP LOCKED), and a leased row is not
+   * due again until its lease runs out (the process died) or its outcome is recorded.
+   */
+  async #claimDue(nowMs: number, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
+    const { rows } = await sql<ClaimedRow>`
+      UPDATE webhook_deliveries AS w SET lease_until = ${nowMs + leaseMs}
+      FROM (
+        SELECT d.id FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
+        WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND e.active = 1 AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT ${limit}
+        FOR UPDATE OF d SKIP LOCKED
+      ) AS due
+      WHERE w.id = due.id
+      RETURNING w.id, w.endpoint_id, w.event_id, w.event_type, w.item_id, w.attempts, w.max_attempts, w.next_attempt_at, w.body`.execute(this.#db);
+    // RETURNING follows no order: the due order again.
+    return rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async releaseDeliveries(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0 || this.#engine !== 'postgres') return;
+    await this.#db.updateTable('webhook_deliveries').set({ lease_until: null }).where('id', 'in', [...ids]).where('status', '=', 'pending').execute();
+  }
+
   async recordAttempts(outcomes: readonly AttemptOutcome[]): Promise<void> {
     // Successes share every value but code, duration and time: one statement for all of them, its
-    // rows passed as one JSON array so that the SQL text (and its prepared statement) never changes.
+    // rows passed as one parameter (or one per column) so that the SQL text never changes.
     const successes = outcomes.filter((o) => o.succeeded);
     if (successes.length > 0) {
-      const rows = JSON.stringify(successes.map((o) => [o.deliveryId, o.responseCode, o.durationMs, o.attemptedAt]));
       const at = Math.max(...successes.map((o) => o.attemptedAt));
+      const rows = rowsTable(
+        this.#db,
+        'o',
+        [
+          ['id', 'text'],
+          ['code', 'integer'],
+          ['ms', 'integer'],
+          ['at', 'bigint'],
+        ],
+        successes.map((o) => [o.deliveryId, o.responseCode, o.durationMs, o.attemptedAt]),
+      );
       await sql`
         UPDATE webhook_deliveries
         SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = NULL, lease_until = NULL,
           response_code = o.code, duration_ms = o.ms, last_error = NULL, last_attempt_at = o.at, updated_at = ${at}
-        FROM (
-          SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS code,
-            json_extract(value, '$[2]') AS ms, json_extract(value, '$[3]') AS at
-          FROM json_each(${rows})
-        ) AS o
+        FROM ${rows}
         WHERE webhook_deliveries.id = o.id`.execute(this.#db);
     }
     for (const o of outcomes.filter((o) => !o.succeeded)) {
@@ -226,6 +275,8 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   async releaseLeases(): Promise<number> {
+    // PostgreSQL: other processes hold live leases; a dead process's run out by themselves.
+    if (this.#engine === 'postgres') return 0;
     const result = await this.#db.updateTable('webhook_deliveries').set({ lease_until: null }).where('lease_until', 'is not', null).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
