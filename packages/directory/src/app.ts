@@ -3,7 +3,7 @@
  * runner (manifest verification and refresh) and the HTTP server. Tests build it with their own
  * clock and data folder.
  */
-import { JobRunner, rateLimitScale, trustProxyFromSetting } from '@svc/shared';
+import { JobRunner, rateLimitScale, storageTarget, trustProxyFromSetting } from '@svc/shared';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { answerWorkersFromEnvironment } from './config.js';
@@ -26,6 +26,11 @@ export const DIRECTORY_VERSION = '0.1.0';
 
 export interface DirectoryOptions {
   dataDir: string;
+  /**
+   * A postgres:// URL: listings, pages, registrations and jobs in PostgreSQL (docs/storage.md).
+   * Default: DIRECTORY_DATABASE_URL, else `directory.sqlite` in the data folder.
+   */
+  databaseUrl?: string | null;
   baseUrl: string;
   allowLocalInboxes?: boolean;
   clock?: { now(): number };
@@ -64,10 +69,10 @@ export interface Directory {
 export async function buildDirectory(options: DirectoryOptions): Promise<Directory> {
   const clock = options.clock ?? { now: () => Date.now() };
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
-  const file = join(options.dataDir, 'directory.sqlite');
+  const storage = storageTarget(options.databaseUrl === undefined ? process.env.DIRECTORY_DATABASE_URL : options.databaseUrl, join(options.dataDir, 'directory.sqlite'), 'DIRECTORY_DATABASE_URL');
   const baseUrl = options.baseUrl.replace(/\/$/, '');
   const pages = listingPageRenderer(baseUrl);
-  const store = await openDirectoryStore(file, { pages });
+  const store = await openDirectoryStore(storage, { pages });
   const settings: DirectorySettings = {
     baseUrl,
     allowLocalInboxes: options.allowLocalInboxes ?? false,
@@ -80,7 +85,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     workerCount > 0
       ? new AnswerWorkers({
           count: workerCount,
-          file,
+          storage,
           pageVersion: pages.version,
           cacheKib: DIRECTORY_CACHE_KIB,
           // Called only once the server runs (http is declared below).

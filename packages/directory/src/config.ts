@@ -11,6 +11,8 @@ export interface DirectoryEnvironment {
   seedDemo: boolean;
   demoListings: number;
   logLevel: string;
+  /** PostgreSQL instead of the SQLite file (DIRECTORY_DATABASE_URL, a postgres:// URL); null: SQLite. */
+  databaseUrl: string | null;
 }
 
 function integer(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
@@ -32,6 +34,7 @@ export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): 
     seedDemo: env.DIRECTORY_SEED_DEMO !== 'false',
     demoListings: integer(env.DIRECTORY_DEMO_LISTINGS, 3000, 'DIRECTORY_DEMO_LISTINGS', 0, 2_000_000),
     logLevel: env.LOG_LEVEL || 'info',
+    databaseUrl: env.DIRECTORY_DATABASE_URL || null,
   };
 }
 

@@ -1,5 +1,6 @@
 /** Starts a directory from the environment (used by `npm start` and on its own). */
-import { listenOrExplain } from '@svc/shared';
+import { describeStorage, listenOrExplain, storageTarget } from '@svc/shared';
+import { join } from 'node:path';
 import { buildDirectory, type Directory } from './app.js';
 import { readDirectoryEnvironment } from './config.js';
 import { seedDemoDirectory } from './demo/seed-directory.js';
@@ -8,6 +9,7 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
   const settings = readDirectoryEnvironment(env);
   const directory = await buildDirectory({
     dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
     baseUrl: settings.baseUrl,
     allowLocalInboxes: settings.allowLocalInboxes,
     logLevel: settings.logLevel,
@@ -22,6 +24,7 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
   const base = settings.baseUrl;
   const lines = [
     `Directory network running at ${base}${seeded > 0 ? ` (${seeded} demo listings loaded)` : ''}`,
+    `  database         ${describeStorage(storageTarget(settings.databaseUrl, join(settings.dataDir, 'directory.sqlite'), 'DIRECTORY_DATABASE_URL'))}`,
     `  search           ${base}/v1/businesses?q=cafe&open_now=true   ${base}/v1/businesses?near=38.72,-9.14&radius_km=5`,
     `  one business     ${base}/v1/businesses/{domain}`,
     `  categories       ${base}/v1/categories   attributes ${base}/v1/attributes   ranking rules ${base}/v1/ranking`,

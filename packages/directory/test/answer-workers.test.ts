@@ -150,7 +150,7 @@ describe('an answer worker that does not answer', () => {
     const errors: string[] = [];
     const workers = new AnswerWorkers({
       count: 1,
-      file: 'unused',
+      storage: { engine: 'sqlite', file: 'unused' },
       pageVersion: 'any',
       cacheKib: 1024,
       onError: (message) => errors.push(message),
@@ -178,7 +178,7 @@ describe('an answer worker that cannot start', () => {
     const errors: string[] = [];
     const workers = new AnswerWorkers({
       count: 1,
-      file: join(tmpdir(), 'no-such-directory', 'directory.sqlite'),
+      storage: { engine: 'sqlite', file: join(tmpdir(), 'no-such-directory', 'directory.sqlite') },
       pageVersion: 'any',
       cacheKib: 1024,
       onError: (message, error) => errors.push(`${message}: ${String(error)}`),

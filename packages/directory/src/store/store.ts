@@ -73,9 +73,10 @@ export interface ListingStore {
   allListed(filter?: { source?: ListingRecord['source'] }): AsyncIterable<ListingRecord>;
   /**
    * The same, read synchronously one row at a time, so an index can be built from a million listings
-   * without holding them all (the reader owns the connection while it iterates).
+   * without holding them all (the reader owns the connection while it iterates). Only where the
+   * engine reads synchronously (the root store on SQLite); absent elsewhere (use allListed).
    */
-  allListedSync(): Iterable<ListingRecord>;
+  allListedSync?: (() => Iterable<ListingRecord>) | undefined;
   countListed(): Promise<number>;
   countAll(): Promise<number>;
   /** Listings by seq (for a page of results), fresh from storage. */

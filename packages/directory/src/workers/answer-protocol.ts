@@ -1,10 +1,11 @@
 /** Messages between the server's thread and its answer workers. */
+import type { StorageTarget } from '@svc/shared';
 import type { PlacementFacts } from '../domain/ranking/hourly-order.js';
 import type { AnswerPlan, PlacedListing } from '../domain/search/answer-assembly.js';
 
 export interface AnswerWorkerData {
-  /** The directory's SQLite file (opened read-only). */
-  file: string;
+  /** The directory's database: its SQLite file (opened read-only), or PostgreSQL (a connection of the worker's own). */
+  storage: StorageTarget;
   /** The page renderer's version: a page of another is stale and not used. */
   pageVersion: string;
   /** SQLite page cache of the worker's connection, in KiB. */

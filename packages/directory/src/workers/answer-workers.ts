@@ -93,10 +93,10 @@ export class AnswerWorkers implements AnswerAssembler {
     const now = Date.now();
     if (now - slot.startedAt < (this.#options.respawnMs ?? RESPAWN_MS)) return null;
     slot.startedAt = now;
-    const { file, pageVersion, cacheKib } = this.#options;
+    const { storage, pageVersion, cacheKib } = this.#options;
     let worker: Worker;
     try {
-      const workerData: AnswerWorkerData = { file, pageVersion, cacheKib };
+      const workerData: AnswerWorkerData = { storage, pageVersion, cacheKib };
       const module = this.#options.workerModule ?? WORKER_URL;
       worker = module.pathname.endsWith('.ts') ? new Worker(sourceBootstrap(module), { eval: true, workerData }) : new Worker(module, { workerData });
     } catch (error) {

@@ -3,6 +3,7 @@
  * a movable clock, and listings the test provides. Tests talk to it over real HTTP.
  */
 import { TestClock as SharedClock, jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../../test-support/test-database.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,8 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'directory-test-'));
   const directory = await buildDirectory({
     dataDir,
+    // PostgreSQL runs (TEST_POSTGRES_URL): the data folder's own database; otherwise its SQLite file.
+    databaseUrl: await testDatabaseUrl('directory', dataDir),
     baseUrl: HARNESS_BASE_URL,
     allowLocalInboxes: options.allowLocalInboxes ?? false,
     clock,
@@ -76,7 +79,10 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     get: (path, headers) => request('GET', path, headers ? { headers } : {}),
     async close(closeOptions = {}) {
       await directory.close();
-      if (closeOptions.removeData ?? true) rmSync(dataDir, { recursive: true, force: true });
+      if (closeOptions.removeData ?? true) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await dropTestDatabase('directory', dataDir);
+      }
     },
   };
 }

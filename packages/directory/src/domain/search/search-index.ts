@@ -336,8 +336,17 @@ class FloatBuf {
   }
 }
 
-/** One pass over the listings (they may be streamed; they are kept only with keepRecords). */
-function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; data: RecordData } {
+/** What a build reads besides the listings. */
+type BuildSettings = Omit<SearchIndexInput, 'listings'>;
+
+interface CoreBuilder {
+  /** Takes the next listing (in any order; one not shown, or seen before, is left out). */
+  add(l: ListingRecord): void;
+  finish(): { core: Core; terms: RecordTerms; data: RecordData };
+}
+
+/** One pass over the listings, one at a time (they may be streamed, with or without waiting; they are kept only with keepRecords). */
+function coreBuilder(input: BuildSettings): CoreBuilder {
   const keep = input.keepRecords !== false;
   const records: ListingRecord[] = [];
   const seqs = new IntBuf(1 << 16);
@@ -401,8 +410,8 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
 
   const shown = input.listed ?? notGone;
   let d = 0;
-  for (const l of input.listings) {
-    if (!shown(l) || seen.has(l.seq)) continue;
+  const addListing = (l: ListingRecord): void => {
+    if (!shown(l) || seen.has(l.seq)) return;
     seen.add(l.seq);
     seqs.push(l.seq);
     if (keep) records.push(l);
@@ -506,15 +515,24 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
       for (const r of compileWeekly(h.weekly)) hr.push(r);
       for (const c of compileClosures(h.closures)) cl.push(c);
     } else zoneOf.push(-1);
-  }
-  recOff.push(recTerms.n);
-  hrOff.push(hr.n);
-  clOff.push(cl.n);
-  return {
-    core: { records: keep ? records : null, seqs: seqs.trimmed(), words, facets, termCount, zones },
-    terms: { recOff: recOff.trimmed(), recTerms: recTerms.trimmed() },
-    data: { lat: lat.trimmed(), lng: lng.trimmed(), zoneOf: zoneOf.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed(), ping: ping.trimmed() },
   };
+  const finish = () => {
+    recOff.push(recTerms.n);
+    hrOff.push(hr.n);
+    clOff.push(cl.n);
+    return {
+      core: { records: keep ? records : null, seqs: seqs.trimmed(), words, facets, termCount, zones },
+      terms: { recOff: recOff.trimmed(), recTerms: recTerms.trimmed() },
+      data: { lat: lat.trimmed(), lng: lng.trimmed(), zoneOf: zoneOf.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed(), ping: ping.trimmed() },
+    };
+  };
+  return { add: addListing, finish };
+}
+
+function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; data: RecordData } {
+  const builder = coreBuilder(input);
+  for (const l of input.listings) builder.add(l);
+  return builder.finish();
 }
 
 /** Postings of each record's terms, laid out by position: counted, then filled in position order, so every list comes out sorted. */
@@ -1267,5 +1285,13 @@ class Index implements SearchIndex {
 /** Builds the search index of the listings in the given hourly order (delisted and dormant listings are left out). */
 export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
   const { core, terms, data } = buildCore(input);
+  return new Index(core, input.order, { terms, data }, { ...DEFAULT_TUNING, ...input.tuning });
+}
+
+/** The same from listings read with waits between them (a database read in pages); the same index for the same listings. */
+export async function buildSearchIndexFrom(input: BuildSettings & { listings: AsyncIterable<ListingRecord> }): Promise<SearchIndex> {
+  const builder = coreBuilder(input);
+  for await (const l of input.listings) builder.add(l);
+  const { core, terms, data } = builder.finish();
   return new Index(core, input.order, { terms, data }, { ...DEFAULT_TUNING, ...input.tuning });
 }

@@ -17,7 +17,7 @@ import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cac
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
 import { LiveIndex } from './live-index.js';
-import { buildSearchIndex, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, buildSearchIndexFrom, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -154,20 +154,30 @@ export class DirectorySearch {
     // garbage collector pause for seconds), and the stats counts are taken on the way.
     const counter = new DirectoryCounter(this.#ctx.clock.now(), rules.numbers.answeringHours);
     const store = this.#ctx.store.listings;
-    const listings = (function* () {
-      for (const listing of store.allListedSync()) {
-        if (listing.source !== 'member') counter.add(listing);
-        yield listing;
-      }
-    })();
-    const index = buildSearchIndex({
-      listings,
-      order,
-      keepRecords: false,
-      categoryKeysOf: this.#vocab.categoryKeysOf,
-      categoryWordsOf: this.#vocab.categoryWordsOf,
-      listed: isListed,
-    });
+    const settings = { order, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed };
+    const counted = (listing: ListingRecord): ListingRecord => {
+      if (listing.source !== 'member') counter.add(listing);
+      return listing;
+    };
+    let index: SearchIndex;
+    const readSync = store.allListedSync;
+    if (readSync) {
+      // SQLite: one row at a time from the driver, no waits.
+      index = buildSearchIndex({
+        ...settings,
+        listings: (function* () {
+          for (const listing of readSync()) yield counted(listing);
+        })(),
+      });
+    } else {
+      // PostgreSQL: pages of rows read in turn; the same index of the same listings.
+      index = await buildSearchIndexFrom({
+        ...settings,
+        listings: (async function* () {
+          for await (const listing of store.allListed()) yield counted(listing);
+        })(),
+      });
+    }
     return { index: this.#live(index, revision, revision), base: counter };
   }
 

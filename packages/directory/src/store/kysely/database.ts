@@ -1,5 +1,5 @@
-/** Opens the directory's SQLite file and brings its schema up to date (a larger page cache for big sets). */
-import { openSqlite } from '@svc/shared';
+/** Opens the directory's database (its SQLite file with a larger page cache, or PostgreSQL) and brings its schema up to date. */
+import { openStorage, type OpenedStorage, type StorageTarget } from '@svc/shared';
 import * as initial from './migrations/0001-directory.js';
 import * as listingPages from './migrations/0002-listing-pages.js';
 import * as membersOnly from './migrations/0003-members-only-categories.js';
@@ -10,6 +10,8 @@ import type { DirectoryDatabase } from './schema.js';
 /** SQLite's page cache per connection, in KiB. */
 export const DIRECTORY_CACHE_KIB = 65_536;
 
-export function openDirectoryDatabase(file: string) {
-  return openSqlite<DirectoryDatabase>(file, { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions }, [`cache_size = -${DIRECTORY_CACHE_KIB}`]);
+export const DIRECTORY_MIGRATIONS = { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions };
+
+export function openDirectoryDatabase(target: StorageTarget): Promise<OpenedStorage<DirectoryDatabase>> {
+  return openStorage<DirectoryDatabase>(target, DIRECTORY_MIGRATIONS, { applicationName: 'directory', sqlitePragmas: [`cache_size = -${DIRECTORY_CACHE_KIB}`] });
 }

@@ -1,5 +1,14 @@
-/** The DirectoryStore over Kysely and SQLite. No business rules here. */
-import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/shared';
+/**
+ * The DirectoryStore over Kysely, on SQLite or PostgreSQL. No business rules here.
+ *
+ * Every write of a listing is numbered (`revision`, max + 1) and running directories follow the
+ * numbers (changesSince), so numbers must be handed out in commit order: a reader that has seen
+ * number n must never later find a smaller one committed. SQLite's one writer does that. On
+ * PostgreSQL a transaction takes the listings' write lock (lockUntilCommit) before its first
+ * listing write and keeps it to its commit, so writers of listings commit one at a time (a ping is
+ * one short transaction; docs/storage.md "Commit order").
+ */
+import { KyselyJobStore, engineOf, inList, lockUntilCommit, transactionWithRetry, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
@@ -14,6 +23,9 @@ import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.
 const STREAM_PAGE = 5_000;
 /** Rows per multi-row INSERT (well under SQLite's limit of bound parameters). */
 const INSERT_BATCH = 500;
+
+/** Taken by every transaction that writes listings, until it commits (PostgreSQL). */
+const LISTINGS_LOCK = 'directory.listings';
 
 /** The number of the next write of a listing (writes are one at a time, so numbers only rise). */
 const NEXT_REVISION = sql<number>`(SELECT coalesce(max(revision), 0) + 1 FROM listings)`;
@@ -55,10 +67,31 @@ class KyselyListingStore implements ListingStore {
   /** The change feed read before every search, prepared once. */
   #changes: SqliteStatement | null = null;
 
+  readonly #engine: StorageEngine;
+
   constructor(db: Kysely<DirectoryDatabase>, sqlite: SqliteDatabase | null, pages: PageRenderer | null) {
     this.#db = db;
     this.#sqlite = sqlite;
     this.#pages = pages;
+    this.#engine = engineOf(db);
+    // Synchronous streaming needs SQLite's own handle (the root store on SQLite).
+    if (sqlite === null) this.allListedSync = undefined;
+  }
+
+  /**
+   * Runs a write of listings: as it is on SQLite; on PostgreSQL inside a transaction (its own when
+   * the caller has none) holding the listings' lock, so revision numbers follow commit order.
+   */
+  async #writing<T>(work: (store: KyselyListingStore) => Promise<T>): Promise<T> {
+    if (this.#engine !== 'postgres') return work(this);
+    if (this.#db.isTransaction) {
+      await lockUntilCommit(this.#db, LISTINGS_LOCK);
+      return work(this);
+    }
+    return transactionWithRetry(this.#db, async (trx) => {
+      await lockUntilCommit(trx, LISTINGS_LOCK);
+      return work(new KyselyListingStore(trx, null, this.#pages));
+    });
   }
 
   /** Every write of a listing goes through here after its row: its page is rendered from the stored document. */
@@ -92,9 +125,9 @@ class KyselyListingStore implements ListingStore {
     // `fixed` as its UTF-8 bytes: an answer is assembled from them without decoding (listing-page.ts).
     return this.#db
       .selectFrom('listing_pages')
-      .select(['seq', 'inputs', sql<Buffer | Uint8Array>`cast(fixed as blob)`.as('fixed')])
+      .select(['seq', 'inputs', utf8Bytes(this.#db, 'fixed').as('fixed')])
       .where('version', '=', version)
-      .where('seq', 'in', [...seqs]);
+      .where(inList(this.#db, 'seq', seqs, 'integer'));
   }
 
 
@@ -106,7 +139,7 @@ class KyselyListingStore implements ListingStore {
     while (!options.signal?.aborted) {
       // Read and write in one transaction, so a listing written meanwhile keeps the page of its newer document.
       const batch = (store: KyselyListingStore) => store.#refreshBatch(after, batchSize);
-      const last = this.#sqlite ? await this.#db.transaction().execute((trx) => batch(new KyselyListingStore(trx, null, this.#pages))) : await batch(this);
+      const last = this.#db.isTransaction ? await batch(this) : await transactionWithRetry(this.#db, (trx) => batch(new KyselyListingStore(trx, null, this.#pages)));
       if (last === null) return written;
       written += last.count;
       after = last.seq;
@@ -116,7 +149,7 @@ class KyselyListingStore implements ListingStore {
 
   async #refreshBatch(after: number, limit: number): Promise<{ seq: number; count: number } | null> {
     const renderer = this.#pages as PageRenderer;
-    const rows = await this.#db
+    let query = this.#db
       .selectFrom('listings')
       .leftJoin('listing_pages', 'listing_pages.seq', 'listings.seq')
       .select(['listings.seq', 'listings.document'])
@@ -124,15 +157,19 @@ class KyselyListingStore implements ListingStore {
       .where('listings.seq', '>', after)
       .where((eb) => eb.or([eb('listing_pages.version', 'is', null), eb('listing_pages.version', '!=', renderer.version)]))
       .orderBy('listings.seq')
-      .limit(limit)
-      .execute();
+      .limit(limit);
+    // PostgreSQL: a writer of one of these listings waits for this page, then writes its own newer one.
+    if (this.#engine === 'postgres') query = query.forUpdate(['listings']);
+    const rows = await query.execute();
     const last = rows[rows.length - 1];
     if (!last) return null;
     await this.#writePages(rows);
     return { seq: last.seq, count: rows.length };
   }
 
-  *allListedSync(): Iterable<ListingRecord> {
+  allListedSync?: () => Iterable<ListingRecord> = () => this.#allListedSync();
+
+  *#allListedSync(): Iterable<ListingRecord> {
     if (!this.#sqlite) throw new Error('synchronous reads need the root store, not a transaction');
     // The SQL is Kysely's; only the row-at-a-time iteration is the driver's own.
     const query = this.#db.selectFrom('listings').select(['seq', 'document']).where('listed', '=', 1).orderBy('seq').compile();
@@ -143,6 +180,10 @@ class KyselyListingStore implements ListingStore {
   }
 
   async upsert(listing: Omit<ListingRecord, 'seq'>): Promise<ListingRecord> {
+    return this.#writing((store) => store.#upsert(listing));
+  }
+
+  async #upsert(listing: Omit<ListingRecord, 'seq'>): Promise<ListingRecord> {
     const row = listingRow(listing);
     const { domain: _domain, ...changes } = row;
     const saved = await this.#db
@@ -156,6 +197,10 @@ class KyselyListingStore implements ListingStore {
   }
 
   async insertMany(listings: Iterable<Omit<ListingRecord, 'seq'>>, batchSize = 500): Promise<number> {
+    return this.#writing((store) => store.#insertMany(listings, batchSize));
+  }
+
+  async #insertMany(listings: Iterable<Omit<ListingRecord, 'seq'>>, batchSize: number): Promise<number> {
     let batch: ReturnType<typeof listingRow>[] = [];
     let written = 0;
     const flush = async () => {
@@ -215,6 +260,10 @@ class KyselyListingStore implements ListingStore {
   }
 
   async recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void> {
+    return this.#writing((store) => store.#recordPing(domain, atMs, software));
+  }
+
+  async #recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void> {
     const row = await this.#db.selectFrom('listings').select(['seq', 'document']).where('domain', '=', domain).executeTakeFirst();
     if (!row) return;
     const before = JSON.parse(row.document) as Omit<ListingRecord, 'seq'>;
@@ -427,9 +476,10 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.jobs = new KyselyJobStore(db);
   }
 
+  /** On PostgreSQL, a transaction that loses a race the database decides (a deadlock) runs again. */
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
-    return this.#db.transaction().execute((trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
+    return transactionWithRetry(this.#db, (trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
   }
 
   async close(): Promise<void> {
@@ -437,11 +487,15 @@ export class KyselyDirectoryStore implements DirectoryStore {
   }
 }
 
+export type OpenedDirectoryStore = KyselyDirectoryStore & { storageHealth: StorageHealth; engine: StorageEngine };
+
 /**
- * `pages` renders listings' search-result pages; without it none are written or served (search
- * renders from documents). `storageHealth` says whether the disk takes writes (shared storage-health.ts).
+ * The directory's store on its SQLite file (a path) or a PostgreSQL database (a target). `pages`
+ * renders listings' search-result pages; without it none are written or served (search renders from
+ * documents). `storageHealth` says whether the storage takes writes (shared storage-health.ts).
  */
-export async function openDirectoryStore(file: string, options: { pages?: PageRenderer } = {}): Promise<KyselyDirectoryStore & { storageHealth: StorageHealth }> {
-  const { db, sqlite, health } = await openDirectoryDatabase(file);
-  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null }), { storageHealth: health });
+export async function openDirectoryStore(where: string | StorageTarget, options: { pages?: PageRenderer } = {}): Promise<OpenedDirectoryStore> {
+  const target: StorageTarget = typeof where === 'string' ? { engine: 'sqlite', file: where } : where;
+  const { db, sqlite, health, engine } = await openDirectoryDatabase(target);
+  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null }), { storageHealth: health, engine });
 }

@@ -1,6 +1,7 @@
 /**
  * The hot read of every search: a page of results' pre-rendered listing pages, by seq, in one
- * statement. Used by the store and by the answer workers (each on its own connection).
+ * statement. Used by the store and by the answer workers (each on its own connection). SQLite's;
+ * PostgreSQL's is postgres-page-reader.ts (a worker loads only the one it needs).
  */
 import type { SqliteDatabase, SqliteStatement } from '@svc/shared/sqlite-driver';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
@@ -39,3 +40,4 @@ export class PageReader {
     return found;
   }
 }
+

@@ -4,12 +4,15 @@
  * `sepa_direct_debit` and `vipps_mobilepay`, and `giropay`, which closed in 2024 and is dropped.
  * Their pages are rendered again (a missing page is rendered at start, see listing-page.ts).
  */
+import { engineOf } from '@svc/shared';
 import { sql, type Kysely } from 'kysely';
 
 const OLD = sql`('sepa_debit', 'mobilepay', 'giropay')`;
 const carriesOld = sql`EXISTS (SELECT 1 FROM json_each(listings.document, '$.payments') WHERE value IN ${OLD})`;
+const SPELLED: Record<string, string | null> = { sepa_debit: 'sepa_direct_debit', mobilepay: 'vipps_mobilepay', giropay: null };
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  if (engineOf(db) === 'postgres') return respellInScript(db);
   await sql`DELETE FROM listing_pages WHERE seq IN (SELECT seq FROM listings WHERE ${carriesOld})`.execute(db);
   await sql`
     UPDATE listings SET document = json_set(document, '$.payments', (
@@ -21,4 +24,22 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       )
     ))
     WHERE ${carriesOld}`.execute(db);
+}
+
+/** PostgreSQL: the documents are text; the few that name an old spelling are rewritten here, in the same order and without repeats. */
+async function respellInScript(db: Kysely<unknown>): Promise<void> {
+  const { rows } = await sql<{ seq: number; document: string }>`
+    SELECT seq, document FROM listings WHERE document LIKE '%"sepa_debit"%' OR document LIKE '%"mobilepay"%' OR document LIKE '%"giropay"%'`.execute(db);
+  for (const row of rows) {
+    const document = JSON.parse(row.document) as { payments?: unknown };
+    if (!Array.isArray(document.payments) || !document.payments.some((p) => typeof p === 'string' && p in SPELLED)) continue;
+    const spelled: unknown[] = [];
+    for (const payment of document.payments) {
+      const now = typeof payment === 'string' && payment in SPELLED ? SPELLED[payment] : payment;
+      if (now !== null && !spelled.includes(now)) spelled.push(now);
+    }
+    document.payments = spelled;
+    await sql`DELETE FROM listing_pages WHERE seq = ${row.seq}`.execute(db);
+    await sql`UPDATE listings SET document = ${JSON.stringify(document)} WHERE seq = ${row.seq}`.execute(db);
+  }
 }

@@ -1,0 +1,33 @@
+/**
+ * page-reader.ts's read on PostgreSQL, through Kysely, on a connection of its own (an answer
+ * worker's): the current pages of a page of results, `fixed` as its UTF-8 bytes.
+ */
+import { connectPostgres, inList, utf8Bytes } from '@svc/shared/storage';
+import type { Kysely } from 'kysely';
+import { StoredListingPage } from '../../domain/listings/listing-page.js';
+import type { DirectoryDatabase } from './schema.js';
+
+export class PostgresPageReader {
+  readonly #db: Kysely<DirectoryDatabase>;
+
+  constructor(url: string) {
+    this.#db = connectPostgres<DirectoryDatabase>(url, { applicationName: 'directory answer worker', max: 1 });
+  }
+
+  async read(version: string, seqs: readonly number[]): Promise<Map<number, StoredListingPage>> {
+    const found = new Map<number, StoredListingPage>();
+    if (seqs.length === 0) return found;
+    const rows = await this.#db
+      .selectFrom('listing_pages')
+      .select(['seq', 'inputs', utf8Bytes(this.#db, 'fixed').as('fixed')])
+      .where('version', '=', version)
+      .where(inList(this.#db, 'seq', seqs, 'integer'))
+      .execute();
+    for (const row of rows) found.set(row.seq, new StoredListingPage(row.inputs, row.fixed));
+    return found;
+  }
+
+  close(): Promise<void> {
+    return this.#db.destroy();
+  }
+}
