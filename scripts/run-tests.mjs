@@ -1,24 +1,57 @@
-// Runs the whole vitest suite and ends with the plain line CI reads: "N passed, N failed".
+// Runs the whole vitest suite on SQLite, then the storage-facing suites (vitest.postgres.config.ts)
+// on a throwaway PostgreSQL (scripts/postgres.mjs), and ends with the plain line CI reads:
+// "N passed, N failed" over both. When no PostgreSQL can be started here the second run is skipped
+// with one line saying why, unless REQUIRE_POSTGRES=1 (CI), where that is a failure.
+// Arguments go to both vitest runs (a file filter runs what it matches on each).
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { startPostgres } from './postgres.mjs';
 
 // The browser tests need a Chromium: installed here when missing and possible, else they skip (one line says why).
 spawnSync(process.execPath, [new URL('./ensure-chromium.mjs', import.meta.url).pathname], { stdio: 'inherit' });
 
 mkdirSync('.test-results', { recursive: true });
-const report = '.test-results/vitest.json';
-const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)];
-const run = spawnSync('npx', args, { stdio: 'inherit', env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+const env = { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' };
+delete env.TEST_POSTGRES_URL;
 
-let passed = 0;
-let failed = 0;
-if (existsSync(report)) {
-  const result = JSON.parse(readFileSync(report, 'utf8'));
-  passed = result.numPassedTests;
-  failed = result.numFailedTests + (result.numRuntimeErrorTestSuites ?? 0);
-} else {
-  failed = 1;
+/** One vitest run; its passed and failed counts from its JSON report. */
+function vitest(label, report, extraArgs, runEnv) {
+  rmSync(report, { force: true });
+  const started = Date.now();
+  const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...extraArgs, ...process.argv.slice(2)];
+  const run = spawnSync('npx', args, { stdio: 'inherit', env: runEnv });
+  let passed = 0;
+  let failed = 0;
+  if (existsSync(report)) {
+    const result = JSON.parse(readFileSync(report, 'utf8'));
+    passed = result.numPassedTests;
+    failed = result.numFailedTests + (result.numRuntimeErrorTestSuites ?? 0);
+  } else {
+    failed = 1;
+  }
+  if (run.status !== 0 && failed === 0) failed = 1;
+  console.log(`${label}: ${passed} passed, ${failed} failed in ${Math.round((Date.now() - started) / 1000)} s`);
+  return { passed, failed, ok: run.status === 0 && failed === 0 };
 }
-if (run.status !== 0 && failed === 0) failed = 1;
+
+const runs = [vitest('sqlite', '.test-results/vitest.json', [], env)];
+
+const pg = await startPostgres();
+if (pg.url) {
+  console.log(`postgres: ${pg.version} on ${pg.url} (throwaway); the storage-facing suites again on it`);
+  try {
+    runs.push(vitest('postgres', '.test-results/vitest-postgres.json', ['--config', 'vitest.postgres.config.ts', '--passWithNoTests'], { ...env, TEST_POSTGRES_URL: pg.url }));
+  } finally {
+    pg.stop();
+  }
+} else if (process.env.REQUIRE_POSTGRES === '1') {
+  console.log(`postgres: REQUIRE_POSTGRES=1 but no PostgreSQL could be started: ${pg.reason}`);
+  runs.push({ passed: 0, failed: 1, ok: false });
+} else {
+  console.log(`postgres: PostgreSQL tests skipped: ${pg.reason} (set REQUIRE_POSTGRES=1 to make this a failure)`);
+}
+
+const passed = runs.reduce((sum, r) => sum + r.passed, 0);
+const failed = runs.reduce((sum, r) => sum + r.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(run.status === 0 && failed === 0 ? 0 : 1);
+process.exit(runs.every((r) => r.ok) ? 0 : 1);

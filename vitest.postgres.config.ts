@@ -1,0 +1,44 @@
+/**
+ * The storage-facing suites, run again on PostgreSQL by `npm test` (scripts/run-tests.mjs starts a
+ * throwaway server and sets TEST_POSTGRES_URL; the harnesses then give every data folder a database
+ * of its own). docs/storage.md says which and why. The whole suite runs on SQLite (vitest.config.ts).
+ */
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/** Suites that store, claim, order or search through the store: what an engine can get wrong. */
+export const POSTGRES_SUITES = [
+  // the dialect layer itself: column types, query forms, retried transactions, concurrent job claims
+  'packages/shared/test/storage-dialect.test.ts',
+  // inbox: items and their races, idempotency, the event stream, webhooks, jobs, rules, search (q)
+  'packages/inbox/test/multi-process.test.ts',
+  'packages/inbox/test/races.test.ts',
+  'packages/inbox/test/idempotency.test.ts',
+  'packages/inbox/test/events.test.ts',
+  'packages/inbox/test/webhooks.test.ts',
+  'packages/inbox/test/webhooks-retries.test.ts',
+  'packages/inbox/test/webhooks-crash.test.ts',
+  'packages/inbox/test/jobs.test.ts',
+  'packages/inbox/test/transitions.test.ts',
+  'packages/inbox/test/rules-run.test.ts',
+  'packages/inbox/test/owner.test.ts',
+  'packages/inbox/test/public-items.test.ts',
+  'packages/inbox/test/receipts-issue.test.ts',
+  'packages/inbox/test/receipts-keys.test.ts',
+  'packages/inbox/test/settings.test.ts',
+  'packages/inbox/test/api-keys.test.ts',
+  'packages/inbox/test/feeds.test.ts',
+  'packages/inbox/test/oauth-flow.test.ts',
+  'packages/inbox/test/networks.test.ts',
+  // directory: registration, listings and their revisions, the hour's order, search over the store, answer workers
+  'packages/directory/test/registration-http.test.ts',
+  'packages/directory/test/end-to-end.test.ts',
+  'packages/directory/test/search-http.test.ts',
+  'packages/directory/test/mcp-revisions.test.ts',
+  'packages/directory/test/published-order-http.test.ts',
+  'packages/directory/test/stats-http.test.ts',
+  'packages/directory/test/answer-workers.test.ts',
+  'packages/directory/test/payments-vocab-http.test.ts',
+];
+
+export default defineConfig({ test: { ...base.test, include: POSTGRES_SUITES } });
