@@ -56,6 +56,8 @@ export interface InboxOptions {
   runWebhooks?: boolean;
   /** Start the background job loop (tests may drive jobs by hand). */
   runJobs?: boolean;
+  /** The dispatcher's send timeout and, on PostgreSQL, its delivery lease (tests shorten them; docs/webhooks.md). */
+  webhookTimings?: { timeoutMs?: number; leaseMs?: number };
   jobPollIntervalMs?: number;
 }
 
@@ -111,6 +113,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     publicBaseUrl: config.publicBaseUrl,
     allowLocal: config.allowLocalWebhooks,
     log: (message, detail) => http.log.warn({ err: detail }, message),
+    ...options.webhookTimings,
   });
   const reporting = { publicBaseUrl: config.publicBaseUrl, softwareVersion: SOFTWARE_VERSION, allowLocalNetworks: config.allowLocalNetworks };
   const jobs = new JobRunner(

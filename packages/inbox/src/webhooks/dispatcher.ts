@@ -34,6 +34,8 @@ export interface DispatcherOptions {
   timeoutMs?: number;
   /** Real Unix time for `webhook-timestamp`, which receivers compare with their own clocks. */
   wallClockMs?: () => number;
+  /** Where the store leases what it hands out (PostgreSQL): for how long (DELIVERY_LEASE_MS; tests shorten it). */
+  leaseMs?: number;
   random?: () => number;
 }
 
@@ -57,6 +59,8 @@ interface Buffered {
   delivery: ClaimedDelivery;
   target: SendTarget;
   cache: BodyCache;
+  /** When the store's lease of it ends (infinite where the store does not lease). */
+  leaseEnds: number;
 }
 /** Opened sealed values kept (endpoints × their secrets and headers, with room for changes). */
 const OPENED_CACHE_SIZE = 1_000;
@@ -67,11 +71,12 @@ const RECORD_BATCH_SIZE = 256;
 /** A delivery whose outcome could not be written is sent again after this long. */
 const UNRECORDED_RETRY_MS = 60_000;
 /**
- * Where the store leases what it hands out (PostgreSQL): longer than a delivery can wait in the
- * buffer and be sent (a few rounds of the 10 s timeout); a process that died gives its deliveries
- * to the others after this long.
+ * Where the store leases what it hands out (PostgreSQL): a process that died gives its deliveries to
+ * the others after this long. A send starts only while more than its timeout is left of the lease
+ * (else the delivery is let go: its lease lapses and it is claimed again), so a lease never runs out
+ * during a send. A full buffer drains in about four rounds of the timeout, well within it.
  */
-export const DELIVERY_LEASE_MS = 5 * 60_000;
+export const DELIVERY_LEASE_MS = 60_000;
 
 export class WebhookDispatcher {
   readonly #o: Required<DispatcherOptions>;
@@ -119,6 +124,7 @@ export class WebhookDispatcher {
       timeoutMs: DELIVERY_TIMEOUT_MS,
       wallClockMs: () => Date.now(),
       random: Math.random,
+      leaseMs: DELIVERY_LEASE_MS,
       ...options,
     };
   }
@@ -232,6 +238,8 @@ export class WebhookDispatcher {
     const ctx: DomainContext = { store, clock };
     const cache = new BodyCache();
     const nowMs = clock.now();
+    // The store leased the batch at its read, a moment before now.
+    const leaseEnds = store.webhooks.leasesDue ? nowMs + this.#o.leaseMs - 1_000 : Number.POSITIVE_INFINITY;
     const endpoints = new Map(
       (await store.webhooks.getEndpoints([...new Set(batch.map((d) => d.endpointId))])).map((endpoint) => [
         endpoint.id,
@@ -244,7 +252,7 @@ export class WebhookDispatcher {
     );
     for (const delivery of batch) {
       const target = endpoints.get(delivery.endpointId);
-      if (target) this.#buffer.push({ ctx, delivery, target, cache });
+      if (target) this.#buffer.push({ ctx, delivery, target, cache, leaseEnds });
       // An endpoint deleted since the read took its deliveries with it.
       else this.#release([delivery.id]);
     }
@@ -262,7 +270,7 @@ export class WebhookDispatcher {
     this.#reading = true;
     let rows: ClaimedDelivery[];
     try {
-      rows = await webhooks.dueDeliveries(this.#o.clock.now(), limit, this.#readFrom, DELIVERY_LEASE_MS);
+      rows = await webhooks.dueDeliveries(this.#o.clock.now(), limit, this.#readFrom, this.#o.leaseMs);
     } finally {
       this.#reading = false;
     }
@@ -296,6 +304,11 @@ export class WebhookDispatcher {
     while (!this.#halted() && this.#inFlight.size < this.#o.concurrency) {
       const next = this.#buffer.shift();
       if (!next) return;
+      if (this.#o.clock.now() + this.#o.timeoutMs >= next.leaseEnds) {
+        // Its lease could run out during the send, and another process send it too: let it lapse.
+        this.#release([next.delivery.id]);
+        continue;
+      }
       const sending = this.#attempt(next.ctx, next.delivery, next.target, next.cache)
         .catch((error) => {
           this.#o.log('webhooks: an attempt could not be recorded', error);
