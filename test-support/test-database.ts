@@ -9,6 +9,8 @@
  * operator's database often is: the stores' ordering must not depend on it (shared column-types.ts).
  */
 import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL || null;
@@ -73,4 +75,47 @@ export async function dropTestDatabase(service: 'inbox' | 'directory', dataDir: 
   if (!onPostgres) return;
   const name = databaseName(service, dataDir);
   await withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/**
+ * Runs SQL (with `?` placeholders) on a data folder's database, whichever engine this run uses:
+ * for tests that look at what was stored, or store what an earlier version would have.
+ */
+export async function rawRows(service: 'inbox' | 'directory', dataDir: string, text: string, params: unknown[] = []): Promise<Record<string, unknown>[]> {
+  if (!onPostgres) {
+    const { openSqliteFile } = await import('@svc/shared');
+    const db = openSqliteFile(join(dataDir, `${service}.sqlite`));
+    try {
+      const statement = db.prepare(text);
+      return statement.reader ? (statement.all(...params) as Record<string, unknown>[]) : (statement.run(...params), []);
+    } finally {
+      db.close();
+    }
+  }
+  let n = 0;
+  const client = new pg.Client({ connectionString: (await testDatabaseUrl(service, dataDir)) as string });
+  await client.connect();
+  try {
+    return (await client.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Whether anything a service stored holds `needle` in clear: on SQLite, its database file and WAL
+ * byte for byte; on PostgreSQL, every row of every table as text (the server's files are its own).
+ */
+export async function storedAnywhere(service: 'inbox' | 'directory', dataDir: string, needle: string): Promise<boolean> {
+  if (!onPostgres) {
+    return readdirSync(dataDir)
+      .filter((file) => file.startsWith(`${service}.sqlite`))
+      .some((file) => readFileSync(join(dataDir, file)).includes(Buffer.from(needle)));
+  }
+  const tables = await rawRows(service, dataDir, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+  for (const { tablename } of tables) {
+    const rows = await rawRows(service, dataDir, `SELECT t::text AS row FROM "${String(tablename)}" AS t`);
+    if (rows.some((r) => String(r.row).includes(needle))) return true;
+  }
+  return false;
 }

@@ -3,7 +3,6 @@
  * of the server's thread, and whatever a worker cannot do (a stale page, a listing added since the
  * hour's order, a worker that cannot start) is answered by the server's thread instead.
  */
-import { openSqliteFile } from '@svc/shared';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { AnswerWorkers } from '../src/workers/answer-workers.js';
 import { AFTER_RULES_7, DAY, EVERY_DAY, HOUR, MONDAY, hours, idOf, member, shuffleKey } from './support/fixtures.js';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
+import { dropTestDatabase, rawRows } from '../../../test-support/test-database.js';
 
 const listings = [
   member('closures.example', {
@@ -78,6 +78,7 @@ describe('answer workers', () => {
   afterAll(async () => {
     await t.close({ removeData: false });
     rmSync(dataDir, { recursive: true, force: true });
+    await dropTestDatabase('directory', dataDir);
   });
 
   it('assemble every answer byte for byte as the server thread does, at any moment and under either rules', async () => {
@@ -109,15 +110,10 @@ describe('answer workers', () => {
     const path = '/v1/businesses?source=member&limit=100';
     const [expected] = await bodies([path]);
     const workers = t.directory.answerWorkers!;
-    const sqlite = openSqliteFile(join(dataDir, 'directory.sqlite'));
-    try {
-      sqlite.prepare("UPDATE listing_pages SET version = 'older' WHERE seq = (SELECT seq FROM listings WHERE domain = 'closures.example')").run();
-      const declined = workers.counts.declined;
-      expect(await bodies([path])).toEqual([expected]);
-      expect(workers.counts.declined).toBe(declined + 1);
-    } finally {
-      sqlite.close();
-    }
+    await rawRows('directory', dataDir, "UPDATE listing_pages SET version = 'older' WHERE seq = (SELECT seq FROM listings WHERE domain = 'closures.example')");
+    const declined = workers.counts.declined;
+    expect(await bodies([path])).toEqual([expected]);
+    expect(workers.counts.declined).toBe(declined + 1);
     await t.directory.store.listings.refreshPages();
 
     // Added during the day: in the next hour's index but not in the day's shuffle table, so placed

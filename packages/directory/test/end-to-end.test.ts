@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox, type Inbox } from '@svc/inbox';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
+import { testDatabaseUrl } from '../../../test-support/test-database.js';
 
 /** A real inbox registers with a real directory over HTTP on 127.0.0.1 and is listed. */
 describe('an inbox registering itself with the directory', () => {
@@ -17,11 +18,11 @@ describe('an inbox registering itself with the directory', () => {
     directory = await startDirectory({ clock, allowLocalInboxes: true });
     inboxDir = mkdtempSync(join(tmpdir(), 'e2e-inbox-'));
     // The inbox must know its own public URL before it listens, so it gets a fixed free port.
-    const probe = await buildInbox({ dataDir: inboxDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false });
+    const probe = await buildInbox({ dataDir: inboxDir, databaseUrl: await testDatabaseUrl('inbox', inboxDir), publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false });
     const address = await probe.http.listen({ host: '127.0.0.1', port: 0 });
     const port = new URL(address).port;
     await probe.close();
-    inbox = await buildInbox({ dataDir: inboxDir, publicBaseUrl: `http://127.0.0.1:${port}`, logLevel: 'silent', runJobs: false, allowLocalNetworks: true, clock });
+    inbox = await buildInbox({ dataDir: inboxDir, databaseUrl: await testDatabaseUrl('inbox', inboxDir), publicBaseUrl: `http://127.0.0.1:${port}`, logLevel: 'silent', runJobs: false, allowLocalNetworks: true, clock });
     await inbox.http.listen({ host: '127.0.0.1', port: Number(port) });
     domain = `127.0.0.1:${port}`;
     const origin = new URL(directory.baseUrl).origin;

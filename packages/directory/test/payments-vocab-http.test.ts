@@ -9,7 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteFile } from '@svc/shared';
+import { rawRows } from '../../../test-support/test-database.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { LOCAL_PAYMENTS } from '../src/demo/locale.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
@@ -113,9 +113,7 @@ describe('a directory whose listings were stored with the old spellings', () => 
     });
     await old.close({ removeData: false });
     // As if the listings had been stored before this migration.
-    const db = openSqliteFile(join(dataDir, 'directory.sqlite'));
-    db.prepare("DELETE FROM kysely_migration WHERE name >= '0004-payment-spellings'").run();
-    db.close();
+    await rawRows('directory', dataDir, "DELETE FROM kysely_migration WHERE name >= '0004-payment-spellings'");
     const reopened = await startDirectory({ dataDir, answerWorkers: 0 });
     try {
       await reopened.directory.pagesReady;

@@ -4,23 +4,19 @@
  * database), revocation and expiry at once, who may manage keys (integration keys never, the
  * owner's AI only when allowed), and idempotent creation that never keeps the key in clear.
  */
-import { join } from 'node:path';
-import { openSqliteFile, sha256Hex } from '@svc/shared';
+import { sha256Hex } from '@svc/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOwnerKey, PRESETS } from '../src/domain/access/api-keys.js';
 import { assertAiMayGrant, createIntegrationKey, revokeKey } from '../src/domain/access/key-management.js';
 import { startInbox, type TestInbox } from './support/harness.js';
+import { rawRows as storedRows } from '../../../test-support/test-database.js';
 import { aiCaller, connectAiApp, domainOf, makeKey, setSecurity, withKey } from './support/integration-keys.js';
 
 const HOUR_MS = 3_600_000;
 
-function rawRows(t: TestInbox, sql: string): Record<string, unknown>[] {
-  const db = openSqliteFile(join(t.dataDir, 'inbox.sqlite'), { readonly: true });
-  try {
-    return db.prepare(sql).all() as Record<string, unknown>[];
-  } finally {
-    db.close();
-  }
+/** What the database holds, whichever engine the run uses. */
+function rawRows(t: TestInbox, sql: string): Promise<Record<string, unknown>[]> {
+  return storedRows('inbox', t.dataDir, sql);
 }
 
 function expectProblem(r: { status: number; body: any; headers: Headers }, status: number, code: string) {
@@ -70,10 +66,10 @@ describe('api keys', () => {
     expect(one.body).toEqual(list.body.items.find((k: any) => k.id === r.body.id));
 
     // The database holds its SHA-256 and nowhere the key itself.
-    const [row] = rawRows(t, `SELECT * FROM api_keys WHERE id = '${r.body.id}'`);
+    const [row] = await rawRows(t, `SELECT * FROM api_keys WHERE id = '${r.body.id}'`);
     expect(row?.key_hash).toBe(sha256Hex(key));
     for (const table of ['api_keys', 'idempotency_keys', 'scope_misses']) {
-      expect(JSON.stringify(rawRows(t, `SELECT * FROM ${table}`))).not.toContain(key.slice('svc_own_'.length));
+      expect(JSON.stringify(await rawRows(t, `SELECT * FROM ${table}`))).not.toContain(key.slice('svc_own_'.length));
     }
 
     // And it works at once, as an integration key.
@@ -209,7 +205,7 @@ describe('api keys', () => {
       expect(replay.body).toEqual(first.body);
       expect(await t.inbox.store.apiKeys.list()).toHaveLength(2);
 
-      const stored = rawRows(t, 'SELECT * FROM idempotency_keys');
+      const stored = await rawRows(t, 'SELECT * FROM idempotency_keys');
       expect(stored).toHaveLength(1);
       const text = JSON.stringify(stored);
       expect(text).not.toContain(first.body.key.slice('svc_own_'.length));
@@ -240,7 +236,7 @@ describe('api keys', () => {
       const replay = await t.owner('DELETE', `/v1/owner/api-keys/${k.id}`, { body });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body).toEqual(first.body);
-      expect(JSON.stringify(rawRows(t, 'SELECT response FROM idempotency_keys'))).not.toContain(k.id);
+      expect(JSON.stringify(await rawRows(t, 'SELECT response FROM idempotency_keys'))).not.toContain(k.id);
     });
   });
 

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsonClient } from '../../../test-support/http-client.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 import { buildInbox } from '../src/app.js';
 import { seedDemoBusiness } from '../src/demo/seed-demo.js';
 import { createOwnerKey } from '../src/domain/access/api-keys.js';
@@ -23,6 +24,7 @@ export async function startFeedInbox(options: { allowLocalFeeds?: boolean } = {}
   const dataDir = mkdtempSync(join(tmpdir(), 'inbox-feeds-'));
   const inbox = await buildInbox({
     dataDir,
+    databaseUrl: await testDatabaseUrl('inbox', dataDir),
     publicBaseUrl: 'http://127.0.0.1',
     clock,
     logLevel: 'silent',
@@ -44,6 +46,7 @@ export async function startFeedInbox(options: { allowLocalFeeds?: boolean } = {}
     async close() {
       await inbox.close();
       rmSync(dataDir, { recursive: true, force: true });
+      await dropTestDatabase('inbox', dataDir);
     },
   };
 }

@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobRunner, type JobHandler } from '@svc/shared';
-import { openSqliteStore } from '../src/store/kysely/kysely-inbox-store.js';
+import { JobRunner, storageTarget, type JobHandler } from '@svc/shared';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
+import { openInboxStore } from '../src/store/kysely/kysely-inbox-store.js';
 import type { InboxStore, JobRecord } from '../src/store/store.js';
 import { TestClock, haircutAt, startInbox, type TestInbox } from './support/harness.js';
 
@@ -351,13 +352,14 @@ describe('JobRunner', () => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'inbox-jobs-'));
-    store = await openSqliteStore(join(dir, 'inbox.sqlite'));
+    store = await openInboxStore(storageTarget(await testDatabaseUrl('inbox', dir), join(dir, 'inbox.sqlite'), 'INBOX_DATABASE_URL'));
     clock = new TestClock();
     logged = [];
   });
   afterEach(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
+    await dropTestDatabase('inbox', dir);
   });
 
   async function enqueue(kind: string, payload: Record<string, unknown> = {}, runAt = clock.now()): Promise<string> {

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { jsonClient } from '../../../test-support/http-client.js';
+import { testDatabaseUrl } from '../../../test-support/test-database.js';
 import { buildInbox, type Inbox } from '../src/app.js';
 import { createOwnerKey } from '../src/domain/access/api-keys.js';
 import { TestClock, type TestInbox } from './support/harness.js';
@@ -62,7 +63,7 @@ describe('get_networks', () => {
   beforeEach(async () => {
     clock = new TestClock();
     dataDir = mkdtempSync(join(tmpdir(), 'inbox-networks-'));
-    inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', clock, logLevel: 'silent', runJobs: false, allowLocalNetworks: true });
+    inbox = await buildInbox({ dataDir, databaseUrl: await testDatabaseUrl('inbox', dataDir), publicBaseUrl: 'http://127.0.0.1', clock, logLevel: 'silent', runJobs: false, allowLocalNetworks: true });
     const ownerKey = (await createOwnerKey(inbox.store, 'owner', clock.now())).value;
     const request = jsonClient(await inbox.http.listen({ host: '127.0.0.1', port: 0 }));
     t = { request, owner: withKey({ request }, ownerKey) };

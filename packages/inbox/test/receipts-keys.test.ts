@@ -3,11 +3,12 @@
  * rest, kid = RFC 7638 thumbprint, published in the manifest (receipt_keys) and at
  * /.well-known/jwks.json; rotated by the owner only (REST and the owner MCP), old keys kept published.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ed25519Thumbprint } from '@svc/shared';
 import { connectMcp } from '../../../test-support/mcp-client.js';
+import { storedAnywhere } from '../../../test-support/test-database.js';
 import { loadSecretBox } from '../src/domain/secrets/secret-box.js';
 import { expectProblem } from './support/customer-calls.js';
 import { startInbox, type TestInbox } from './support/harness.js';
@@ -40,8 +41,7 @@ describe('receipt signing keys', () => {
     expect(stored!.sealedPrivate).toMatch(/^v1\./);
     const opened = JSON.parse(loadSecretBox(t.dataDir).open(stored!.sealedPrivate, 'receipt-signing-key', stored!.kid));
     expect(opened.x).toBe(stored!.publicJwk.x);
-    const database = readFileSync(join(t.dataDir, 'inbox.sqlite')).toString('latin1');
-    expect(database).not.toContain(opened.d);
+    expect(await storedAnywhere('inbox', t.dataDir, opened.d)).toBe(false);
     const kid = stored!.kid;
     await t.close({ removeData: false });
     t = await startInbox({ dataDir: t.dataDir, seed: false });

@@ -3,11 +3,9 @@
  * merge with null removing a key, networks keyed by origin, the redacted secret, expected_version,
  * and refusals that store nothing.
  */
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { openSqliteFile } from '@svc/shared';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startInbox, type TestInbox } from './support/harness.js';
+import { rawRows, storedAnywhere } from '../../../test-support/test-database.js';
 
 const SECRET = 'inbound-secret-0123456789abcdef';
 
@@ -130,39 +128,22 @@ describe('settings', () => {
 
   it('keeps a secret sealed at rest: neither the database nor its WAL holds it in clear', async () => {
     expect((await write({ email: { inboundSecret: SECRET } })).status).toBe(200);
-    const files = ['inbox.sqlite', 'inbox.sqlite-wal'].map((f) => join(t.dataDir, f)).filter((f) => existsSync(f));
-    expect(files.length).toBeGreaterThan(0);
-    for (const file of files) expect(readFileSync(file).includes(Buffer.from(SECRET))).toBe(false);
-    const raw = openSqliteFile(join(t.dataDir, 'inbox.sqlite'), { readonly: true });
-    try {
-      const row = raw.prepare("select document from settings where id = 'self'").get() as { document: string };
-      expect(JSON.parse(row.document).email.inboundSecret).toMatch(/^v1\./);
-    } finally {
-      raw.close();
-    }
+    expect(await storedAnywhere('inbox', t.dataDir, SECRET)).toBe(false);
+    const [row] = (await rawRows('inbox', t.dataDir, "select document from settings where id = 'self'")) as { document: string }[];
+    expect(JSON.parse(row!.document).email.inboundSecret).toMatch(/^v1\./);
     // The code that needs it reads it open.
     expect(((await t.inbox.store.settings.get())?.document as any).email.inboundSecret).toBe(SECRET);
   });
 
   it('seals a secret an earlier version kept in clear, at its first read, without a new version', async () => {
     expect((await write({ orders: { payDays: 9 } })).status).toBe(200);
-    const raw = openSqliteFile(join(t.dataDir, 'inbox.sqlite'));
-    try {
-      raw.prepare("update settings set document = ? where id = 'self'").run(JSON.stringify({ orders: { payDays: 9 }, email: { inboundSecret: SECRET } }));
-    } finally {
-      raw.close();
-    }
+    await rawRows('inbox', t.dataDir, "update settings set document = ? where id = 'self'", [JSON.stringify({ orders: { payDays: 9 }, email: { inboundSecret: SECRET } })]);
     const asRead = await read();
     expect(asRead).toMatchObject({ version: 1, redacted: ['email.inboundSecret'], settings: { orders: { payDays: 9 } } });
-    const check = openSqliteFile(join(t.dataDir, 'inbox.sqlite'), { readonly: true });
-    try {
-      const row = check.prepare("select document, version from settings where id = 'self'").get() as { document: string; version: number };
-      expect(row.version).toBe(1);
-      expect(row.document).not.toContain(SECRET);
-      expect(JSON.parse(row.document).email.inboundSecret).toMatch(/^v1\./);
-    } finally {
-      check.close();
-    }
+    const [row] = (await rawRows('inbox', t.dataDir, "select document, version from settings where id = 'self'")) as { document: string; version: number }[];
+    expect(row!.version).toBe(1);
+    expect(row!.document).not.toContain(SECRET);
+    expect(JSON.parse(row!.document).email.inboundSecret).toMatch(/^v1\./);
     expect(((await t.inbox.store.settings.get())?.document as any).email.inboundSecret).toBe(SECRET);
   });
 

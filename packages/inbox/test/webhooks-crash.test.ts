@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { jsonClient } from '../../../test-support/http-client.js';
+import { dropTestDatabase } from '../../../test-support/test-database.js';
 import { startReceiver, type Receiver } from './support/webhook-receiver.js';
 
 const CHILD = fileURLToPath(new URL('./support/webhooks-child.ts', import.meta.url));
@@ -22,7 +23,10 @@ let dataDir: string | null = null;
 afterEach(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await receiver?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) {
+    rmSync(dataDir, { recursive: true, force: true });
+    await dropTestDatabase('inbox', dataDir);
+  }
 });
 
 async function startChild(dir: string): Promise<{ child: ChildProcess; baseUrl: string; ownerKey: string }> {

@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../../test-support/test-database.js';
 import { buildInbox, type Inbox } from '../../src/app.js';
 import { createOwnerKey } from '../../src/domain/access/api-keys.js';
 import { seedDemoBusiness } from '../../src/demo/seed-demo.js';
@@ -45,7 +46,7 @@ export async function startOAuthInbox(options: { clock?: TestClock; dataDir?: st
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'inbox-oauth-'));
   const port = options.port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${port}`;
-  const inbox = await buildInbox({ dataDir, publicBaseUrl: baseUrl, clock, logLevel: 'silent', runJobs: false });
+  const inbox = await buildInbox({ dataDir, databaseUrl: await testDatabaseUrl('inbox', dataDir), publicBaseUrl: baseUrl, clock, logLevel: 'silent', runJobs: false });
   if (options.ownerKey === undefined) await seedDemoBusiness({ store: inbox.store, clock });
   const ownerKey = options.ownerKey ?? (await createOwnerKey(inbox.store, 'test owner', clock.now())).value;
   await inbox.http.listen({ host: '127.0.0.1', port });
@@ -61,7 +62,10 @@ export async function startOAuthInbox(options: { clock?: TestClock; dataDir?: st
     owner: (method, path, opts = {}) => request(method, path, { ...opts, headers: { authorization: `Bearer ${ownerKey}`, ...(opts.headers ?? {}) } }),
     async close(closeOptions = {}) {
       await inbox.close();
-      if (closeOptions.removeData ?? true) rmSync(dataDir, { recursive: true, force: true });
+      if (closeOptions.removeData ?? true) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await dropTestDatabase('inbox', dataDir);
+      }
     },
   };
 }

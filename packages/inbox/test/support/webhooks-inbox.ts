@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jsonClient } from '../../../../test-support/http-client.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../../test-support/test-database.js';
 import { buildInbox, type Inbox } from '../../src/app.js';
 import { createOwnerKey } from '../../src/domain/access/api-keys.js';
 import { seedDemoBusiness } from '../../src/demo/seed-demo.js';
@@ -22,6 +23,7 @@ export async function startWebhookInbox(options: { clock?: TestClock; allowLocal
   const dataDir = mkdtempSync(join(tmpdir(), 'inbox-webhooks-'));
   const inbox = await buildInbox({
     dataDir,
+    databaseUrl: await testDatabaseUrl('inbox', dataDir),
     publicBaseUrl: 'http://127.0.0.1',
     clock,
     logLevel: 'silent',
@@ -44,7 +46,10 @@ export async function startWebhookInbox(options: { clock?: TestClock; allowLocal
     deliver: () => inbox.webhooks.drain(),
     async close(closeOptions = {}) {
       await inbox.close();
-      if (closeOptions.removeData ?? true) rmSync(dataDir, { recursive: true, force: true });
+      if (closeOptions.removeData ?? true) {
+        rmSync(dataDir, { recursive: true, force: true });
+        await dropTestDatabase('inbox', dataDir);
+      }
     },
   };
 }

@@ -1,0 +1,229 @@
+/**
+ * The dialect layer both engines share (docs/storage.md), on the engine of the run: SQLite, and
+ * PostgreSQL on the PostgreSQL run (TEST_POSTGRES_URL). Column types read back the same, text sorts
+ * by bytes whatever the database's locale, the query forms that differ answer alike, conflicts run a
+ * transaction again, and two processes' worth of job claims never take one job twice.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  KyselyJobStore,
+  WriteConflict,
+  columnTypes,
+  conditionalWriteMissed,
+  createJobsTable,
+  describeStorage,
+  engineOf,
+  inList,
+  isRetryableConflict,
+  lockUntilCommit,
+  openStorage,
+  rowsTable,
+  startsWith,
+  storageFailureKind,
+  storageTarget,
+  transactionWithRetry,
+  utf8Bytes,
+  type JobsDatabase,
+  type StorageTarget,
+} from '@svc/shared';
+import { sql, type Generated, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropTestDatabase, onPostgres, testDatabaseUrl } from '../../../test-support/test-database.js';
+
+interface Row {
+  seq: Generated<number>;
+  name: string;
+  at: number;
+  bytes: Buffer | null;
+  doc: string;
+  flag: number;
+}
+interface TestDb extends JobsDatabase {
+  things: Row;
+}
+
+const MIGRATIONS = {
+  '0001-things': {
+    up: async (db: Kysely<unknown>) => {
+      const t = columnTypes(db);
+      await db.schema
+        .createTable('things')
+        .addColumn('seq', t.integer, t.autoKey)
+        .addColumn('name', t.text, (c) => c.notNull().unique())
+        .addColumn('at', t.bigint, (c) => c.notNull())
+        .addColumn('bytes', t.blob)
+        .addColumn('doc', t.json, (c) => c.notNull())
+        .addColumn('flag', t.integer, (c) => c.notNull())
+        .execute();
+      await createJobsTable(db);
+    },
+  },
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'storage-dialect-'));
+let target: StorageTarget;
+let db: Kysely<TestDb>;
+
+beforeAll(async () => {
+  target = storageTarget(await testDatabaseUrl('inbox', dir), join(dir, 'things.sqlite'), 'TEST_DATABASE');
+  db = (await openStorage<TestDb>(target, MIGRATIONS, { applicationName: 'storage test' })).db;
+  const names = ['apple', 'Banana', 'banana', 'Äpfel', 'zebra', '_under', 'a_b', 'a%b', 'épée', '10', '9'];
+  await db
+    .insertInto('things')
+    .values(names.map((name, i) => ({ name, at: 1_795_000_000_000 + i, bytes: null, doc: '{"b":1,  "a":[2,1]}', flag: i % 2 })))
+    .execute();
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  rmSync(dir, { recursive: true, force: true });
+  await dropTestDatabase('inbox', dir);
+});
+
+describe(`the dialect layer on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
+  it('runs on the engine the run asked for', () => {
+    expect(engineOf(db)).toBe(onPostgres ? 'postgres' : 'sqlite');
+  });
+
+  it('sorts and compares text by its bytes, whatever the locale', async () => {
+    const names = (await db.selectFrom('things').select('name').orderBy('name').execute()).map((r) => r.name);
+    expect(names).toEqual(['10', '9', 'Banana', 'a%b', 'a_b', 'apple', 'banana', 'zebra', 'Äpfel', '_under', 'épée'].sort((a, b) => (Buffer.compare(Buffer.from(a), Buffer.from(b)))));
+    const after = await db.selectFrom('things').select('name').where('name', '>', 'Banana').where('name', '<', 'apple').orderBy('name').execute();
+    expect(after.map((r) => r.name)).toEqual(['_under', 'a%b', 'a_b']);
+  });
+
+  it('reads bigint back as a number, bytes as a Buffer and JSON as it was written', async () => {
+    const big = Number.MAX_SAFE_INTEGER;
+    await db.insertInto('things').values({ name: 'big', at: big, bytes: Buffer.from([0, 255, 92, 10]), doc: '{"b":1,  "a":[2,1]}', flag: 1 }).execute();
+    const row = await db.selectFrom('things').selectAll().where('name', '=', 'big').executeTakeFirstOrThrow();
+    expect(row.at).toBe(big);
+    expect(typeof row.seq).toBe('number');
+    expect(Buffer.from(row.bytes as Uint8Array)).toEqual(Buffer.from([0, 255, 92, 10]));
+    expect(row.doc).toBe('{"b":1,  "a":[2,1]}');
+    const counted = await db.selectFrom('things').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(counted.n).toBe(12);
+  });
+
+  it('hands out keys that rise', async () => {
+    const seqs = (await db.selectFrom('things').select('seq').orderBy('seq').execute()).map((r) => r.seq);
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs[0]).toBeGreaterThan(0);
+  });
+
+  it('matches a list given as one parameter, empty or long', async () => {
+    const pick = async (values: string[]) => (await db.selectFrom('things').select('name').where(inList(db, 'name', values)).orderBy('name').execute()).map((r) => r.name);
+    expect(await pick([])).toEqual([]);
+    expect(await pick(['apple'])).toEqual(['apple']);
+    expect(await pick(['zebra', 'apple', 'missing', ...Array.from({ length: 500 }, (_, i) => `n${i}`)])).toEqual(['apple', 'zebra']);
+    const bySeq = await db.selectFrom('things').select('name').where(inList(db, 'seq', [1, 2], 'integer')).orderBy('seq').execute();
+    expect(bySeq).toHaveLength(2);
+  });
+
+  it('updates from a row set given as parameters', async () => {
+    const rows = rowsTable(db, 'o', [['name', 'text'], ['at', 'bigint'], ['flag', 'integer']], [['apple', 42, 7], ['zebra', 43, 8]]);
+    await sql`UPDATE things SET at = o.at, flag = o.flag FROM ${rows} WHERE things.name = o.name`.execute(db);
+    const changed = await db.selectFrom('things').select(['name', 'at', 'flag']).where('name', 'in', ['apple', 'zebra']).orderBy('name').execute();
+    expect(changed).toEqual([{ name: 'apple', at: 42, flag: 7 }, { name: 'zebra', at: 43, flag: 8 }]);
+  });
+
+  it('finds prefixes without LIKE wildcards, and gives a text as its UTF-8 bytes', async () => {
+    const prefixed = await db.selectFrom('things').select('name').where(startsWith('name', 'a_')).execute();
+    expect(prefixed.map((r) => r.name)).toEqual(['a_b']);
+    const row = await db.selectFrom('things').select(utf8Bytes(db, 'name').as('raw')).where('name', '=', 'épée').executeTakeFirstOrThrow();
+    expect(Buffer.from(row.raw)).toEqual(Buffer.from('épée', 'utf8'));
+  });
+
+  it('runs a transaction again after a conflict, and gives up after eight runs', async () => {
+    let runs = 0;
+    const value = await transactionWithRetry(db, async (trx) => {
+      runs++;
+      await trx.updateTable('things').set({ flag: runs }).where('name', '=', 'banana').execute();
+      if (runs < 3) throw new WriteConflict('lost a race');
+      return 'done';
+    });
+    expect({ value, runs }).toEqual({ value: 'done', runs: 3 });
+    let endless = 0;
+    await expect(
+      transactionWithRetry(db, async () => {
+        endless++;
+        throw new WriteConflict('always');
+      }),
+    ).rejects.toThrow('always');
+    expect(endless).toBe(8);
+    // A refusal is not a conflict: run once.
+    let once = 0;
+    await expect(
+      transactionWithRetry(db, async () => {
+        once++;
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
+    expect(once).toBe(1);
+    expect(isRetryableConflict({ code: '40P01' })).toBe(true);
+    expect(isRetryableConflict({ code: '23505' })).toBe(false);
+  });
+
+  it('treats a missed compare-and-set as a conflict only inside a PostgreSQL transaction', async () => {
+    expect(() => conditionalWriteMissed(db, 'outside')).not.toThrow();
+    const inside = db.transaction().execute(async (trx) => conditionalWriteMissed(trx, 'inside'));
+    if (onPostgres) await expect(inside).rejects.toBeInstanceOf(WriteConflict);
+    else await expect(inside).resolves.toBeUndefined();
+  });
+
+  it('holds a commit-order lock only inside a transaction', async () => {
+    if (onPostgres) await expect(lockUntilCommit(db, 'x')).rejects.toThrow(/outside a transaction/);
+    else await expect(lockUntilCommit(db, 'x')).resolves.toBeUndefined();
+    await expect(db.transaction().execute((trx) => lockUntilCommit(trx, 'x'))).resolves.toBeUndefined();
+  });
+
+  it('never gives one job to two claimers (two connections claiming at once)', async () => {
+    const second = await openStorage<TestDb>(target, MIGRATIONS, { applicationName: 'storage test 2' });
+    try {
+      const stores = [new KyselyJobStore(db), new KyselyJobStore(second.db)];
+      const now = 1_795_000_000_000;
+      for (let i = 0; i < 200; i++) await stores[0]!.enqueue({ id: `job-${String(i).padStart(3, '0')}`, kind: 'k', payload: { i }, runAt: now - i, dedupeKey: null }, now);
+      const claimed: string[][] = [[], []];
+      await Promise.all(
+        stores.map(async (store, s) => {
+          for (;;) {
+            const jobs = await store.claimDue(now, 60_000, 7);
+            if (jobs.length === 0) return;
+            // The due order: oldest run_at first.
+            expect(jobs.map((j) => j.runAt)).toEqual([...jobs.map((j) => j.runAt)].sort((a, b) => a - b));
+            claimed[s]!.push(...jobs.map((j) => j.id));
+          }
+        }),
+      );
+      const all = [...claimed[0]!, ...claimed[1]!];
+      expect(all).toHaveLength(200);
+      expect(new Set(all).size).toBe(200);
+      expect((await stores[1]!.list('k')).every((j) => j.status === 'running' && j.attempts === 1)).toBe(true);
+    } finally {
+      await second.db.destroy();
+    }
+  });
+});
+
+describe('settings and failures', () => {
+  it('names the engine by one setting, and never shows a password', () => {
+    expect(storageTarget(undefined, '/d/inbox.sqlite', 'INBOX_DATABASE_URL')).toEqual({ engine: 'sqlite', file: '/d/inbox.sqlite' });
+    expect(storageTarget('  ', '/d/inbox.sqlite', 'INBOX_DATABASE_URL')).toEqual({ engine: 'sqlite', file: '/d/inbox.sqlite' });
+    const pg = storageTarget('postgres://inbox:s3cret@db.example:5432/inbox?max=20', '/d/inbox.sqlite', 'INBOX_DATABASE_URL');
+    expect(pg).toEqual({ engine: 'postgres', url: 'postgres://inbox:s3cret@db.example:5432/inbox?max=20' });
+    expect(describeStorage(pg)).toBe('PostgreSQL postgres://inbox@db.example:5432/inbox');
+    expect(() => storageTarget('mysql://db.example/inbox', '/d/x', 'INBOX_DATABASE_URL')).toThrow(/INBOX_DATABASE_URL must be a postgres:\/\//);
+    expect(() => storageTarget('postgres://[bad', '/d/x', 'INBOX_DATABASE_URL')).toThrow(/INBOX_DATABASE_URL is not a valid URL/);
+  });
+
+  it("classes PostgreSQL's disk and server failures as storage failures (503 and /healthz)", () => {
+    expect(storageFailureKind({ code: '53100' })).toBe('full');
+    expect(storageFailureKind({ code: '58030' })).toBe('io');
+    expect(storageFailureKind({ code: '57P01' })).toBe('io');
+    expect(storageFailureKind({ code: '08001' })).toBe('io');
+    expect(storageFailureKind({ code: '23505' })).toBeNull();
+    expect(storageFailureKind({ code: '40P01' })).toBeNull();
+  });
+});
