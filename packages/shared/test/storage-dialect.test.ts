@@ -67,7 +67,7 @@ let target: StorageTarget;
 let db: Kysely<TestDb>;
 
 beforeAll(async () => {
-  target = storageTarget(await testDatabaseUrl('inbox', dir), join(dir, 'things.sqlite'), 'TEST_DATABASE');
+  target = storageTarget(await testDatabaseUrl('scratch', dir), join(dir, 'things.sqlite'), 'TEST_DATABASE');
   db = (await openStorage<TestDb>(target, MIGRATIONS, { applicationName: 'storage test' })).db;
   const names = ['apple', 'Banana', 'banana', 'Äpfel', 'zebra', '_under', 'a_b', 'a%b', 'épée', '10', '9'];
   await db
@@ -79,7 +79,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.destroy();
   rmSync(dir, { recursive: true, force: true });
-  await dropTestDatabase('inbox', dir);
+  await dropTestDatabase('scratch', dir);
 });
 
 describe(`the dialect layer on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
