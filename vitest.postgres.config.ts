@@ -31,6 +31,7 @@ export const POSTGRES_SUITES = [
   'packages/inbox/test/oauth-flow.test.ts',
   'packages/inbox/test/networks.test.ts',
   // directory: registration, listings and their revisions, the hour's order, search over the store, answer workers
+  'packages/directory/test/store-concurrency.test.ts',
   'packages/directory/test/registration-http.test.ts',
   'packages/directory/test/end-to-end.test.ts',
   'packages/directory/test/search-http.test.ts',
