@@ -30,6 +30,11 @@ export interface AnswerRequest {
   nextCursor: string | null;
 }
 
+/** A worker's first message: its modules are loaded and its connection is open. */
+export interface AnswerWorkerReady {
+  ready: true;
+}
+
 /** `bytes` null: a page was missing or stale, or the read failed (`error`); the server's thread answers instead. */
 export interface AnswerResponse {
   id: number;

@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { assembleAnswer } from '../domain/search/answer-assembly.js';
 import type { StoredListingPage } from '../domain/listings/listing-page.js';
 import { PageReader } from '../store/kysely/page-reader.js';
-import { decodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData } from './answer-protocol.js';
+import { decodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData, type AnswerWorkerReady } from './answer-protocol.js';
 
 const { storage, pageVersion, cacheKib } = workerData as AnswerWorkerData;
 const port = parentPort;
@@ -27,6 +27,8 @@ const readPages: (version: string, seqs: readonly number[]) => Map<number, Store
   const reader = new PageReader(sqlite);
   return (version: string, seqs: readonly number[]) => reader.read(version, seqs);
 })();
+
+port.postMessage({ ready: true } satisfies AnswerWorkerReady);
 
 port.on('message', (request: AnswerRequest) => {
   const found = (() => {

@@ -9,10 +9,16 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AnswerAssembler, AnswerPlan } from '../domain/search/answer-assembly.js';
-import { encodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData } from './answer-protocol.js';
+import { encodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData, type AnswerWorkerReady } from './answer-protocol.js';
 
 /** An answer takes ~1 ms; one not back by then is given up and its worker replaced. */
 const ANSWER_TIMEOUT_MS = 2_000;
+/**
+ * A worker loads its modules and opens its connection before it says it is ready (seconds on a busy
+ * machine, more from source); an answer sent meanwhile waits up to this long, then the answer timeout
+ * counts from the ready.
+ */
+const START_TIMEOUT_MS = 30_000;
 /** A worker that stopped is started again on a later answer, not sooner than this after the last start. */
 const RESPAWN_MS = 10_000;
 
@@ -25,6 +31,8 @@ interface Slot {
   worker: Worker | null;
   pending: Map<number, Pending>;
   startedAt: number;
+  /** The worker said it is ready (its modules loaded, its connection open). */
+  ready: boolean;
 }
 
 export interface AnswerWorkersOptions extends AnswerWorkerData {
@@ -33,6 +41,7 @@ export interface AnswerWorkersOptions extends AnswerWorkerData {
   onError: (message: string, error?: unknown) => void;
   /** Tests: shorter waits, and another worker module (one that never answers). */
   answerTimeoutMs?: number;
+  startTimeoutMs?: number;
   respawnMs?: number;
   workerModule?: URL;
 }
@@ -47,7 +56,7 @@ export class AnswerWorkers implements AnswerAssembler {
 
   constructor(options: AnswerWorkersOptions) {
     this.#options = options;
-    this.#slots = Array.from({ length: options.count }, () => ({ worker: null, pending: new Map(), startedAt: -Infinity }));
+    this.#slots = Array.from({ length: options.count }, () => ({ worker: null, pending: new Map(), startedAt: -Infinity, ready: false }));
   }
 
   assemble(plan: AnswerPlan): Promise<Buffer | null> {
@@ -67,14 +76,18 @@ export class AnswerWorkers implements AnswerAssembler {
       return Promise.resolve(null);
     }
     return new Promise((resolve) => {
-      const timeoutMs = this.#options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS;
-      const timer = setTimeout(() => {
-        this.#options.onError(`an answer worker took more than ${timeoutMs} ms; replacing it`);
-        void this.#stop(slot);
-      }, timeoutMs);
-      slot.pending.set(id, { resolve, timer });
+      slot.pending.set(id, { resolve, timer: this.#timeout(slot) });
       worker.postMessage(request);
     });
+  }
+
+  /** Gives up on a slot's worker when an answer is not back in time (counted from its ready while it starts). */
+  #timeout(slot: Slot): NodeJS.Timeout {
+    const timeoutMs = slot.ready ? (this.#options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS) : (this.#options.startTimeoutMs ?? START_TIMEOUT_MS);
+    return setTimeout(() => {
+      this.#options.onError(`an answer worker took more than ${timeoutMs} ms${slot.ready ? '' : ' to start'}; replacing it`);
+      void this.#stop(slot);
+    }, timeoutMs);
   }
 
   async close(): Promise<void> {
@@ -105,7 +118,17 @@ export class AnswerWorkers implements AnswerAssembler {
     }
     // Never holding the process open: while an answer is awaited, its timeout timer does.
     worker.unref();
-    worker.on('message', (response: AnswerResponse) => {
+    slot.ready = false;
+    worker.on('message', (response: AnswerResponse | AnswerWorkerReady) => {
+      if ('ready' in response) {
+        // Answers sent while it started now have the answer timeout, from now.
+        slot.ready = true;
+        for (const pending of slot.pending.values()) {
+          clearTimeout(pending.timer);
+          pending.timer = this.#timeout(slot);
+        }
+        return;
+      }
       if (response.error) this.#options.onError(`an answer worker failed: ${response.error}`);
       this.#settle(slot, response.id, response.bytes ? Buffer.from(response.bytes.buffer, response.bytes.byteOffset, response.bytes.length) : null);
     });
