@@ -90,13 +90,24 @@ describe('confirmations racing for one slot', () => {
     expect(free.body.slots.map((s: any) => s.start)).not.toContain('2026-11-25T11:00:00.000+00:00');
   });
 
-  it('overlapping (not equal) beard-trim slots also leave one winner', async () => {
+  it('overlapping (not equal) beard-trim slots: the winners never overlap, and each loser overlaps a winner', async () => {
+    // 15:00, 15:05 overlap every other; 14:50–15:10 and 15:10–15:30 touch but do not overlap. Which
+    // confirm is decided first is a race (on PostgreSQL truly side by side), so one or two win.
     const times = ['2026-11-25T15:00:00Z', '2026-11-25T15:10:00Z', '2026-11-25T14:50:00Z', '2026-11-25T15:05:00Z'];
+    const spans = times.map((time) => [Date.parse(time), Date.parse(time) + 20 * 60_000] as const);
+    const overlap = (a: number, b: number) => spans[a]![0] < spans[b]![1] && spans[b]![0] < spans[a]![1];
     const bookings = [];
-    for (const time of times) bookings.push(await createBooking(t, 'beard-trim', time, { endTime: new Date(Date.parse(time) + 20 * 60_000).toISOString() }));
+    for (const [start, end] of spans) bookings.push(await createBooking(t, 'beard-trim', new Date(start).toISOString(), { endTime: new Date(end).toISOString() }));
     const responses = await Promise.all(bookings.map((b) => confirm(b.id)));
-    expect(tally(responses)).toEqual({ 200: 1, 409: 3 });
-    for (const r of responses.filter((x) => x.status === 409)) expect(r.body.code).toBe('slot_taken');
+    const winners = responses.flatMap((r, i) => (r.status === 200 ? [i] : []));
+    const losers = responses.flatMap((r, i) => (r.status === 200 ? [] : [i]));
+    expect(winners.length).toBeGreaterThanOrEqual(1);
+    for (const a of winners) for (const b of winners) if (a < b) expect(overlap(a, b), `${times[a]} and ${times[b]} both confirmed`).toBe(false);
+    for (const i of losers) {
+      expect(responses[i]!.status).toBe(409);
+      expect(responses[i]!.body.code).toBe('slot_taken');
+      expect(winners.some((w) => overlap(i, w))).toBe(true);
+    }
   });
 
   it('a haircut slot (capacity 2) takes exactly two of many parallel confirms', async () => {

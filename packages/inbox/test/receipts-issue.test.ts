@@ -355,10 +355,12 @@ describe('receipt events in full webhook payloads', () => {
       const booking = await t.request('POST', '/v1/bookings', { body: { payload: { serviceId: 'haircut', startTime: TUESDAY_2PM }, contact: { name: 'Ana Silva' } } });
       const confirmed = await ownerMove(t, booking.body.id, 'confirm');
       await t.deliver();
+      // Sent side by side: they may arrive in either order.
       const deliveries = await receiver.waitFor(2);
-      expect(deliveries.map((d) => d.json.type)).toEqual(['booking.confirm', 'booking.receipt_issued']);
-      const receiptEvent = deliveries[1]!.json;
-      receiver.verify(deliveries[1]!, hook.body.secret);
+      expect(deliveries.map((d) => d.json.type).sort()).toEqual(['booking.confirm', 'booking.receipt_issued']);
+      const receiptDelivery = deliveries.find((d) => d.json.type === 'booking.receipt_issued')!;
+      const receiptEvent = receiptDelivery.json;
+      receiver.verify(receiptDelivery, hook.body.secret);
       expect(fullReceiptEventSchema.safeParse(receiptEvent).success).toBe(true);
       expect(receiptEvent.data.receipt).toEqual(confirmed.receipts[0]);
       expect(receiptEvent.data.version).toBe(2);
