@@ -46,6 +46,8 @@ export interface DirectoryOptions {
   searchDeadlineMs?: number;
   /** Worker threads assembling search answers (DIRECTORY_ANSWER_WORKERS; default one fewer than the cores, at least 1, at most 4; 0: on the server's thread). */
   answerWorkers?: number;
+  /** How long an answer worker may take before its answer is made on the server's thread (2 s; tests on a loaded machine lengthen it). */
+  answerTimeoutMs?: number;
 }
 
 export interface Directory {
@@ -83,6 +85,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
           file,
           pageVersion: pages.version,
           cacheKib: DIRECTORY_CACHE_KIB,
+          ...(options.answerTimeoutMs !== undefined ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
           // Called only once the server runs (http is declared below).
           onError: (message, error) => http.log.warn({ err: error }, message),
         })
