@@ -42,7 +42,7 @@ async function storedAcks(itemId: string) {
 }
 
 /** Signs any header and payload with a key of our own, through jose. */
-async function signRaw(header: Record<string, unknown>, payload: Record<string, unknown>, privateJwk: Record<string, unknown>) {
+async function signRaw(header: Record<string, unknown>, payload: Record<string, unknown>, privateJwk: object) {
   return new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader(header as any).sign(await importJWK(privateJwk as any, 'EdDSA'));
 }
 
