@@ -25,6 +25,8 @@ import { networkUrl, parseJson, postSigned, problemOf, retryAfterMs, type Networ
 
 /** Receipts sent per run; the job asks for itself again at once when more wait. */
 export const PUBLISH_BATCH = 25;
+/** A run stops taking more once it has spent this long, well inside the job's 60 s lease. */
+const PUBLISH_RUN_BUDGET_MS = 20_000;
 /** The longest a network's Retry-After is followed. */
 const MAX_RETRY_AFTER_MS = PUBLISH_RETRY.capMs;
 /** Statuses that say "not now" rather than "not this receipt". */
@@ -87,10 +89,12 @@ export function publishHandler(caller: NetworkCaller) {
       const due = await store.receiptPublications.due(origin, PUBLISH_BATCH);
       if (due.length === 0) return { kind: 'idle' };
       const results: Sent[] = [];
+      const started = performance.now();
       for (const row of due) {
         const attempt = await publishOne(caller, origin, row);
         results.push({ receiptId: row.record.receiptId, attempt });
         if (attempt.kind === 'held' || attempt.kind === 'failing') break;
+        if (performance.now() - started > PUBLISH_RUN_BUDGET_MS) break;
       }
       return { kind: 'sent', results, at: clock.now() };
     },

@@ -29,7 +29,7 @@ export class KyselyReceiptPublicationStore implements ReceiptPublicationStore {
 
   async wantAcknowledgement(receiptId: string, nowMs: number): Promise<string[]> {
     // A refused receipt stays refused: the network will not take it with an acknowledgement either.
-    await this.#db
+    const rows = await this.#db
       .updateTable('receipt_publications')
       .set((eb) => ({
         ack_wanted: 1,
@@ -37,13 +37,8 @@ export class KyselyReceiptPublicationStore implements ReceiptPublicationStore {
         updated_at: nowMs,
       }))
       .where('receipt_id', '=', receiptId)
-      .where('ack_wanted', '=', 0)
-      .execute();
-    const rows = await this.#db
-      .selectFrom('receipt_publications')
-      .select('network')
-      .where('receipt_id', '=', receiptId)
-      .where('state', 'in', PENDING)
+      .where('state', '<>', 'refused')
+      .returning('network')
       .execute();
     return rows.map((r) => r.network);
   }
