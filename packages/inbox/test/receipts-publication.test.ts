@@ -170,7 +170,7 @@ describe('receipt publication', () => {
     }
   });
 
-  it('a network that is down delays publication, never loses it, and is not called again before its wait', async () => {
+  it('a network that is down delays publication, never loses it, is not called again before its wait, and gets it all once it answers', async () => {
     await enableNetwork();
     const port = Number(new URL(origin).port);
     await network.close();
@@ -203,12 +203,16 @@ describe('receipt publication', () => {
     entry = await entryOf();
     expect(entry.receipts).toMatchObject({ waiting: 2, published: 0, refused: 0 });
 
-    // Back: everything goes, in order, once its wait is over.
+    // Back: the next ping goes through (at most about an hour later), and everything goes with it,
+    // in order, hours before the publication's own wait would have ended.
     network = new FakeNetwork(() => inboxAddress, () => clock.now());
     network.status = { status: 'verified' };
     await network.listenOn(port);
-    clock.set(entry.receipts.next_attempt_at);
+    const publicationWait = Date.parse(entry.receipts.next_attempt_at);
+    clock.advance(HOUR + 7 * 60_000);
+    expect(clock.now()).toBeLessThan(publicationWait);
     await drain();
+    expect(network.paths()).toContain('POST /v1/instances/127.0.0.1/ping');
     expect(receiptCalls().map((c) => c.body.receipt)).toEqual(receipts.map((r) => r.receipt.jws));
     entry = await entryOf();
     expect(entry.receipts).toMatchObject({ waiting: 0, published: 2, next_attempt_at: null });

@@ -182,9 +182,12 @@ export function pingHandler(caller: NetworkCaller) {
       };
       await tx.networkStatus.record(origin, change, nowMs);
       await tx.jobs.enqueue(pingJob(origin, nowMs + PING_EVERY_MS, nowMs), nowMs);
-      // Verified at last: what the network held back goes now, not at the end of its wait.
-      if (status?.status === 'verified' && before?.verification !== 'verified') {
-        await tx.networkStatus.record(origin, { publishRetryAt: null, publishFailures: 0 }, nowMs);
+      // The network answers again (it was failing), or verified us at last (it held our receipts):
+      // what waits for it goes now, not at the end of its wait. A Retry-After it gave is kept.
+      const cameBack = before?.publishWait === 'failing';
+      const verifiedNow = status?.status === 'verified' && (before?.verification !== 'verified' || before.publishWait === 'held');
+      if ((cameBack || verifiedNow) && (before?.publishRetryAt ?? 0) > nowMs) {
+        await tx.networkStatus.record(origin, { publishRetryAt: null, publishWait: null }, nowMs);
         if ((await tx.receiptPublications.networksWithPending()).includes(origin)) await wakePublisher({ store: tx, clock }, origin);
       }
     },

@@ -132,14 +132,26 @@ export function publishHandler(caller: NetworkCaller) {
       if (stopped) {
         const failures = ((await tx.networkStatus.get(origin))?.publishFailures ?? 0) + 1;
         const backoff = retryDelayMs(failures, PUBLISH_RETRY);
-        const wait = stopped.kind === 'failing' && stopped.retryAfterMs !== null ? Math.min(Math.max(stopped.retryAfterMs, 1_000), MAX_RETRY_AFTER_MS) : backoff;
+        const retryAfter = stopped.kind === 'failing' ? stopped.retryAfterMs : null;
+        const askedToWait = retryAfter !== null;
+        const wait = retryAfter !== null ? Math.min(Math.max(retryAfter, 1_000), MAX_RETRY_AFTER_MS) : backoff;
         const retryAt = nowMs + wait;
         const what = stopped.kind === 'held' ? 'publication held' : 'publication';
-        await tx.networkStatus.record(origin, { publishFailures: failures, publishRetryAt: retryAt, lastError: fewWords(`${what}: ${stopped.reason}`), lastErrorAt: nowMs }, nowMs);
+        await tx.networkStatus.record(
+          origin,
+          {
+            publishFailures: failures,
+            publishRetryAt: retryAt,
+            publishWait: stopped.kind === 'held' ? 'held' : askedToWait ? 'retry_after' : 'failing',
+            lastError: fewWords(`${what}: ${stopped.reason}`),
+            lastErrorAt: nowMs,
+          },
+          nowMs,
+        );
         await tx.jobs.enqueue(publishJob(origin, retryAt, nowMs), nowMs);
         return;
       }
-      await tx.networkStatus.record(origin, { publishFailures: 0, publishRetryAt: null }, nowMs);
+      await tx.networkStatus.record(origin, { publishFailures: 0, publishRetryAt: null, publishWait: null }, nowMs);
       // More waiting (a full batch, or acknowledgements that came meanwhile): the next run goes at once.
       if ((await tx.receiptPublications.due(origin, 1)).length > 0) await tx.jobs.enqueue(publishJob(origin, nowMs, nowMs), nowMs);
     },

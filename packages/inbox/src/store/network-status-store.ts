@@ -53,6 +53,8 @@ export interface NetworkStatusRecord {
   /** Publication attempts failed or held in a row, and no attempt before publishRetryAt. */
   publishFailures: number;
   publishRetryAt: number | null;
+  /** Why publication waits: the network failed (backoff), holds our receipts (not verified), or asked us to (Retry-After). */
+  publishWait: 'failing' | 'held' | 'retry_after' | null;
   updatedAt: number;
 }
 

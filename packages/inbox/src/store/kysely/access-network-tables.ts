@@ -33,4 +33,5 @@ export interface NetworkStatusTable {
   ping_failures: number | null; // pings failed in a row
   publish_failures: number | null; // publication attempts failed in a row
   publish_retry_at: number | null; // no publication before this while the network is failing
+  publish_wait: string | null; // why: failing | held | retry_after
 }

@@ -53,6 +53,7 @@ function toColumns(change: NetworkStatusChange): Columns {
   if (change.pingFailures !== undefined) columns.ping_failures = change.pingFailures;
   if (change.publishFailures !== undefined) columns.publish_failures = change.publishFailures;
   if (change.publishRetryAt !== undefined) columns.publish_retry_at = change.publishRetryAt;
+  if (change.publishWait !== undefined) columns.publish_wait = change.publishWait;
   return columns;
 }
 
@@ -83,6 +84,7 @@ function toRecord(r: Selectable<NetworkStatusTable>): NetworkStatusRecord {
     pingFailures: Number(r.ping_failures ?? 0),
     publishFailures: Number(r.publish_failures ?? 0),
     publishRetryAt: time(r.publish_retry_at),
+    publishWait: r.publish_wait as NetworkStatusRecord['publishWait'],
     updatedAt: Number(r.updated_at),
   };
 }

@@ -42,6 +42,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     ['ping_failures', 'integer'],
     ['publish_failures', 'integer'],
     ['publish_retry_at', 'bigint'],
+    ['publish_wait', 'text'],
   ];
   // SQLite adds one column per statement.
   for (const [name, type] of columns) await db.schema.alterTable('network_status').addColumn(name, type).execute();
