@@ -11,6 +11,8 @@ import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
 import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
+import { publishHandler } from './networks/receipt-publication-job.js';
+import { PUBLISH_JOB } from './domain/receipts/publication-queue.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
 import { SigningKeyRing, ensureSigningKey } from './domain/receipts/signing-keys.js';
 import type { ReceiptSigning } from './domain/receipts/issue-receipts.js';
@@ -107,6 +109,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     log: (message, detail) => http.log.warn({ err: detail }, message),
   });
   const reporting = { publicBaseUrl: config.publicBaseUrl, softwareVersion: SOFTWARE_VERSION, allowLocalNetworks: config.allowLocalNetworks };
+  // Registration, pings and publication are signed with the receipt key (docs/receipts.md).
+  const networkCaller = { store, clock, reporting, signing: receipts };
   const jobs = new JobRunner(
     store,
     clock,
@@ -114,8 +118,9 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       'item.system_event': systemEventHandler(clock, receipts),
       [RULES_JOB]: rulesHandler(clock, receipts),
       [DELAYED_RULE_JOB]: delayedRuleHandler(clock, receipts),
-      [REGISTER_JOB]: registerHandler(store, clock, reporting),
-      [PING_JOB]: pingHandler(store, clock, reporting),
+      [REGISTER_JOB]: registerHandler(networkCaller),
+      [PING_JOB]: pingHandler(networkCaller),
+      [PUBLISH_JOB]: publishHandler(networkCaller),
       [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
     },
     (message, detail) => http.log.warn({ err: detail }, message),

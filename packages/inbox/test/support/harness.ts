@@ -41,6 +41,8 @@ export interface StartOptions {
   ownerKey?: string;
   /** Log lines (info and up) go here; the inbox logs nothing when absent. */
   logStream?: { write(line: string): void };
+  /** Report to networks on 127.0.0.1 (a fake network in the test). */
+  allowLocalNetworks?: boolean;
 }
 
 export async function startInbox(options: StartOptions = {}): Promise<TestInbox> {
@@ -54,6 +56,7 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
     ...(options.logStream ? { logStream: options.logStream } : {}),
     runJobs: options.runJobs ?? false,
     jobPollIntervalMs: 50,
+    allowLocalNetworks: options.allowLocalNetworks ?? false,
   });
   if (options.seed ?? true) await seedDemoBusiness({ store: inbox.store, clock });
   const ownerKey = options.ownerKey ?? (await createOwnerKey(inbox.store, 'test owner', clock.now())).value;

@@ -6,7 +6,7 @@ import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
-import type { InstanceSecretsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
+import type { InstanceSecretsTable, ReceiptPublicationsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -182,6 +182,7 @@ export interface Database {
   signing_keys: SigningKeysTable;
   instance_secrets: InstanceSecretsTable;
   receipts: ReceiptsTable;
+  receipt_publications: ReceiptPublicationsTable;
 }
 
 export interface RulesTable {
