@@ -1,6 +1,5 @@
 /** GET /v1/stats (directory spec §4): counts of the network, never a name. */
 import { z } from 'zod';
-import { emptyCounts } from '../domain/stats/directory-counts.js';
 import { READ, directoryOperation } from './context.js';
 
 const DAY_MS = 86_400_000;
@@ -59,7 +58,8 @@ export const getStats = directoryOperation({
         jobs_lag_seconds: Math.round(lagSeconds),
         last_sweep_at: state ? new Date(state.computedAt).toISOString() : null,
       },
-      directory: state ? state.counts : emptyCounts(),
+      // From check results and members, taken at most every ten minutes (domain/checks/check-counts.ts).
+      directory: await ctx.checks.counts(),
       generated_at: new Date(nowMs).toISOString(),
     };
   },
