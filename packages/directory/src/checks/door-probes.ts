@@ -291,7 +291,9 @@ export async function probeOpenApi(fetcher: SiteFetcher, findings: Findings, dec
     }
     const api = doc as Record<string, unknown>;
     const servers = Array.isArray(api.servers) ? api.servers : [];
-    const serverUrl = cleanUrl((servers[0] as Record<string, unknown> | undefined)?.url, answer.url) ?? new URL('/', answer.url).toString();
+    const declaredServer = cleanUrl((servers[0] as Record<string, unknown> | undefined)?.url, answer.url);
+    // A server on a private address or another scheme is no door of the site: the document's own host stands for it.
+    const serverUrl = declaredServer && fetcher.mayPost(declaredServer, declaredServer) ? declaredServer : new URL('/', answer.url).toString();
     const info = (api.info ?? {}) as Record<string, unknown>;
     const offHost = !fetcher.onSite(answer.url);
     if (offHost && !namesSite(fetcher, [serverUrl, ...servers.map((s) => (s as Record<string, unknown>)?.url), (info.contact as Record<string, unknown> | undefined)?.url, info.termsOfService])) {

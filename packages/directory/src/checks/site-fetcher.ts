@@ -7,6 +7,7 @@
  * web) and at most a few hops. Reads only: GET, and the POSTs of the MCP handshake and tool list.
  */
 import { PublicFetchError, publicFetch } from '@svc/shared';
+import { isIP } from 'node:net';
 import { parse } from 'tldts';
 import { OPEN_POLICY, aiOptOutInHeader, robotsPolicy, type RobotsPolicy } from '../domain/checks/robots-policy.js';
 
@@ -180,7 +181,8 @@ export class SiteFetcher {
       const url = new URL(target);
       if (url.username || url.password || url.port) return false;
       if (this.#local) return url.protocol === 'http:' && url.hostname.endsWith('.test');
-      return url.protocol === 'https:';
+      // A name, never an address: what it resolves to is checked when it is fetched.
+      return url.protocol === 'https:' && isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0;
     } catch {
       return false;
     }

@@ -1,5 +1,6 @@
 /** GET /v1/stats (directory spec §4): counts of the network, never a name. */
 import { z } from 'zod';
+import { emptyCounts } from '../domain/stats/directory-counts.js';
 import { READ, directoryOperation } from './context.js';
 
 const DAY_MS = 86_400_000;
@@ -58,8 +59,9 @@ export const getStats = directoryOperation({
         jobs_lag_seconds: Math.round(lagSeconds),
         last_sweep_at: state ? new Date(state.computedAt).toISOString() : null,
       },
-      // From check results and members, taken at most every ten minutes (domain/checks/check-counts.ts).
-      directory: await ctx.checks.counts(),
+      // From check results and members, taken at most every ten minutes (domain/checks/check-counts.ts),
+      // once the service is up (before its first hour is prepared no count was taken: the zero time).
+      directory: state ? await ctx.checks.counts() : emptyCounts(),
       generated_at: new Date(nowMs).toISOString(),
     };
   },

@@ -66,6 +66,18 @@ export async function startLocalWeb(options: { port?: number; sites?: readonly S
     const url = new URL(request.url ?? '/', `http://${host || 'unknown.test'}`);
     const entry: LoggedRequest = { host, method: request.method ?? 'GET', path: url.pathname + url.search, userAgent: String(request.headers['user-agent'] ?? ''), at: Date.now() };
     log.push(entry);
+    // Every POST's JSON-RPC method is logged (a POST the crawler sends anywhere is an MCP message).
+    let parsed: unknown;
+    let posted = false;
+    if (request.method === 'POST') {
+      posted = true;
+      try {
+        parsed = JSON.parse(await readBody(request));
+        entry.rpc = typeof (parsed as { method?: unknown }).method === 'string' ? (parsed as { method: string }).method : undefined;
+      } catch {
+        parsed = undefined;
+      }
+    }
     const site = byHost.get(host) ?? byHost.get(host.split('.').slice(-2).join('.'));
     if (!site) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('no such site');
@@ -79,12 +91,7 @@ export async function startLocalWeb(options: { port?: number; sites?: readonly S
         response.writeHead(405, { allow: 'POST' }).end();
         return;
       }
-      const body = await readBody(request);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-        entry.rpc = typeof (parsed as { method?: unknown }).method === 'string' ? (parsed as { method: string }).method : undefined;
-      } catch {
+      if (!posted || parsed === undefined) {
         response.writeHead(400).end();
         return;
       }

@@ -191,6 +191,29 @@ export class CheckService {
     return { status: 202, domain, document: await this.document(domain) };
   }
 
+  /** Queues a check on the operator's behalf (the demo start): no caller budget, no wait after the last check. */
+  async schedule(rawUrl: string): Promise<string> {
+    const name = siteName(rawUrl, { localWeb: this.settings.localWeb !== null });
+    if (!name.ok) throw new Problem('bad_request', `This site cannot be checked: ${name.reason}`);
+    const nowMs = this.#ctx.clock.now();
+    const existing = await this.#ctx.store.checks.get(name.domain);
+    if (existing && (existing.state === 'queued' || existing.state === 'checking' || existing.state === 'scoring')) return name.domain;
+    await this.#ctx.store.checks.put({
+      domain: name.domain,
+      state: 'queued',
+      requestedAt: null,
+      queuedAt: nowMs,
+      leaseUntil: null,
+      attempts: 0,
+      lastState: existing?.lastState ?? null,
+      lastReason: existing?.lastReason ?? null,
+      outcome: existing?.outcome ?? null,
+      checkedAt: existing?.checkedAt ?? null,
+      nextCheckAt: null,
+    });
+    return name.domain;
+  }
+
   /** Queues the re-checks that are due (a chore of the worker). */
   async queueDue(limit = 100): Promise<number> {
     const nowMs = this.#ctx.clock.now();
