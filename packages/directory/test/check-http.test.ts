@@ -218,6 +218,20 @@ describe('found listings', () => {
   });
 });
 
+describe('the search order', () => {
+  it('never reads the score: found businesses come in the published order (their shuffle), whatever they scored', async () => {
+    await t.directory.search.hour();
+    const page = (await t.get('/v1/businesses?source=found&limit=100')).body.businesses as any[];
+    expect(page.length).toBeGreaterThanOrEqual(5);
+    for (const l of page) expect(l.agentic_score).toBeUndefined();
+    const byShuffle = [...page].sort((a, b) => (a.rank_shuffle < b.rank_shuffle ? -1 : 1)).map((l) => l.domain);
+    expect(page.map((l) => l.domain)).toEqual(byShuffle);
+    const scores = await Promise.all(page.map(async (l) => (await result(l.domain)).agentic_score as number));
+    // The scores are not in order (else this test would prove nothing about them).
+    expect(scores.some((score, i) => i > 0 && score > (scores[i - 1] as number))).toBe(true);
+  });
+});
+
 describe('GET /leaderboard.json', () => {
   it('orders by score, then most recent check, then domain; names only agent-ready businesses that did not opt out', async () => {
     const board = (await t.get('/leaderboard.json')).body;
