@@ -29,8 +29,7 @@ const concurrency = Number(args.get('concurrency') ?? 4);
 const root = new URL('.', import.meta.url).pathname;
 execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 
-const SLOW = new Set(['slow.test', 'drip.test', 'huge.test']);
-const sites = SAMPLE_SITES.map((s) => s.host).filter((h) => !SLOW.has(h) && h !== 'evil-elsewhere.test');
+const sites = SAMPLE_SITES.filter((s) => !s.slow && s.host !== 'evil-elsewhere.test').map((s) => s.host);
 
 const web = await startLocalWeb();
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-checks-'));

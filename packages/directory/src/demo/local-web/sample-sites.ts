@@ -35,6 +35,8 @@ export interface SampleSite {
   delayMs?: number;
   /** Answers paths it has no page for (a site that serves its home page everywhere). */
   fallback?: Handler;
+  /** Made to take the crawler's timeouts or budgets (checked last at start, left out of the throughput benchmark). */
+  slow?: boolean;
 }
 
 const json = (value: unknown, status = 200): StaticPage => ({ status, type: 'application/json', body: JSON.stringify(value) });
@@ -422,17 +424,20 @@ export const SAMPLE_SITES: readonly SampleSite[] = [
   },
   {
     host: 'huge.test',
+    slow: true,
     about: 'a 20 MiB home page and a 20 MiB OpenAPI document',
     pages: { '/robots.txt': OPEN_ROBOTS, '/': huge, '/openapi.json': huge, '/.well-known/agent-card.json': huge },
   },
   {
     host: 'slow.test',
+    slow: true,
     about: 'answers nothing for 20 seconds (longer than the crawler waits)',
     delayMs: 20_000,
     pages: { '/robots.txt': OPEN_ROBOTS, '/': page('Slow') },
   },
   {
     host: 'drip.test',
+    slow: true,
     about: 'its home page trickles a byte every 300 ms',
     pages: { '/robots.txt': OPEN_ROBOTS, '/': drip, '/llms.txt': drip },
   },

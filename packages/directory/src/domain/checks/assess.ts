@@ -166,7 +166,8 @@ export function assess(observation: SiteObservation, rulesVersion: number, resol
   for (const d of doors) if (d.status === 'live' && !d.experimental && levelRank(d.level) > levelRank(level)) level = d.level;
 
   const bestDoor = DOOR_PREFERENCE.map((type) => doors.find((d) => d.type === type && d.status === 'live')).find((d) => d !== undefined);
-  const doorWords = bestDoor ? `${DOOR_WORDS[bestDoor.type] ?? 'your agent door'} (${bestDoor.url})` : 'an agent door (an inbox, an MCP server or an API)';
+  // Our words only: the door is named by its kind, never by an address the site chose (its address is in `doors`).
+  const doorWords = bestDoor ? (DOOR_WORDS[bestDoor.type] ?? 'your agent door') : 'an agent door (an inbox, an MCP server or an API)';
   const fixes: Fix[] = outcome.fixes.slice(0, 5).map((f) => ({ capability: f.capability, points: f.points, title: FIXES[f.capability].title, how: FIXES[f.capability].how.replace('<door>', doorWords) }));
 
   const answers: Answer[] = ANSWER_CAPABILITIES.map((capability) => {

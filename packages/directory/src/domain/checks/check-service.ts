@@ -112,9 +112,10 @@ export class CheckService {
     const inScope = board.position(o.domain, scope);
     const overall = board.position(o.domain, o.kind === 'software_and_ai' ? { category: 'software-ai' } : {});
     if (!inScope || !overall) return null;
-    const where = [o.group, o.place ?? o.country].filter(Boolean).join(' in ');
+    // Our words and our vocabulary only (the group slug, the country code); the place, named from the site's own text, is in `scope`.
+    const where = [o.group, o.country].filter(Boolean).join(' in ');
     return {
-      text: `${inScope.position} of ${inScope.of} checked (${where})`,
+      text: `${inScope.position} of ${inScope.of} checked (${where}${scope.place ? ', same place' : ''})`,
       scope: { ...(scope.category ? { category: scope.category } : {}), ...(scope.country ? { country: scope.country } : {}), ...(scope.place ? { place: scope.place } : {}) },
       position: inScope.position,
       of: inScope.of,
