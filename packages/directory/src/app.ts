@@ -20,6 +20,10 @@ import { DIRECTORY_OPERATIONS } from './operations/index.js';
 import { openDirectoryStore } from './store/kysely/kysely-directory-store.js';
 import { DIRECTORY_CACHE_KIB } from './store/kysely/database.js';
 import { AnswerWorkers } from './workers/answer-workers.js';
+import { CheckService, DEFAULT_CHECK_SETTINGS, type CheckSettings } from './domain/checks/check-service.js';
+import { CheckWorker } from './checks/check-worker.js';
+import { readOwnerChoice } from './checks/owner-file.js';
+import { defaultCrawlerSettings } from './checks/site-fetcher.js';
 import type { DirectoryStore } from './store/store.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
@@ -48,6 +52,10 @@ export interface DirectoryOptions {
   answerWorkers?: number;
   /** How long an answer worker may take before its answer is made on the server's thread (2 s; tests on a loaded machine lengthen it). */
   answerTimeoutMs?: number;
+  /** The agentic check's settings (docs/checks.md); defaults, with DIRECTORY_CHECK_* read by main.ts. */
+  checks?: Partial<CheckSettings>;
+  /** Run checks in the background (default: with runJobs). */
+  runChecks?: boolean;
 }
 
 export interface Directory {
@@ -56,6 +64,10 @@ export interface Directory {
   search: DirectorySearch;
   jobs: JobRunner<DirectoryStore>;
   context: DirectoryContext;
+  /** The agentic check: results, the queue, boards and counts. */
+  checks: CheckService;
+  /** Runs queued checks (started with runChecks; `drain()` runs them to the end). */
+  checkWorker: CheckWorker;
   /** The worker threads assembling search answers; null when answers are assembled on the server's thread. */
   answerWorkers: AnswerWorkers | null;
   /** Settles when every listed listing has a current search-result page (rendered at start when missing or stale); gives how many were rendered. */
@@ -95,9 +107,12 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
   });
+  const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
+  const checks = new CheckService(context, checkSettings);
+  const crawler = defaultCrawlerSettings(baseUrl, checkSettings.localWeb);
   const http = buildDirectoryHttp({
     operations: DIRECTORY_OPERATIONS,
-    context: { domain: context, search },
+    context: { domain: context, search, checks, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
     storageHealth: store.storageHealth,
@@ -113,6 +128,11 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
   );
   if (options.runJobs ?? true) jobs.start();
+  const checkWorker = new CheckWorker(checks, crawler, clock, {
+    pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
+    log: (message, detail) => http.log.warn({ err: detail }, message),
+  });
+  if (options.runChecks ?? options.runJobs ?? true) checkWorker.start();
 
   let hourTimer: NodeJS.Timeout | null = null;
   const scheduleHour = () => {
@@ -135,6 +155,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     search,
     jobs,
     context,
+    checks,
+    checkWorker,
     answerWorkers,
     pagesReady,
     async close() {
@@ -142,6 +164,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       stopRefresh.abort();
       await pagesReady.catch(() => 0);
       await jobs.stop();
+      await checkWorker.stop();
       await http.close();
       await answerWorkers?.close();
       await store.close();

@@ -8,6 +8,7 @@ import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
+import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
@@ -412,6 +413,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly instances;
   readonly orders;
   readonly jobs;
+  readonly checks;
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #inTransaction: boolean;
 
@@ -425,6 +427,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
+    this.checks = new KyselyCheckStore(db);
   }
 
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
