@@ -14,7 +14,7 @@ import { jsonClient } from '../../../test-support/http-client.js';
 import { buildInbox, type Inbox } from '../src/app.js';
 import { createOwnerKey } from '../src/domain/access/api-keys.js';
 import { TestClock, type TestInbox } from './support/harness.js';
-import { makeKey, withKey } from './support/integration-keys.js';
+import { makeKey, setSecurity, withKey } from './support/integration-keys.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -57,15 +57,16 @@ describe('get_networks', () => {
   let network: FakeNetwork;
   let origin: string;
   /** What the key helpers need: plain requests and the owner's. */
-  let t: Pick<TestInbox, 'request' | 'owner'>;
+  let t: Pick<TestInbox, 'request' | 'owner' | 'baseUrl' | 'ownerKey'>;
 
   beforeEach(async () => {
     clock = new TestClock();
     dataDir = mkdtempSync(join(tmpdir(), 'inbox-networks-'));
     inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', clock, logLevel: 'silent', runJobs: false, allowLocalNetworks: true });
     const ownerKey = (await createOwnerKey(inbox.store, 'owner', clock.now())).value;
-    const request = jsonClient(await inbox.http.listen({ host: '127.0.0.1', port: 0 }));
-    t = { request, owner: withKey({ request }, ownerKey) };
+    const baseUrl = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
+    const request = jsonClient(baseUrl);
+    t = { request, owner: withKey({ request }, ownerKey), baseUrl, ownerKey };
     network = new FakeNetwork();
     origin = await network.start();
   });
@@ -178,7 +179,7 @@ describe('get_networks', () => {
     expect((await withKey(t, automation.key)('GET', '/v1/owner/networks')).status).toBe(200);
     const misses = await inbox.store.apiKeys.listScopeMisses([readOnly.id, automation.id]);
     expect(misses).toEqual([expect.objectContaining({ principalId: automation.id, operation: 'get_networks', scope: 'settings:read', refused: 0 })]);
-    await t.owner('PUT', '/v1/owner/settings', { body: { settings: { security: { enforceScopes: true } } } });
+    await setSecurity(t, { enforceScopes: true });
     const refused = await withKey(t, automation.key)('GET', '/v1/owner/networks');
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: 'not_allowed', scope: 'settings:read' });
