@@ -67,7 +67,7 @@ export interface AppCall {
   t: Messages;
   profile: ProfileSummary;
   /** Runs an operation of the table as the owner in the app; its input is validated by the operation's own schema. */
-  call<T = any>(name: string, input?: Record<string, unknown>): Promise<T>;
+  call<T = unknown>(name: string, input?: Record<string, unknown>): Promise<T>;
   /** A fresh idempotency key for a form: sending the same form twice makes one change. */
   formKey(): string;
   /** The URL of this request (path and query), for links back to it. */

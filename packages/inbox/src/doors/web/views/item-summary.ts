@@ -3,6 +3,31 @@ import type { AppLanguage } from '../app-kit.js';
 import type { Messages } from '../messages-en.js';
 import { formatInstant, formatMoney } from './format.js';
 
+/** The typed fields of every item type (docs/items.md), as the pages read them. */
+export interface ItemPayload {
+  [field: string]: unknown;
+  serviceName?: string;
+  startTime?: string;
+  endTime?: string;
+  partySize?: number;
+  price?: number | null;
+  priceCurrency?: string;
+  customerStatedPrice?: number;
+  proposal?: { startTime: string; endTime: string; note?: string };
+  lines?: { name: string; quantity: number; price: number | null; sku: string | null; customerStatedPrice?: number }[];
+  totalPrice?: number | null;
+  paymentUrl?: string;
+  paymentDueAt?: string;
+  description?: string;
+  preferredTime?: string;
+  budget?: number;
+  quote?: { totalPrice: number; priceCurrency: string; validThrough: string };
+  amount?: number;
+  reason?: string;
+  orderId?: string;
+  subject?: string;
+}
+
 export interface ListedItem {
   id: string;
   type: string;
@@ -11,7 +36,7 @@ export interface ListedItem {
   sandbox: boolean;
   needsHuman: boolean;
   priority: number;
-  payload: Record<string, any>;
+  payload: ItemPayload;
   contact: { name?: string; email?: string; phone?: string } | null;
   createdAt: string;
   updatedAt: string;
@@ -35,7 +60,7 @@ export function whatOf(item: ListedItem, t: Messages, zone: string, lang: AppLan
     case 'booking':
       return [p.serviceName, formatInstant(p.startTime, zone, lang)].filter(Boolean).join(' · ');
     case 'order': {
-      const lines = Array.isArray(p.lines) ? (p.lines as { name: string; quantity: number }[]) : [];
+      const lines = p.lines ?? [];
       const names = lines.slice(0, 3).map((line) => `${line.quantity} × ${line.name}`).join(', ');
       const total = formatMoney(p.totalPrice, p.priceCurrency ?? 'EUR', lang);
       return [names + (lines.length > 3 ? '…' : ''), total].filter(Boolean).join(' · ');

@@ -7,6 +7,7 @@ import { Problem, attr, html, type Html } from '@svc/shared';
 import type { AppCall } from '../app-kit.js';
 import { fromLocalInput, moneyInput, parseMoney, toLocalInput } from './format.js';
 import { postForm } from './layout.js';
+import type { ItemPayload } from './item-summary.js';
 
 export interface Transition {
   event: string;
@@ -43,7 +44,7 @@ export function moveLabel(app: AppCall, transition: Transition): string {
 export interface ItemForMoves {
   id: string;
   version: number;
-  payload: Record<string, any>;
+  payload: ItemPayload;
 }
 
 export function renderMoves(app: AppCall, item: ItemForMoves, transitions: readonly Transition[], csrf: string): Html {
@@ -84,7 +85,7 @@ function renderField(app: AppCall, item: ItemForMoves, event: string, name: stri
   const req = attr('required', required ? 'required' : null);
   if (name === 'linePrices' && Array.isArray(item.payload.lines)) {
     // One price per line the catalogue does not price: the business sets it.
-    const lines = (item.payload.lines as { name: string; price: number | null }[])
+    const lines = item.payload.lines
       .map((line, index) => ({ line, index }))
       .filter(({ line }) => line.price === null);
     return html`${lines.map(
