@@ -58,11 +58,12 @@ export function renderMoves(app: AppCall, item: ItemForMoves, transitions: reado
     const label = moveLabel(app, transition);
     const hidden = html`<input type="hidden" name="event" value="${transition.event}"><input type="hidden" name="expected_version" value="${item.version}">`;
     const weighty = WEIGHTY.has(event);
-    if (properties.length === 0 && !weighty) {
-      simple.push(postForm(action, csrf, app.formKey(), html`${hidden}<button type="submit" class="primary">${label}</button>`));
-      continue;
-    }
     const required = new Set(transition.input?.required ?? []);
+    // A move that needs nothing is one button; its optional fields (a price, a note) wait behind "…".
+    if (required.size === 0 && !weighty) {
+      simple.push(postForm(action, csrf, app.formKey(), html`${hidden}<button type="submit" class="primary">${label}</button>`));
+      if (properties.length === 0) continue;
+    }
     const fields = properties.map(([name, property]) => renderField(app, item, transition.event, name, property, required.has(name)));
     const reasonId = `reason-${event}`;
     const form = postForm(
@@ -73,7 +74,7 @@ export function renderMoves(app: AppCall, item: ItemForMoves, transitions: reado
 <div class="actions"><button type="submit" class="${weighty ? 'danger' : 'primary'}">${label}</button></div>`,
       weighty ? html` data-confirm="${label}?"` : null,
     );
-    detailed.push(html`<details><summary>${label}</summary>${form}</details>`);
+    detailed.push(html`<details><summary>${required.size === 0 && !weighty ? `${label}…` : label}</summary>${form}</details>`);
   }
   return html`<div class="actions">${simple}</div>${detailed}`;
 }
