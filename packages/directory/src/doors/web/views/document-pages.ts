@@ -3,7 +3,7 @@
  * statistics. Rules documents are nested and versioned, so they are rendered generically and
  * readably: each key as a heading or a term, its words as text, lists as lists.
  */
-import { html, type Html } from '@svc/shared';
+import { html, safeHref, type Html } from '@svc/shared';
 import type { DirectoryMessages } from '../messages.js';
 import type { RenderedPage } from '../page-frame.js';
 
@@ -24,7 +24,9 @@ export function readableJson(value: unknown, depth = 0): Html {
       ([key, inner]) => html`<dt>${label(key)}</dt><dd>${readableJson(inner, depth + 1)}</dd>`,
     )}</dl>`;
   }
-  return html`${String(value)}`;
+  // The documents' own links (a rules version's url) are links; /v1 ones open their page's JSON.
+  const href = typeof value === 'string' && /^https?:\/\//.test(value) ? safeHref(value) : null;
+  return href ? html`<a href="${href}">${value as string}</a>` : html`${String(value)}`;
 }
 
 interface Category {
