@@ -12,7 +12,7 @@ import { renderFrame, type PageAssets, type RenderedPage } from './page-frame.js
 import { renderBusinessPage } from './views/business-page.js';
 import { renderCategories, renderCategoryGroup, renderRanking, renderStats } from './views/document-pages.js';
 import type { ListingView } from './views/listing-card.js';
-import { renderSearchPage, searchFormOf, searchInputOf, type SearchOutcome } from './views/search-page.js';
+import { renderSearchPage, searchFormOf, searchInputOf, searchJsonPath, type SearchOutcome } from './views/search-page.js';
 
 const DIRECTORY_STYLES = `${BASE_STYLES}
 ol.results{list-style:none;padding:0;margin:0}
@@ -32,6 +32,11 @@ export interface PublicPagesOptions {
   operations: readonly AnyOperation<DirectoryOperationContext>[];
   context: DirectoryOperationContext;
   baseUrl: string;
+}
+
+/** What send() needs of a search page already kept with its answer: its headers, not its body. */
+function keptSearchPage(json: string, indexable: boolean): RenderedPage {
+  return { title: '', description: '', canonical: '/', json, indexable, section: 'search', body: html`` };
 }
 
 export const PAGE_ROUTES = ['/', '/businesses/{domain}', '/categories', '/categories/{slug}', '/ranking', '/stats'] as const;
@@ -60,9 +65,26 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     return pickLanguage(DIRECTORY_LANGUAGES, typeof asked === 'string' ? asked : undefined, cookieValue(request.headers.cookie, 'svc_lang'));
   };
 
-  const send = (request: FastifyRequest, reply: FastifyReply, lang: DirectoryLanguage, page: RenderedPage, maxAgeSec: number): FastifyReply => {
-    const text = renderFrame({ lang, t: MESSAGES[lang], baseUrl: options.baseUrl, here: request.url, assets }, page);
-    const etag = etagOfText(text);
+  /**
+   * Pages rendered from an answer the search keeps (its answer cache hands the same object back) are
+   * kept with it, per language and address, like the JSON's bytes: a cached search costs its page nothing.
+   */
+  const rendered = new WeakMap<object, Map<string, { bytes: Buffer; etag: string }>>();
+  const renderedOf = (source: object | null, key: string, render: () => string): { bytes: Buffer; etag: string } => {
+    const kept = source ? rendered.get(source)?.get(key) : undefined;
+    if (kept) return kept;
+    const bytes = Buffer.from(render(), 'utf8');
+    const made = { bytes, etag: etagOfText(bytes) };
+    if (source) {
+      let pages = rendered.get(source);
+      if (!pages) rendered.set(source, (pages = new Map()));
+      if (pages.size < 16) pages.set(key, made);
+    }
+    return made;
+  };
+
+  const send = (request: FastifyRequest, reply: FastifyReply, lang: DirectoryLanguage, page: RenderedPage, maxAgeSec: number, source: object | null = null): FastifyReply => {
+    const { bytes, etag } = renderedOf(source, `${lang} ${request.url}`, () => renderFrame({ lang, t: MESSAGES[lang], baseUrl: options.baseUrl, here: request.url, assets }, page));
     setPageHeaders(reply, {
       cacheControl: (page.status ?? 200) === 200 ? `public, max-age=${maxAgeSec}` : 'no-store',
       robots: page.indexable ? undefined : 'noindex',
@@ -72,7 +94,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     if (page.json) reply.header('link', `<${options.baseUrl}${page.json}>; rel="alternate"; type="application/json"`);
     const held = (page.status ?? 200) === 200 ? matchingTag(request, etag) : undefined;
     if (held !== undefined) return reply.code(304).header('etag', held).send();
-    return reply.code(page.status ?? 200).header('etag', etag).send(text);
+    return reply.code(page.status ?? 200).header('etag', etag).send(bytes);
   };
 
   const errorPage = (t: DirectoryMessages, problem: Problem, canonical: string): RenderedPage => ({
@@ -86,11 +108,15 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     body: html`<h1>${problem.status === 404 ? t.notFound : t.search.badRequest}</h1><p class="notice bad" role="alert">${problem.message}</p><p><a href="/">${t.nav.search}</a></p>`,
   });
 
-  let categoryList: { slug: string; label: string }[] | null = null;
+  // The category groups change only with the software (CATEGORIES_VERSION): read once per language.
+  const suggestions = new Map<DirectoryLanguage, { slug: string; label: string }[]>();
   const categorySuggestions = async (lang: DirectoryLanguage) => {
+    const known = suggestions.get(lang);
+    if (known) return known;
     const { body } = await run<{ categories: { slug: string; labels: Record<string, string> }[] }>('list_categories', {});
-    categoryList ??= body.categories.map((c) => ({ slug: c.slug, label: c.labels.en ?? c.slug }));
-    return body.categories.map((c) => ({ slug: c.slug, label: c.labels[lang] ?? c.labels.en ?? c.slug }));
+    const list = body.categories.map((c) => ({ slug: c.slug, label: c.labels[lang] ?? c.labels.en ?? c.slug }));
+    suggestions.set(lang, list);
+    return list;
   };
 
   app.get('/', async (request, reply) => {
@@ -101,7 +127,9 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const suggestions = await categorySuggestions(lang);
     try {
       const { body } = await run<SearchOutcome>('search_businesses', searchInputOf(form));
-      return send(request, reply, lang, renderSearchPage(t, form, body, null, suggestions, langQuery, lang), form.open_now ? 60 : 180);
+      const known = rendered.get(body)?.get(`${lang} ${request.url}`);
+      const page = known ? keptSearchPage(searchJsonPath(form), Object.keys(form).length === 0) : renderSearchPage(t, form, body, null, suggestions, langQuery, lang);
+      return send(request, reply, lang, page, form.open_now ? 60 : 180, body);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       const candidates = Array.isArray(error.extensions.candidates) ? (error.extensions.candidates as string[]) : [];
@@ -156,7 +184,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const version = typeof asked === 'string' && /^\d{1,6}$/.test(asked) ? Number(asked) : null;
     try {
       const { body } = await run<Record<string, unknown>>('get_ranking_rules', version === null ? {} : { version });
-      return send(request, reply, lang, renderRanking(t, body, version), 3600);
+      return send(request, reply, lang, renderRanking(t, body, version), 3600, body);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       return send(request, reply, lang, errorPage(t, error, '/ranking'), 0);
