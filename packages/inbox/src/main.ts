@@ -63,10 +63,11 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     `  MCP              ${base}/mcp (public)   ${base}/mcp/owner (owner: Bearer key, or OAuth 2.1 for AI apps)`,
     `  webhooks, events ${base}/v1/owner/webhooks   ${base}/v1/owner/events`,
     `  health           ${base}/healthz`,
+    `  owner app        ${base}/app  (sign in once with the owner key)`,
     // Said plainly at every start (docs/keys-and-scopes.md): logged-first is the contract's default.
     security.enforceScopes
       ? '  scopes           ENFORCED: calls outside a key\'s or AI app\'s scopes are refused (403) and recorded'
-      : '  scopes           recorded, NOT enforced: calls outside a key\'s scopes go through and are listed on the key; turn on security.enforceScopes to refuse them',
+      : '  scopes           recorded, NOT enforced: calls outside a key\'s scopes go through and are listed on the key; turn on security.enforceScopes in the owner app (Setup › Settings) to refuse them',
     ...(firstKey ? [] : ['  owner key        made at first start; make another with: npm run new-owner-key']),
   ];
   // The first key is shown once: a block of its own, printed last, so it stands apart from the log lines.

@@ -15,7 +15,7 @@ import { buildInbox, type Inbox } from '../src/app.js';
 import { createOwnerKey } from '../src/domain/access/api-keys.js';
 import { FakeNetwork } from './support/fake-network.js';
 import { TestClock, type TestInbox } from './support/harness.js';
-import { makeKey, withKey } from './support/integration-keys.js';
+import { makeKey, setSecurity, withKey } from './support/integration-keys.js';
 
 const HOUR = 3_600_000;
 
@@ -27,7 +27,7 @@ describe('get_networks and signed reporting', () => {
   let origin: string;
   let address: string;
   /** What the key helpers need: plain requests and the owner's. */
-  let t: Pick<TestInbox, 'request' | 'owner'>;
+  let t: Pick<TestInbox, 'request' | 'owner' | 'baseUrl' | 'ownerKey'>;
 
   beforeEach(async () => {
     clock = new TestClock();
@@ -36,7 +36,7 @@ describe('get_networks and signed reporting', () => {
     const ownerKey = (await createOwnerKey(inbox.store, 'owner', clock.now())).value;
     address = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
     const request = jsonClient(address);
-    t = { request, owner: withKey({ request }, ownerKey) };
+    t = { request, owner: withKey({ request }, ownerKey), baseUrl: address, ownerKey };
     network = new FakeNetwork(() => address, () => clock.now());
     origin = await network.start();
   });
@@ -252,7 +252,7 @@ describe('get_networks and signed reporting', () => {
     expect((await withKey(t, automation.key)('GET', '/v1/owner/networks')).status).toBe(200);
     const misses = await inbox.store.apiKeys.listScopeMisses([readOnly.id, automation.id]);
     expect(misses).toEqual([expect.objectContaining({ principalId: automation.id, operation: 'get_networks', scope: 'settings:read', refused: 0 })]);
-    await t.owner('PUT', '/v1/owner/settings', { body: { settings: { security: { enforceScopes: true } } } });
+    await setSecurity(t, { enforceScopes: true });
     const refused = await withKey(t, automation.key)('GET', '/v1/owner/networks');
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: 'not_allowed', scope: 'settings:read' });

@@ -30,3 +30,8 @@ export * from './http/rate-limits.js';
 export * from './text/unsafe-text.js';
 export * from './signatures/index.js';
 export * from './receipts/index.js';
+export * from './web/html.js';
+export * from './web/page-headers.js';
+export * from './web/static-assets.js';
+export * from './web/languages.js';
+export * from './web/base-styles.js';

@@ -166,6 +166,7 @@ import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
 import type { ReceiptPublicationStore } from './receipt-publication-store.js';
+import type { OwnerSessionStore } from './owner-session-store.js';
 
 export interface InboxStore {
   readonly business: DocumentStore;
@@ -192,6 +193,8 @@ export interface InboxStore {
   readonly receipts: ReceiptStore;
   /** What became of each receipt at each network (docs/receipts.md "Publication"). */
   readonly receiptPublications: ReceiptPublicationStore;
+  /** Sessions of the owner app (docs/web.md). */
+  readonly ownerSessions: OwnerSessionStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

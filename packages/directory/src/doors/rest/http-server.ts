@@ -20,6 +20,7 @@ import {
 } from '@svc/shared';
 import { renderedBytesOf } from '../../domain/search/rendered-answer.js';
 import { ABOUT_FOUND_PATH, installFoundAboutPages } from './about-found-route.js';
+import { PAGE_ROUTES, installPublicPages } from '../web/public-pages.js';
 import { etagOf } from './etag.js';
 import { directoryOpenApi } from './openapi-document.js';
 import { directoryBudgetOf } from './rate-budgets.js';
@@ -103,6 +104,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
       { method: 'POST', path: '/mcp' },
       { method: 'GET', path: ABOUT_FOUND_PATH },
       ...DISCOVERY_ROUTES,
+      ...PAGE_ROUTES.map((path) => ({ method: 'GET' as const, path })),
     ],
     problemsBase,
     version: options.softwareVersion,
@@ -128,6 +130,9 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
 
   // The page each found listing's about_url names (why listed, how to correct, how to opt out).
   installFoundAboutPages(app, { baseUrl, listingByDomain: (domain) => context.domain.store.listings.byDomain(domain) });
+
+  // The pages people read (docs/web.md), each built from an operation's answer: its JSON alternate.
+  installPublicPages(app, { operations, context, baseUrl });
 
   /** Bodies of reads already encoded (see serialise), sent in place of their text. */
   const encoded = new WeakMap<FastifyRequest, Buffer>();

@@ -33,6 +33,7 @@ import { inboxBudgetOf } from './rate-budgets.js';
 import { buildManifest, publishedKeys } from './manifest.js';
 import { inboxOpenApi } from './openapi-document.js';
 import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
+import { installOwnerApp } from '../web/owner-app.js';
 
 /** Request bodies above 1 MiB are refused with 413 (inbox spec leaves the size to us). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -92,6 +93,8 @@ function inboxCorsRule(publicBaseUrl: string): (path: string) => CorsRule {
     if (path === '/v1/owner' || path.startsWith('/v1/owner/')) return ownerRest;
     if (path === '/mcp/owner') return ownerMcp;
     if (path === AUTHORIZATION_PATH) return NO_CORS;
+    // The owner app's pages are for its own origin only (docs/web.md).
+    if (path === '/app' || path.startsWith('/app/')) return NO_CORS;
     return PUBLIC_CORS;
   };
 }
@@ -216,6 +219,9 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     reply.header('cache-control', 'public, max-age=300');
     return answerWithEtag(request, reply, JSON.stringify(await publishedKeys(deps.store)));
   });
+
+  // The owner app (docs/web.md): pages over the same operation table, as the owner on channel owner_ui.
+  installOwnerApp(app, { deps, operations });
 
   app.get('/docs/agents', async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');

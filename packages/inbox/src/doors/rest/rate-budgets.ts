@@ -40,6 +40,9 @@ export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[
     if (UNCOUNTED_PATHS.has(path)) return undefined;
     if (path === '/v1/owner' || path.startsWith('/v1/owner/') || path === '/mcp/owner') return INBOX_BUDGETS.owner;
     if (CODE_PATHS.has(path) && request.method !== 'GET') return INBOX_BUDGETS.codes;
+    // The owner app: sign-in attempts count as credentials handed out; its pages as the owner's calls (docs/web.md).
+    if (path === '/app/sign-in' && request.method === 'POST') return INBOX_BUDGETS.codes;
+    if (path === '/app' || path.startsWith('/app/')) return INBOX_BUDGETS.owner;
     if (path === '/mcp') {
       const body: unknown = request.body;
       return (Array.isArray(body) ? body.some(callsAWrite) : callsAWrite(body)) ? INBOX_BUDGETS.create : INBOX_BUDGETS.read;

@@ -183,6 +183,7 @@ export interface Database {
   instance_secrets: InstanceSecretsTable;
   receipts: ReceiptsTable;
   receipt_publications: ReceiptPublicationsTable;
+  owner_sessions: OwnerSessionsTable;
 }
 
 export interface RulesTable {
@@ -280,4 +281,14 @@ export interface FeedRunsTable {
 export interface FeedProductsTable {
   product_id: string;
   feed_id: string;
+}
+
+/** Owner app sessions (migration 0016): the token's hash, never the token. */
+export interface OwnerSessionsTable {
+  token_hash: string;
+  key_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  user_agent: string | null;
 }
