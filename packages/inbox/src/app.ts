@@ -29,6 +29,7 @@ const IDEMPOTENCY_PRUNE_EVERY_MS = 3_600_000;
 /** Webhook deliveries are kept thirty days (inbox spec §8), pruned hourly; events stay with their items. */
 const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 const DELIVERY_PRUNE_EVERY_MS = 3_600_000;
+const SIGNATURE_PRUNE_EVERY_MS = 600_000;
 
 export interface InboxOptions {
   dataDir: string;
@@ -93,6 +94,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     storageHealth: store.storageHealth,
     rateLimitScale: options.rateLimit ?? rateLimitScale(process.env.INBOX_RATE_LIMIT, 'INBOX_RATE_LIMIT'),
     trustProxy: options.trustProxy ?? trustProxyFromSetting(process.env.TRUST_PROXY),
+    // Development: agents' platforms on 127.0.0.1 under the same setting as local networks.
+    allowLocalAgents: config.allowLocalNetworks,
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
@@ -125,6 +128,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
         { everyMs: IDEMPOTENCY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.idempotency.prune(nowMs)) },
         { everyMs: OAUTH_PRUNE_EVERY_MS, run: (nowMs) => pruneOAuth(store, nowMs) },
         { everyMs: DELIVERY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.webhooks.pruneDeliveries(nowMs - DELIVERY_RETENTION_MS)) },
+        // Signatures of changes are remembered until they expire (plus a minute), then forgotten.
+        { everyMs: SIGNATURE_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.identity.pruneSignatures(nowMs)) },
       ],
     },
   );

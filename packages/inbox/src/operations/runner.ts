@@ -11,7 +11,7 @@ import { KeyRateLimiter, type RateStanding } from '../domain/access/rate-limiter
 import { checkScope } from '../domain/access/scope-check.js';
 import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
-import type { Caller, Channel, Clock } from '../domain/types.js';
+import type { Caller, Channel, Clock, SignedAgent } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
 import type { InboxConfigView, OperationContext } from './context.js';
 import { refuseUnsafeText } from './input-text.js';
@@ -42,6 +42,8 @@ export interface CallEnvelope {
   authorization: string | undefined;
   idempotencyKeyHeader: string | undefined;
   accessTokenHeader: string | undefined;
+  /** The agent whose request signature verified (svc-agent/1), on public calls. */
+  agent?: SignedAgent | undefined;
 }
 
 /** Who is calling, and where an integration key stands in its rate budget: decided before the input is read. */
@@ -112,8 +114,22 @@ async function runAs(
   }
 
   const key = idempotencyKeyOf(envelope, input);
+  // A signed change is taken once: the same signature again is a retry only from the same agent with the same idempotency key.
+  const takeSignature = async (tx: InboxStore): Promise<void> => {
+    if (caller.kind !== 'customer' || !caller.agent) return;
+    const agent = caller.agent;
+    const nowMs = deps.clock.now();
+    const use = await tx.identity.useSignature({ signatureId: agent.signatureId, jkt: agent.jkt, idempotencyKey: key ?? null, keepUntilMs: agent.keepUntilMs }, nowMs);
+    if (use === 'replayed') {
+      throw new Problem('replayed_signature', 'This signature was already used for a change; sign each request anew (a retry keeps the same idempotency key).');
+    }
+    await tx.identity.seeAgent({ jkt: agent.jkt, platform: agent.platform, publicJwk: agent.publicJwk }, nowMs);
+  };
   if (key === undefined) {
-    const body = await deps.store.transaction(execute);
+    const body = await deps.store.transaction(async (tx) => {
+      await takeSignature(tx);
+      return execute(tx);
+    });
     return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
   }
 
@@ -125,6 +141,7 @@ async function runAs(
   // One key names one request in its scope: the same key on another operation is a different request.
   const scopeKey = `${idempotencyScope(caller, envelope)}|${key}`;
   return deps.store.transaction(async (tx) => {
+    await takeSignature(tx);
     const nowMs = deps.clock.now();
     const stored = await tx.idempotency.find(scopeKey, nowMs);
     if (stored) {
@@ -233,5 +250,5 @@ function limitRate(deps: RunnerDeps, caller: Caller): RateStanding | undefined {
 async function resolveCaller(deps: RunnerDeps, op: AnyOperation<OperationContext>, envelope: CallEnvelope): Promise<Caller> {
   if (op.audience === 'owner') return authenticateBearer(deps.store, envelope.authorization, envelope.channel, deps.clock.now());
   if (op.audience === 'system') return { kind: 'system', actor: { kind: 'system', id: null, name: 'inbox' }, channel: envelope.channel };
-  return { kind: 'customer', actor: { kind: 'customer_agent', id: null, name: null }, channel: envelope.channel };
+  return { kind: 'customer', actor: { kind: 'customer_agent', id: null, name: null }, channel: envelope.channel, agent: envelope.agent };
 }

@@ -165,6 +165,7 @@ import type { RuleStore } from './rule-store.js';
 import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
+import type { IdentityStore } from './identity-store.js';
 
 export interface InboxStore {
   readonly business: DocumentStore;
@@ -189,6 +190,8 @@ export interface InboxStore {
   readonly signingKeys: SigningKeyStore;
   /** Receipts issued and their acknowledgements (docs/receipts.md). */
   readonly receipts: ReceiptStore;
+  /** Signed agents, signatures of changes taken, one-time codes and proofs (docs/identity.md). */
+  readonly identity: IdentityStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

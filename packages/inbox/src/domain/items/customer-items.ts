@@ -137,6 +137,11 @@ async function createFor(
     accessTokenHash: hash,
     message: request.message,
   });
+  // A signed agent is recorded on what it created: its signature opens the item later, and the owner sees how it signed.
+  if (caller.kind === 'customer' && caller.agent) {
+    await ctx.store.identity.seeAgent({ jkt: caller.agent.jkt, platform: caller.agent.platform, publicJwk: caller.agent.publicJwk }, item.createdAt);
+    await ctx.store.identity.setItemAgent({ itemId: item.id, jkt: caller.agent.jkt, platform: caller.agent.platform, signedAt: item.createdAt });
+  }
   const status = await statusView(ctx, item, caller.actor);
   return { ...status, accessToken: token, identity: await identityOf(ctx, item) };
 }
@@ -174,10 +179,18 @@ export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Ac
 /** RFC 6750's challenge: the item token is a bearer credential (also taken as x-access-token and ?access_token=). */
 const ITEM_CHALLENGE = 'Bearer realm="item access token"';
 
-/** Loads an item for its token holder: unknown ids are 404, a missing or wrong token 401. */
-export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessToken: string | undefined): Promise<ItemRecord> {
+/**
+ * Loads an item for its token holder, or for the agent that signed its creation when this request's
+ * signature is bound to it (docs/identity.md): unknown ids are 404, a missing or wrong token 401.
+ */
+export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessToken: string | undefined, caller?: Caller): Promise<ItemRecord> {
   const item = await ctx.store.items.get(itemId);
   if (!item) throw new Problem('not_found', `No item has id ${itemId}.`);
+  const agent = caller?.kind === 'customer' ? caller.agent : undefined;
+  if (agent?.bound) {
+    const signer = await ctx.store.identity.itemAgent(item.id);
+    if (signer !== null && signer.jkt === agent.jkt) return item;
+  }
   if (!accessToken) {
     throw new Problem('unauthorized', 'This item needs its access token: header Authorization: Bearer <token> or x-access-token, or the access_token query parameter.', {
       headers: { 'www-authenticate': ITEM_CHALLENGE },
@@ -190,7 +203,7 @@ export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessTo
 }
 
 export async function getItemStatus(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined) {
-  const item = await loadOwnedItem(ctx, itemId, token);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
   return statusView(ctx, item, caller.actor);
 }
 
@@ -201,7 +214,7 @@ export async function cancelItem(
   token: string | undefined,
   options: { reason?: string | undefined; expectedVersion?: number | undefined },
 ) {
-  const item = await loadOwnedItem(ctx, itemId, token);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
   if (CANCEL_EVENTS[item.type].length === 0) throw new Problem('not_allowed', `A ${item.type} cannot be cancelled by the customer.`);
   const moved = await moveItem(ctx, moverOf(caller), item, { events: CANCEL_EVENTS[item.type], reason: options.reason, expectedVersion: options.expectedVersion });
   return statusView(ctx, moved, caller.actor);
@@ -215,7 +228,7 @@ export async function respondToOffer(
   answer: 'accept' | 'decline',
   options: { expectedVersion?: number | undefined; reason?: string | undefined },
 ) {
-  const item = await loadOwnedItem(ctx, itemId, token);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
   const moved = await moveItem(ctx, moverOf(caller), item, { events: [answer], expectedVersion: options.expectedVersion, reason: options.reason });
   return statusView(ctx, moved, caller.actor);
 }
@@ -225,7 +238,7 @@ export async function respondToOffer(
  * for the customer's details moves on (provide_info), and a closed conversation reopens.
  */
 export async function customerMessage(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined, text: string) {
-  let item = await loadOwnedItem(ctx, itemId, token);
+  let item = await loadOwnedItem(ctx, itemId, token, caller);
   const nowMs = ctx.clock.now();
   const message = {
     id: newId(nowMs),

@@ -6,6 +6,7 @@ import type { Caller, ItemRecord, ItemType } from '../types.js';
 import { addToSearchText, moveItem, openMoves, recordSideEvent } from './item-writer.js';
 import { conversationEntry, eventView, itemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
+import { agentView } from '../identity/agent-view.js';
 
 export interface ListItemsQuery {
   type?: ItemType | undefined;
@@ -37,12 +38,13 @@ export async function loadItem(ctx: DomainContext, itemId: string): Promise<Item
 }
 
 export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRecord) {
-  const [events, messages, moves, history, receipts] = await Promise.all([
+  const [events, messages, moves, history, receipts, agent] = await Promise.all([
     ctx.store.items.listEvents(item.id),
     ctx.store.items.listMessages(item.id, true),
     openMoves(ctx, item, caller.actor),
     item.contact?.email ? ctx.store.items.historyByEmail(item.contact.email, item.id) : Promise.resolve([]),
     ctx.store.receipts.listForItem(item.id),
+    agentView(ctx.store, item.id),
   ]);
   return {
     ...itemView(item),
@@ -68,7 +70,7 @@ export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRe
         cancelledLate: history.filter((h) => h.state === 'cancelled_late').length,
       },
       persons: [],
-      agent: null,
+      agent,
     },
   };
 }

@@ -7,6 +7,7 @@ import { ACTOR_KINDS, ITEM_TYPES, type ItemEventRecord, type ItemRecord, type Me
 import { isoUtc } from '../time.js';
 import { anyPayload, contactSchema } from './payloads.js';
 import { receiptViewSchema } from '../receipts/receipt-view.js';
+import { agentViewSchema } from '../identity/agent-view.js';
 
 export const actorSchema = z.object({
   kind: z.enum(ACTOR_KINDS),
@@ -94,7 +95,7 @@ export const customerViewSchema = z.object({
   known: z.boolean(),
   history: z.object({ items: z.number().int(), completed: z.number().int(), noShows: z.number().int(), cancelledLate: z.number().int() }),
   persons: z.array(z.record(z.string(), z.unknown())),
-  agent: z.record(z.string(), z.unknown()).nullable(),
+  agent: agentViewSchema.nullable(),
 });
 
 export const ownerItemViewSchema = itemViewSchema.extend({

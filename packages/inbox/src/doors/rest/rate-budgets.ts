@@ -15,6 +15,8 @@ export const INBOX_BUDGETS = {
   read: { name: 'read', max: 600, windowSec: 60, per: 'address', describes: 'reads' },
   /** One-time codes and credentials handed out (OAuth consent, token, registration, revocation): per address. */
   codes: { name: 'codes', max: 20, windowSec: 60, per: 'address', describes: 'sign-in and token requests' },
+  /** Every public request of a verified signed agent, per key (docs/identity.md), besides its address's budgets. */
+  agent: { name: 'agent', max: 300, windowSec: 60, per: 'signer', describes: 'signed requests' },
   /** The owner's side, per credential presented (integration keys also have their own ten a second). */
   owner: { name: 'owner', max: 1200, windowSec: 60, per: 'credential', describes: 'owner calls' },
 } as const satisfies Record<string, RateBudget>;
@@ -29,7 +31,7 @@ interface JsonRpcCall {
 }
 
 /** The budget each request counts against. */
-export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[]): (request: FastifyRequest) => RateBudget | undefined {
+export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[]): (request: FastifyRequest) => RateBudget | readonly RateBudget[] | undefined {
   const publicWrites = new Set(publicOperations.filter((op) => op.kind === 'write').map((op) => op.name));
   const callsAWrite = (message: unknown): boolean => {
     const call = message as JsonRpcCall | null;
@@ -42,8 +44,9 @@ export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[
     if (CODE_PATHS.has(path) && request.method !== 'GET') return INBOX_BUDGETS.codes;
     if (path === '/mcp') {
       const body: unknown = request.body;
-      return (Array.isArray(body) ? body.some(callsAWrite) : callsAWrite(body)) ? INBOX_BUDGETS.create : INBOX_BUDGETS.read;
+      return [(Array.isArray(body) ? body.some(callsAWrite) : callsAWrite(body)) ? INBOX_BUDGETS.create : INBOX_BUDGETS.read, INBOX_BUDGETS.agent];
     }
-    return request.method === 'GET' || request.method === 'HEAD' ? INBOX_BUDGETS.read : INBOX_BUDGETS.create;
+    // The address's budget first (what an answer reports), then the signing key's (skipped when unsigned).
+    return [request.method === 'GET' || request.method === 'HEAD' ? INBOX_BUDGETS.read : INBOX_BUDGETS.create, INBOX_BUDGETS.agent];
   };
 }

@@ -10,6 +10,7 @@ import { KyselyNetworkStatusStore } from './network-status-store.js';
 import { KyselyRuleStore } from './rule-store.js';
 import { KyselySigningKeyStore } from './signing-key-store.js';
 import { KyselyReceiptStore } from './receipt-store.js';
+import { KyselyIdentityStore } from './identity-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
@@ -32,6 +33,7 @@ export class KyselyInboxStore implements InboxStore {
   readonly feeds;
   readonly signingKeys;
   readonly receipts;
+  readonly identity;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -57,6 +59,7 @@ export class KyselyInboxStore implements InboxStore {
     this.feeds = new KyselyFeedStore(db);
     this.signingKeys = new KyselySigningKeyStore(db);
     this.receipts = new KyselyReceiptStore(db);
+    this.identity = new KyselyIdentityStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */

@@ -7,6 +7,7 @@ import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
 import type { InstanceSecretsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
+import type { AgentsTable, CustomerCodesTable, ItemAgentsTable, ItemProofsTable, SignatureUsesTable } from './identity-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -182,6 +183,11 @@ export interface Database {
   signing_keys: SigningKeysTable;
   instance_secrets: InstanceSecretsTable;
   receipts: ReceiptsTable;
+  agents: AgentsTable;
+  item_agents: ItemAgentsTable;
+  signature_uses: SignatureUsesTable;
+  customer_codes: CustomerCodesTable;
+  item_proofs: ItemProofsTable;
 }
 
 export interface RulesTable {
