@@ -63,6 +63,9 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     `  MCP              ${base}/mcp (public)   ${base}/mcp/owner (owner: Bearer key, or OAuth 2.1 for AI apps)`,
     `  webhooks, events ${base}/v1/owner/webhooks   ${base}/v1/owner/events`,
     `  health           ${base}/healthz`,
+    // Said at every start (docs/mail.md): where customer mail goes, and the mail door.
+    `  mail             ${inbox.mail.mailer.describe}; from ${inbox.mail.fromAddress} (INBOX_SMTP_URL, INBOX_MAIL_FROM)`,
+    `  email door       POST ${base}/v1/email/inbound (raw MIME; header X-Inbox-Email-Secret = settings email.inboundSecret)`,
     // Said plainly at every start (docs/keys-and-scopes.md): logged-first is the contract's default.
     security.enforceScopes
       ? '  scopes           ENFORCED: calls outside a key\'s or AI app\'s scopes are refused (403) and recorded'

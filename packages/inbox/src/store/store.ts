@@ -166,6 +166,7 @@ import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
 import type { IdentityStore } from './identity-store.js';
+import type { MailStore } from './mail-store.js';
 
 export interface InboxStore {
   readonly business: DocumentStore;
@@ -192,6 +193,8 @@ export interface InboxStore {
   readonly receipts: ReceiptStore;
   /** Signed agents, signatures of changes taken, one-time codes and proofs (docs/identity.md). */
   readonly identity: IdentityStore;
+  /** Mail sent and received (docs/mail.md). */
+  readonly mail: MailStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

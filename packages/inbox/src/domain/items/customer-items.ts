@@ -238,7 +238,13 @@ export async function respondToOffer(
  * for the customer's details moves on (provide_info), and a closed conversation reopens.
  */
 export async function customerMessage(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined, text: string) {
-  let item = await loadOwnedItem(ctx, itemId, token, caller);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
+  return addCustomerMessage(ctx, caller, item, text);
+}
+
+/** A customer's message on an item already known to be theirs (a door that checked its own credential: mail's reply address). */
+export async function addCustomerMessage(ctx: DomainContext, caller: Caller, owned: ItemRecord, text: string) {
+  let item = owned;
   const nowMs = ctx.clock.now();
   const message = {
     id: newId(nowMs),

@@ -12,6 +12,7 @@ import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.
 import { checkGuards } from './guards.js';
 import { scheduleRules } from '../rules/schedule-rules.js';
 import { recordEvent } from '../events/record-event.js';
+import { noticeOf, queueNotice } from '../mail/notices.js';
 import { issueReceipts } from '../receipts/issue-receipts.js';
 
 export interface NewItem {
@@ -205,6 +206,9 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
     await ctx.store.jobs.enqueue({ id: newId(nowMs), ...job }, nowMs);
   }
   await scheduleRules(ctx, mover, draft, `${item.type}.${row.event}`);
+  // The customer hears of it by mail when the move tells them something (docs/mail.md).
+  const notice = noticeOf(`${item.type}.${row.event}`);
+  if (notice) await queueNotice(ctx, draft, notice, { seq: draft.version });
   return draft;
 }
 

@@ -7,6 +7,7 @@ import { addToSearchText, moveItem, openMoves, recordSideEvent } from './item-wr
 import { conversationEntry, eventView, itemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
 import { agentView } from '../identity/agent-view.js';
+import { queueNotice } from '../mail/notices.js';
 
 export interface ListItemsQuery {
   type?: ItemType | undefined;
@@ -95,8 +96,9 @@ export async function transitionItem(
 export async function replyToItem(ctx: DomainContext, caller: Caller, itemId: string, request: { message: string; internal: boolean }) {
   let item = await loadItem(ctx, itemId);
   const nowMs = ctx.clock.now();
+  const messageId = newId(nowMs);
   await ctx.store.items.addMessage({
-    id: newId(nowMs),
+    id: messageId,
     itemId: item.id,
     authorKind: caller.actor.kind,
     authorId: caller.actor.id,
@@ -107,6 +109,8 @@ export async function replyToItem(ctx: DomainContext, caller: Caller, itemId: st
     createdAt: nowMs,
   });
   item = await addToSearchText(ctx, item, request.message);
+  // The business's reply goes to the customer by mail too (docs/mail.md); a note stays inside.
+  if (!request.internal) await queueNotice(ctx, item, 'reply', { messageId });
   if (!request.internal && item.type === 'message' && item.state === 'open') {
     item = await moveItem(ctx, { actor: caller.actor, channel: caller.channel }, item, { events: ['answer'] });
   }

@@ -17,6 +17,8 @@ export const INBOX_BUDGETS = {
   codes: { name: 'codes', max: 20, windowSec: 60, per: 'address', describes: 'sign-in and token requests' },
   /** Every public request of a verified signed agent, per key (docs/identity.md), besides its address's budgets. */
   agent: { name: 'agent', max: 300, windowSec: 60, per: 'signer', describes: 'signed requests' },
+  /** Raw mail from a provider's webhook (POST /v1/email/inbound): per address. */
+  mail: { name: 'mail', max: 120, windowSec: 60, per: 'address', describes: 'inbound mails' },
   /** The owner's side, per credential presented (integration keys also have their own ten a second). */
   owner: { name: 'owner', max: 1200, windowSec: 60, per: 'credential', describes: 'owner calls' },
 } as const satisfies Record<string, RateBudget>;
@@ -42,6 +44,7 @@ export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[
     if (UNCOUNTED_PATHS.has(path)) return undefined;
     if (path === '/v1/owner' || path.startsWith('/v1/owner/') || path === '/mcp/owner') return INBOX_BUDGETS.owner;
     if (CODE_PATHS.has(path) && request.method !== 'GET') return INBOX_BUDGETS.codes;
+    if (path === '/v1/email/inbound') return INBOX_BUDGETS.mail;
     if (path === '/mcp') {
       const body: unknown = request.body;
       return [(Array.isArray(body) ? body.some(callsAWrite) : callsAWrite(body)) ? INBOX_BUDGETS.create : INBOX_BUDGETS.read, INBOX_BUDGETS.agent];

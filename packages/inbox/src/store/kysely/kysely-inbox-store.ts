@@ -11,6 +11,7 @@ import { KyselyRuleStore } from './rule-store.js';
 import { KyselySigningKeyStore } from './signing-key-store.js';
 import { KyselyReceiptStore } from './receipt-store.js';
 import { KyselyIdentityStore } from './identity-store.js';
+import { KyselyMailStore } from './mail-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
@@ -34,6 +35,7 @@ export class KyselyInboxStore implements InboxStore {
   readonly signingKeys;
   readonly receipts;
   readonly identity;
+  readonly mail;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -60,6 +62,7 @@ export class KyselyInboxStore implements InboxStore {
     this.signingKeys = new KyselySigningKeyStore(db);
     this.receipts = new KyselyReceiptStore(db);
     this.identity = new KyselyIdentityStore(db);
+    this.mail = new KyselyMailStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */

@@ -7,6 +7,7 @@ import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
 import type { InstanceSecretsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
+import type { InboundMailTable, OutboundMailTable } from './mail-tables.js';
 import type { AgentsTable, CustomerCodesTable, ItemAgentsTable, ItemProofsTable, SignatureUsesTable } from './identity-tables.js';
 
 export interface BusinessTable {
@@ -188,6 +189,8 @@ export interface Database {
   signature_uses: SignatureUsesTable;
   customer_codes: CustomerCodesTable;
   item_proofs: ItemProofsTable;
+  outbound_mail: OutboundMailTable;
+  inbound_mail: InboundMailTable;
 }
 
 export interface RulesTable {
