@@ -110,7 +110,15 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   // Receipts name this instance by its origin (docs/receipts.md "Claims").
   const receipts: ReceiptSigning = { issuer: new URL(config.publicBaseUrl).origin, keys: new SigningKeyRing(secrets) };
   const http = buildHttpServer({
-    deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets, receipts },
+    deps: {
+      store,
+      clock,
+      config,
+      validateOutput: process.env.VALIDATE_OUTPUT === '1',
+      secrets,
+      receipts,
+      identity: { keys: identityKeys, mailHost: fromAddress.slice(fromAddress.lastIndexOf('@') + 1) },
+    },
     operations: OPERATIONS,
     logLevel,
     storageHealth: store.storageHealth,

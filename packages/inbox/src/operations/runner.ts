@@ -13,7 +13,8 @@ import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller, Channel, Clock, SignedAgent } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
-import type { InboxConfigView, OperationContext } from './context.js';
+import type { IdentityServices, InboxConfigView, OperationContext } from './context.js';
+import { CommittedRefusal } from '../domain/identity/committed-refusal.js';
 import { refuseUnsafeText } from './input-text.js';
 import { isAnswerSecret } from './secret-answers.js';
 
@@ -30,6 +31,8 @@ export interface RunnerDeps {
   secrets: SecretBox;
   /** Signs the receipts moves make due (docs/receipts.md). */
   receipts: ReceiptSigning;
+  /** Keyed hashes of customer data and the mail domain (docs/identity.md). */
+  identity: IdentityServices;
   /** Integration keys' buckets; one per process. Made from `clock` on first use when not given. */
   keyRateLimiter?: KeyRateLimiter;
 }
@@ -99,6 +102,7 @@ async function runAs(
       accessTokenHeader: envelope.accessTokenHeader,
       config: deps.config,
       secrets: deps.secrets,
+      identity: deps.identity,
     };
     const body = await op.run(ctx, input, extras);
     if (deps.validateOutput) {
@@ -125,11 +129,21 @@ async function runAs(
     }
     await tx.identity.seeAgent({ jkt: agent.jkt, platform: agent.platform, publicJwk: agent.publicJwk }, nowMs);
   };
+  // A refusal whose writes must stand (a wrong code's spent attempt) commits, then answers with its problem.
+  const keepingRefusals = async (tx: InboxStore): Promise<unknown> => {
+    try {
+      return await execute(tx);
+    } catch (error) {
+      if (error instanceof CommittedRefusal) return new RefusalAfterCommit(error);
+      throw error;
+    }
+  };
   if (key === undefined) {
     const body = await deps.store.transaction(async (tx) => {
       await takeSignature(tx);
-      return execute(tx);
+      return keepingRefusals(tx);
     });
+    if (body instanceof RefusalAfterCommit) throw body.refusal;
     return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
   }
 
@@ -140,7 +154,7 @@ async function runAs(
   const requestHash = sha256Hex(canonicalJson({ operation: op.name, request }));
   // One key names one request in its scope: the same key on another operation is a different request.
   const scopeKey = `${idempotencyScope(caller, envelope)}|${key}`;
-  return deps.store.transaction(async (tx) => {
+  const outcome = await deps.store.transaction(async (tx) => {
     await takeSignature(tx);
     const nowMs = deps.clock.now();
     const stored = await tx.idempotency.find(scopeKey, nowMs);
@@ -153,13 +167,21 @@ async function runAs(
       const replay = openStoredAnswer(deps.secrets, scopeKey, stored.response, principalOf(caller));
       return { status: 200, body: replay.body, headers: { ...replay.headers, 'idempotent-replayed': 'true' } };
     }
-    const body = await execute(tx);
+    const body = await keepingRefusals(tx);
+    // Not kept under the key: the same call again is judged again.
+    if (body instanceof RefusalAfterCommit) return body;
     const headers = extras.headers ?? {};
     const status = extras.status ?? successStatus;
     const response = sealStoredAnswer(deps.secrets, scopeKey, { body, headers }, isAnswerSecret(extras) ? principalOf(caller) : null);
     await tx.idempotency.save(scopeKey, { requestHash, status, response }, nowMs, IDEMPOTENCY_KEEP_MS);
     return { status, body, headers };
   });
+  if (outcome instanceof RefusalAfterCommit) throw outcome.refusal;
+  return outcome;
+}
+
+class RefusalAfterCommit {
+  constructor(readonly refusal: CommittedRefusal) {}
 }
 
 function idempotencyKeyOf(envelope: CallEnvelope, input: Record<string, unknown>): string | undefined {

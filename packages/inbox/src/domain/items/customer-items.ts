@@ -150,9 +150,12 @@ async function createFor(
 async function identityOf(ctx: DomainContext, item: ItemRecord) {
   const email = item.contact?.email;
   const earlier = email ? await ctx.store.items.historyByEmail(email, item.id) : [];
+  const weak = earlier.length > 0;
   return {
-    recognised: earlier.length > 0 ? ('weak' as const) : ('none' as const),
+    recognised: weak ? ('weak' as const) : ('none' as const),
     passes: [],
+    // A weak match can be proven with a one-time code to the address (verify_customer).
+    ...(weak ? { verify: { available: true } } : {}),
     networks: {},
     guide: '/docs/agents',
   };

@@ -39,13 +39,14 @@ export async function loadItem(ctx: DomainContext, itemId: string): Promise<Item
 }
 
 export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRecord) {
-  const [events, messages, moves, history, receipts, agent] = await Promise.all([
+  const [events, messages, moves, history, receipts, agent, proof] = await Promise.all([
     ctx.store.items.listEvents(item.id),
     ctx.store.items.listMessages(item.id, true),
     openMoves(ctx, item, caller.actor),
     item.contact?.email ? ctx.store.items.historyByEmail(item.contact.email, item.id) : Promise.resolve([]),
     ctx.store.receipts.listForItem(item.id),
     agentView(ctx.store, item.id),
+    ctx.store.identity.itemProof(item.id),
   ]);
   return {
     ...itemView(item),
@@ -60,8 +61,9 @@ export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRe
       input: row.input ? jsonSchemaOf(row.input, 'input') : null,
     })),
     customer: {
-      // An email seen before is a weak match until the customer proves it (verify_customer).
-      match: history.length > 0 ? ('weak' as const) : ('none' as const),
+      // An email seen before is a weak match until the customer proves it (verify_customer): then strong.
+      match: history.length > 0 ? (proof ? ('strong' as const) : ('weak' as const)) : ('none' as const),
+      email_proven: proof !== null,
       possible: history.length > 0 ? (item.contact?.email ?? null) : null,
       known: history.length > 0,
       history: {

@@ -91,6 +91,7 @@ export const ownerTransitionSchema = z.object({
 
 export const customerViewSchema = z.object({
   match: z.enum(['strong', 'weak', 'none']),
+  email_proven: z.boolean().describe('The customer proved the address of this item with a one-time code (verify_customer).'),
   possible: z.string().nullable(),
   known: z.boolean(),
   history: z.object({ items: z.number().int(), completed: z.number().int(), noShows: z.number().int(), cancelledLate: z.number().int() }),

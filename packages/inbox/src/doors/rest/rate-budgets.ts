@@ -23,7 +23,8 @@ export const INBOX_BUDGETS = {
   owner: { name: 'owner', max: 1200, windowSec: 60, per: 'credential', describes: 'owner calls' },
 } as const satisfies Record<string, RateBudget>;
 
-const CODE_PATHS = new Set([AUTHORIZATION_PATH, TOKEN_PATH, REGISTRATION_PATH, REVOCATION_PATH]);
+/** One-time codes asked for or tried (verify_customer) count with sign-in and token requests. */
+const CODE_PATHS = new Set([AUTHORIZATION_PATH, TOKEN_PATH, REGISTRATION_PATH, REVOCATION_PATH, '/v1/customers/verify']);
 /** Not counted: health checks, so a monitor never sees a limited service as down. */
 const UNCOUNTED_PATHS = new Set(['/healthz']);
 
