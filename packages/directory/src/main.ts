@@ -27,6 +27,8 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     `  categories       ${base}/v1/categories   attributes ${base}/v1/attributes   ranking rules ${base}/v1/ranking`,
     `  stats            ${base}/v1/stats   OpenAPI ${base}/openapi.json`,
     `  MCP              ${base}/mcp (every public read as a tool)`,
+    `  persons          POST ${base}/v1/persons, /v1/presentations (signed by member inboxes), /v1/passes (a person's key)`,
+    `  mail             ${directory.mailer.describe} (DIRECTORY_SMTP_URL, DIRECTORY_MAIL_FROM)`,
   ];
   return { directory, lines };
 }

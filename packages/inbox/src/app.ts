@@ -13,6 +13,9 @@ import { NOTICE_JOB } from './domain/mail/notices.js';
 import { SEND_MAIL_JOB } from './domain/mail/queued-mail.js';
 import { noticeHandler, sendMailHandler } from './jobs/mail-job.js';
 import { installEmailInbound } from './doors/rest/email-inbound-route.js';
+import { ISSUE_JOB, OUTCOMES_JOB } from './domain/identity/item-identity.js';
+import { issuePersonHandler, reportOutcomesHandler } from './networks/person-jobs.js';
+import type { NetworkSigner } from './networks/person-client.js';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
@@ -107,6 +110,15 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     options.mailer ??
     (mailSettings.smtpUrl ? smtpMailer({ url: mailSettings.smtpUrl, from: fromAddress }) : sinkMailer(sinkFolder, fromAddress, `${config.publicBaseUrl}/dev/mail`));
   const mail: MailServices = { mailer, fromAddress, keys: identityKeys, publicBaseUrl: config.publicBaseUrl };
+  // Calls to networks about customers are signed with the receipt key; without one the identity says cannot_sign.
+  const networkSigner = async (): Promise<NetworkSigner | null> => {
+    try {
+      const key = await receipts.keys.active(store);
+      return { instance: receipts.issuer, privateJwk: key.privateJwk, allowLocal: config.allowLocalNetworks, now: () => clock.now() };
+    } catch {
+      return null;
+    }
+  };
   // Receipts name this instance by its origin (docs/receipts.md "Claims").
   const receipts: ReceiptSigning = { issuer: new URL(config.publicBaseUrl).origin, keys: new SigningKeyRing(secrets) };
   const http = buildHttpServer({
@@ -118,6 +130,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       secrets,
       receipts,
       identity: { keys: identityKeys, mailHost: fromAddress.slice(fromAddress.lastIndexOf('@') + 1) },
+      networkSigner,
     },
     operations: OPERATIONS,
     logLevel,
@@ -154,6 +167,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
       [NOTICE_JOB]: noticeHandler(store, clock, mail),
       [SEND_MAIL_JOB]: sendMailHandler(store, clock, mail, secrets),
+      [ISSUE_JOB]: issuePersonHandler(store, clock, networkSigner),
+      [OUTCOMES_JOB]: reportOutcomesHandler(store, networkSigner),
     },
     (message, detail) => http.log.warn({ err: detail }, message),
     {

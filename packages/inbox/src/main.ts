@@ -30,7 +30,8 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     const current = await loadSettings(inbox.store);
     // Only added once: an owner who later turns the network off keeps it off.
     if (!(origin in current.settings.networks)) {
-      const next = applySettingsWrite(current.stored, { networks: { [origin]: { enabled: true } } }, { allowLocalNetworks: env.allowLocalNetworks });
+      // The network of the start issues keys to first-time customers (docs/identity.md); the owner may turn it off.
+      const next = applySettingsWrite(current.stored, { networks: { [origin]: { enabled: true, issue: true } } }, { allowLocalNetworks: env.allowLocalNetworks });
       await inbox.store.settings.put(next, current.version === 0 ? null : current.version, nowMs);
     }
     await scheduleNetworkRegistrations(inbox.store, nowMs);

@@ -31,3 +31,4 @@ export * from './text/unsafe-text.js';
 export * from './signatures/index.js';
 export * from './receipts/index.js';
 export * from './mail/index.js';
+export * from './identity/person-tokens.js';

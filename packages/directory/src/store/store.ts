@@ -3,6 +3,7 @@
  * index is built from `allListed()` and the stored hourly order, not from SQL at query time.
  */
 import type { JobStore } from '@svc/shared';
+import type { PersonStore } from './person-store.js';
 import type { ListingRecord } from '../domain/listings/listing.js';
 import type { ListingPage, StoredListingPage } from '../domain/listings/listing-page.js';
 
@@ -112,6 +113,8 @@ export interface OrderStore {
 }
 
 export interface DirectoryStore {
+  /** Persons, keys, passes and presentations (docs/identity.md "The network side"). */
+  readonly persons: PersonStore;
   readonly listings: ListingStore;
   readonly instances: InstanceStore;
   readonly orders: OrderStore;

@@ -1,4 +1,5 @@
 /** Domain vocabulary shared by every part of the inbox. No storage or transport here. */
+import type { CallIdentity } from './identity/network-status.js';
 
 export const ITEM_TYPES = ['message', 'quote_request', 'booking', 'order', 'refund'] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -49,7 +50,7 @@ export interface SignedAgent {
 
 /** An authenticated owner-side principal, or a customer (anonymous capability holder, maybe a signed agent). */
 export type Caller =
-  | { kind: 'customer'; actor: Actor; channel: Channel; agent?: SignedAgent | undefined }
+  | { kind: 'customer'; actor: Actor; channel: Channel; agent?: SignedAgent | undefined; identity?: CallIdentity | undefined }
   | { kind: 'owner'; actor: Actor; channel: Channel; keyId: string | null; scopes: readonly string[] }
   | { kind: 'system'; actor: Actor; channel: Channel };
 

@@ -15,6 +15,8 @@ import type { Caller, Channel, Clock, SignedAgent } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
 import type { IdentityServices, InboxConfigView, OperationContext } from './context.js';
 import { CommittedRefusal } from '../domain/identity/committed-refusal.js';
+import { presentPasses } from '../networks/present-passes.js';
+import type { NetworkSigner } from '../networks/person-client.js';
 import { refuseUnsafeText } from './input-text.js';
 import { isAnswerSecret } from './secret-answers.js';
 
@@ -33,6 +35,8 @@ export interface RunnerDeps {
   receipts: ReceiptSigning;
   /** Keyed hashes of customer data and the mail domain (docs/identity.md). */
   identity: IdentityServices;
+  /** Signs this instance's calls to networks (passes); null when it cannot sign. */
+  networkSigner?: () => Promise<NetworkSigner | null>;
   /** Integration keys' buckets; one per process. Made from `clock` on first use when not given. */
   keyRateLimiter?: KeyRateLimiter;
 }
@@ -47,6 +51,8 @@ export interface CallEnvelope {
   accessTokenHeader: string | undefined;
   /** The agent whose request signature verified (svc-agent/1), on public calls. */
   agent?: SignedAgent | undefined;
+  /** The Svc-Pass header as sent (a person's passes), on public calls. */
+  svcPass?: string | undefined;
 }
 
 /** Who is calling, and where an integration key stands in its rate budget: decided before the input is read. */
@@ -80,7 +86,17 @@ export async function runOperation(
   const { caller, standing } = admitted ?? (await admitCall(deps, op, envelope));
   // Control and text-direction characters are refused in every text of every input, before anything runs.
   refuseUnsafeText(input);
-  const outcome = await runAs(deps, op, input, envelope, caller);
+  // A person's passes are presented to their networks before the call's transaction, never inside it (docs/identity.md).
+  let runAsCaller = caller;
+  if (caller.kind === 'customer') {
+    const identity = await presentPasses(
+      { store: deps.store, signer: deps.networkSigner ?? (async () => null) },
+      { pass: input.pass, key: input.key, header: envelope.svcPass },
+      caller.agent,
+    );
+    runAsCaller = { ...caller, identity };
+  }
+  const outcome = await runAs(deps, op, input, envelope, runAsCaller);
   // A limited caller learns where it stands on every answer (RateLimit headers, docs/http.md).
   return standing ? { ...outcome, headers: { ...outcome.headers, ...rateLimitHeaders({ policy: RATE_POLICY, ...standing }) } } : outcome;
 }
@@ -97,7 +113,7 @@ async function runAs(
 
   const execute = async (store: InboxStore): Promise<unknown> => {
     const ctx: OperationContext = {
-      domain: { store, clock: deps.clock, receipts: deps.receipts },
+      domain: { store, clock: deps.clock, receipts: deps.receipts, keys: deps.identity.keys },
       caller,
       accessTokenHeader: envelope.accessTokenHeader,
       config: deps.config,

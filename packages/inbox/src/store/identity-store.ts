@@ -1,4 +1,5 @@
 /** What the inbox keeps about who a customer is (docs/identity.md), in domain terms. */
+import type { PersonStanding } from '../domain/identity/network-status.js';
 
 export interface AgentRecord {
   jkt: string;
@@ -56,4 +57,24 @@ export interface IdentityStore {
   itemProof(itemId: string): Promise<{ addressHash: string; provenAt: number } | null>;
   /** Whether an address was proven on any item. */
   addressProven(addressHash: string): Promise<boolean>;
+}
+
+export interface ItemPersonRecord {
+  itemId: string;
+  network: string;
+  ppid: string;
+  presentationId: string;
+  standing: PersonStanding;
+  addressHash: string | null;
+  presentedAt: number;
+}
+
+/** Passes presented and networks' statuses per item (migration 0015). */
+export interface PersonLinkStore {
+  recordPerson(record: ItemPersonRecord): Promise<void>;
+  itemPersons(itemId: string): Promise<ItemPersonRecord[]>;
+  /** The newest presentation per network on other items with the same address. */
+  earlierPersons(addressHash: string, excludeItemId: string): Promise<ItemPersonRecord[]>;
+  setNetworkStatus(itemId: string, network: string, status: string, nowMs: number): Promise<void>;
+  itemNetworks(itemId: string): Promise<Record<string, string>>;
 }

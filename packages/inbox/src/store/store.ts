@@ -165,7 +165,7 @@ import type { RuleStore } from './rule-store.js';
 import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
-import type { IdentityStore } from './identity-store.js';
+import type { IdentityStore, PersonLinkStore } from './identity-store.js';
 import type { MailStore } from './mail-store.js';
 
 export interface InboxStore {
@@ -195,6 +195,8 @@ export interface InboxStore {
   readonly identity: IdentityStore;
   /** Mail sent and received (docs/mail.md). */
   readonly mail: MailStore;
+  /** Passes presented per item and each network's status for it (docs/identity.md). */
+  readonly persons: PersonLinkStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -23,6 +23,7 @@ import { ABOUT_FOUND_PATH, installFoundAboutPages } from './about-found-route.js
 import { etagOf } from './etag.js';
 import { directoryOpenApi } from './openapi-document.js';
 import { directoryBudgetOf } from './rate-budgets.js';
+import { PERSON_ROUTES } from './person-routes.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 
 /** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
@@ -96,6 +97,9 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     extraRoutes: [
       { method: 'POST', path: '/mcp' },
       { method: 'GET', path: ABOUT_FOUND_PATH },
+      ...PERSON_ROUTES,
+      { method: 'GET', path: '/dev/mail' },
+      { method: 'GET', path: '/dev/mail/{file}' },
     ],
     problemsBase,
     version: options.softwareVersion,

@@ -1,4 +1,5 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
+import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -408,6 +409,7 @@ class KyselyOrderStore implements OrderStore {
 }
 
 export class KyselyDirectoryStore implements DirectoryStore {
+  readonly persons;
   readonly listings;
   readonly instances;
   readonly orders;
@@ -425,6 +427,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
+    this.persons = new KyselyPersonStore(db);
   }
 
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {

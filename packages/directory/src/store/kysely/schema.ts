@@ -71,10 +71,18 @@ export interface ListingPagesTable {
   fixed: string;
 }
 
+import type { IssuancesTable, PassesTable, PersonKeysTable, PersonOutcomesTable, PersonsTable, PresentationsTable } from './person-tables.js';
+
 export interface DirectoryDatabase {
   listings: ListingsTable;
   listing_pages: ListingPagesTable;
   instances: InstancesTable;
   rank_snapshots: RankSnapshotsTable;
   jobs: JobsTable;
+  persons: PersonsTable;
+  person_keys: PersonKeysTable;
+  passes: PassesTable;
+  presentations: PresentationsTable;
+  person_outcomes: PersonOutcomesTable;
+  issuances: IssuancesTable;
 }

@@ -14,6 +14,7 @@ import { addToSearchText, insertItem, moveItem, openMoves, recordSideEvent, type
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { conversationEntry, itemView, type ItemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
+import { itemNetworkStatuses, passesToKeep, presentedPersonOwns, recordNewItemIdentity } from '../identity/item-identity.js';
 
 export interface CreateRequest<P> {
   payload: P;
@@ -142,21 +143,25 @@ async function createFor(
     await ctx.store.identity.seeAgent({ jkt: caller.agent.jkt, platform: caller.agent.platform, publicJwk: caller.agent.publicJwk }, item.createdAt);
     await ctx.store.identity.setItemAgent({ itemId: item.id, jkt: caller.agent.jkt, platform: caller.agent.platform, signedAt: item.createdAt });
   }
+  const networks = await recordNewItemIdentity(ctx, item, caller);
   const status = await statusView(ctx, item, caller.actor);
-  return { ...status, accessToken: token, identity: await identityOf(ctx, item) };
+  return { ...status, accessToken: token, identity: await identityOf(ctx, item, caller, networks) };
 }
 
-/** Whether the business has seen this contact before; proof (a one-time code) comes with identity work. */
-async function identityOf(ctx: DomainContext, item: ItemRecord) {
+/**
+ * The identity of a create or status answer (inbox spec §2): whether the business has seen the address
+ * (weak) or it was proven (strong), passes to keep, whether a code can prove it, each network's status.
+ */
+export async function identityOf(ctx: DomainContext, item: ItemRecord, caller: Caller, networks: Record<string, string>) {
   const email = item.contact?.email;
-  const earlier = email ? await ctx.store.items.historyByEmail(email, item.id) : [];
+  const [earlier, proof] = await Promise.all([email ? ctx.store.items.historyByEmail(email, item.id) : Promise.resolve([]), ctx.store.identity.itemProof(item.id)]);
   const weak = earlier.length > 0;
   return {
-    recognised: weak ? ('weak' as const) : ('none' as const),
-    passes: [],
+    recognised: proof && weak ? ('strong' as const) : weak ? ('weak' as const) : ('none' as const),
+    passes: passesToKeep(caller),
     // A weak match can be proven with a one-time code to the address (verify_customer).
-    ...(weak ? { verify: { available: true } } : {}),
-    networks: {},
+    ...(weak && !proof ? { verify: { available: true } } : {}),
+    networks,
     guide: '/docs/agents',
   };
 }
@@ -194,6 +199,8 @@ export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessTo
     const signer = await ctx.store.identity.itemAgent(item.id);
     if (signer !== null && signer.jkt === agent.jkt) return item;
   }
+  // A person's pass opens what the business knows them by (inbox spec §4).
+  if (caller && (await presentedPersonOwns(ctx, item, caller))) return item;
   if (!accessToken) {
     throw new Problem('unauthorized', 'This item needs its access token: header Authorization: Bearer <token> or x-access-token, or the access_token query parameter.', {
       headers: { 'www-authenticate': ITEM_CHALLENGE },
@@ -207,7 +214,8 @@ export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessTo
 
 export async function getItemStatus(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined) {
   const item = await loadOwnedItem(ctx, itemId, token, caller);
-  return statusView(ctx, item, caller.actor);
+  const view = await statusView(ctx, item, caller.actor);
+  return { ...view, identity: await identityOf(ctx, item, caller, await itemNetworkStatuses(ctx, item, caller)) };
 }
 
 export async function cancelItem(

@@ -8,6 +8,7 @@ import { conversationEntry, eventView, itemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
 import { agentView } from '../identity/agent-view.js';
 import { queueNotice } from '../mail/notices.js';
+import { personsView } from '../identity/item-identity.js';
 
 export interface ListItemsQuery {
   type?: ItemType | undefined;
@@ -39,7 +40,7 @@ export async function loadItem(ctx: DomainContext, itemId: string): Promise<Item
 }
 
 export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRecord) {
-  const [events, messages, moves, history, receipts, agent, proof] = await Promise.all([
+  const [events, messages, moves, history, receipts, agent, proof, persons] = await Promise.all([
     ctx.store.items.listEvents(item.id),
     ctx.store.items.listMessages(item.id, true),
     openMoves(ctx, item, caller.actor),
@@ -47,6 +48,7 @@ export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRe
     ctx.store.receipts.listForItem(item.id),
     agentView(ctx.store, item.id),
     ctx.store.identity.itemProof(item.id),
+    personsView(ctx, item),
   ]);
   return {
     ...itemView(item),
@@ -72,7 +74,7 @@ export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRe
         noShows: history.filter((h) => h.state === 'no_show').length,
         cancelledLate: history.filter((h) => h.state === 'cancelled_late').length,
       },
-      persons: [],
+      persons,
       agent,
     },
   };

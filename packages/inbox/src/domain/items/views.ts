@@ -63,6 +63,9 @@ export const identitySchema = z.object({
   guide: z.string(),
 });
 
+/** get_item_status: the status view with the item's identity. */
+export const statusWithIdentitySchema = statusViewSchema.extend({ identity: identitySchema });
+
 export const createdItemSchema = statusViewSchema.extend({
   accessToken: z.string().describe('Keep it: it reads, cancels and messages this item.'),
   identity: identitySchema,
@@ -95,7 +98,23 @@ export const customerViewSchema = z.object({
   possible: z.string().nullable(),
   known: z.boolean(),
   history: z.object({ items: z.number().int(), completed: z.number().int(), noShows: z.number().int(), cancelledLate: z.number().int() }),
-  persons: z.array(z.record(z.string(), z.unknown())),
+  persons: z
+    .array(
+      z.object({
+        network: z.string(),
+        tier: z.enum(['new', 'building', 'trusted']),
+        score: z.number(),
+        kept: z.number().int(),
+        broken: z.number().int(),
+        businesses: z.number().int(),
+        since: z.string(),
+        email_proven: z.boolean(),
+        unusual_use: z.boolean(),
+        presented: z.enum(['with_this_request', 'earlier']),
+        presented_at: z.string(),
+      }),
+    )
+    .describe('Per network that presented the customer: their standing there, and whether with this request or earlier.'),
   agent: agentViewSchema.nullable(),
 });
 

@@ -172,6 +172,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     idempotencyKeyHeader: header(request, 'idempotency-key'),
     accessTokenHeader: op.audience === 'owner' ? undefined : itemToken(request),
     agent: op.audience === 'owner' ? undefined : signedAgentOf(agentSignatures, request),
+    svcPass: op.audience === 'owner' ? undefined : header(request, 'svc-pass'),
   });
   mountRestOperations(app, {
     operations,
@@ -208,6 +209,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
         idempotencyKeyHeader: undefined,
         accessTokenHeader: itemToken(request),
         agent: signedAgentOf(agentSignatures, request),
+        svcPass: header(request, 'svc-pass'),
       }),
   });
 

@@ -39,3 +39,20 @@ export interface ItemProofsTable {
   address_hash: string;
   proven_at: number;
 }
+
+export interface ItemPersonsTable {
+  item_id: string;
+  network: string; // the network's origin
+  ppid: string; // the pairwise person id the network gave this business
+  presentation_id: string;
+  standing: string; // JSON: tier, score, kept, broken, businesses, since, email_proven, unusual_use
+  address_hash: string | null; // keyed hash of the item's address, to find the person on later items
+  presented_at: number;
+}
+
+export interface ItemNetworksTable {
+  item_id: string;
+  network: string;
+  status: string;
+  updated_at: number;
+}

@@ -12,6 +12,7 @@ import { KyselySigningKeyStore } from './signing-key-store.js';
 import { KyselyReceiptStore } from './receipt-store.js';
 import { KyselyIdentityStore } from './identity-store.js';
 import { KyselyMailStore } from './mail-store.js';
+import { KyselyPersonLinkStore } from './person-link-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
@@ -36,6 +37,7 @@ export class KyselyInboxStore implements InboxStore {
   readonly receipts;
   readonly identity;
   readonly mail;
+  readonly persons;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -63,6 +65,7 @@ export class KyselyInboxStore implements InboxStore {
     this.receipts = new KyselyReceiptStore(db);
     this.identity = new KyselyIdentityStore(db);
     this.mail = new KyselyMailStore(db);
+    this.persons = new KyselyPersonLinkStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */

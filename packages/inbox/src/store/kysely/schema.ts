@@ -8,7 +8,7 @@ import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequest
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
 import type { InstanceSecretsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
 import type { InboundMailTable, OutboundMailTable } from './mail-tables.js';
-import type { AgentsTable, CustomerCodesTable, ItemAgentsTable, ItemProofsTable, SignatureUsesTable } from './identity-tables.js';
+import type { AgentsTable, CustomerCodesTable, ItemAgentsTable, ItemNetworksTable, ItemPersonsTable, ItemProofsTable, SignatureUsesTable } from './identity-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -191,6 +191,8 @@ export interface Database {
   item_proofs: ItemProofsTable;
   outbound_mail: OutboundMailTable;
   inbound_mail: InboundMailTable;
+  item_persons: ItemPersonsTable;
+  item_networks: ItemNetworksTable;
 }
 
 export interface RulesTable {
