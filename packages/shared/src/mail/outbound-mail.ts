@@ -3,12 +3,21 @@
  * an SMTP URL, otherwise into a development sink, a folder of `.eml` files under the data folder that
  * a local page lists. Either way the message is built by nodemailer, so what the sink holds is what
  * SMTP would have carried. Addresses and subjects are checked here: no line breaks or controls in a
- * header, one plain address per recipient (header injection is refused, never repaired).
+ * header, one plain address per recipient (header injection is refused, never repaired). nodemailer is
+ * loaded when a mailer is made, not with this module (the answer workers import @svc/shared too).
  */
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer, { type SendMailOptions } from 'nodemailer';
+import type { SendMailOptions, Transporter } from 'nodemailer';
 import { newId } from '../ids.js';
+
+/** nodemailer's transport factory, loaded once on first use. */
+type CreateTransport = (options: object) => Transporter;
+let factory: Promise<CreateTransport> | null = null;
+function transportOf(options: object): Promise<Transporter> {
+  factory ??= import('nodemailer').then((m) => m.default.createTransport.bind(m.default) as CreateTransport);
+  return factory.then((create) => create(options));
+}
 
 export interface OutboundMail {
   to: string;
@@ -105,7 +114,7 @@ export function smtpMailer(settings: SmtpSettings): Mailer {
   const url = new URL(settings.url);
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('the SMTP URL must start with smtp:// or smtps://');
   const timeout = settings.timeoutMs ?? 10_000;
-  const transport = nodemailer.createTransport({
+  const transport = transportOf({
     host: url.hostname.replace(/^\[|\]$/g, ''),
     port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
     secure: url.protocol === 'smtps:',
@@ -120,27 +129,28 @@ export function smtpMailer(settings: SmtpSettings): Mailer {
     kind: 'smtp',
     describe: `mail goes out through SMTP at ${url.hostname}:${url.port || (url.protocol === 'smtps:' ? 465 : 587)}`,
     async send(mail) {
-      const info = await transport.sendMail(checked(mail, settings.from));
+      const info = await (await transport).sendMail(checked(mail, settings.from));
       return { messageId: String(info.messageId ?? '').replace(/^<|>$/g, ''), via: 'smtp' };
     },
-    close: () => transport.close(),
+    close: () => void transport.then((t) => t.close()),
   };
 }
 
 /** Writes each message as an .eml file under `folder` (development: no SMTP configured). */
 export function sinkMailer(folder: string, from: string, pageUrl: string): Mailer {
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const builder = transportOf({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     kind: 'sink',
     describe: `no SMTP set: mail is kept in ${folder} and listed at ${pageUrl}`,
     async send(mail) {
-      const info = (await builder.sendMail(checked(mail, from))) as { messageId?: string; message: Buffer };
+      const info = (await (await builder).sendMail(checked(mail, from))) as { messageId?: string; message: Buffer };
       const file = `${newId()}.eml`;
+      // Made with the first message: a data folder that never sent mail has no mail folder.
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
       writeFileSync(join(folder, file), info.message, { mode: 0o600 });
       return { messageId: String(info.messageId ?? '').replace(/^<|>$/g, ''), via: file };
     },
-    close: () => builder.close(),
+    close: () => void builder.then((t) => t.close()),
   };
 }
 

@@ -6,8 +6,10 @@
 import type { Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // Safe to run again (a test that replays earlier migrations replays this one too).
   await db.schema
     .createTable('persons')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('email_mac', 'text', (c) => c.notNull().unique())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -17,6 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createTable('person_keys')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('person_id', 'text', (c) => c.notNull())
     .addColumn('secret_hash', 'text')
@@ -26,6 +29,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createTable('passes')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('person_id', 'text', (c) => c.notNull())
     .addColumn('key_id', 'text', (c) => c.notNull())
@@ -34,19 +38,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'bigint')
     .execute();
-  await db.schema.createIndex('passes_person').on('passes').column('person_id').execute();
+  await db.schema.createIndex('passes_person')
+    .ifNotExists().on('passes').column('person_id').execute();
   await db.schema
     .createTable('presentations')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('person_id', 'text', (c) => c.notNull())
     .addColumn('pass_id', 'text', (c) => c.notNull())
     .addColumn('instance', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('presentations_person').on('presentations').columns(['person_id', 'created_at']).execute();
-  await db.schema.createIndex('presentations_pass').on('presentations').columns(['pass_id', 'created_at']).execute();
+  await db.schema.createIndex('presentations_person')
+    .ifNotExists().on('presentations').columns(['person_id', 'created_at']).execute();
+  await db.schema.createIndex('presentations_pass')
+    .ifNotExists().on('presentations').columns(['pass_id', 'created_at']).execute();
   await db.schema
     .createTable('person_outcomes')
+    .ifNotExists()
     .addColumn('presentation_id', 'text', (c) => c.notNull())
     .addColumn('receipt_id', 'text', (c) => c.notNull())
     .addColumn('person_id', 'text', (c) => c.notNull())
@@ -56,10 +65,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema
     .createTable('issuances')
+    .ifNotExists()
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('instance', 'text', (c) => c.notNull())
     .addColumn('person_id', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('issuances_instance').on('issuances').columns(['instance', 'created_at']).execute();
+  await db.schema.createIndex('issuances_instance')
+    .ifNotExists().on('issuances').columns(['instance', 'created_at']).execute();
 }
