@@ -3,7 +3,11 @@
  * runner (manifest verification and refresh) and the HTTP server. Tests build it with their own
  * clock and data folder.
  */
-import { JobRunner, rateLimitScale, trustProxyFromSetting } from '@svc/shared';
+import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, trustProxyFromSetting, type Mailer } from '@svc/shared';
+import { instanceAuth } from './doors/rest/instance-auth.js';
+import { loadNetworkPepper } from './domain/persons/network-pepper.js';
+import { networkHost, type PersonsDeps } from './domain/persons/persons.js';
+import { installPersonRoutes } from './doors/rest/person-routes.js';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { answerWorkersFromEnvironment } from './config.js';
@@ -48,6 +52,8 @@ export interface DirectoryOptions {
   cacheAnswers?: boolean;
   /** How long a search may run before it answers 503 (10 s; tests shorten it). */
   searchDeadlineMs?: number;
+  /** Where mail to persons goes (their keys); by default SMTP at DIRECTORY_SMTP_URL, else a sink under the data folder. */
+  mailer?: Mailer;
   /** Worker threads assembling search answers (DIRECTORY_ANSWER_WORKERS; default one fewer than the cores, at least 1, at most 4; 0: on the server's thread). */
   answerWorkers?: number;
   /** How long an answer worker may take before its answer is made on the server's thread (2 s; tests on a loaded machine lengthen it). */
@@ -72,6 +78,8 @@ export interface Directory {
   answerWorkers: AnswerWorkers | null;
   /** Settles when every listed listing has a current search-result page (rendered at start when missing or stale); gives how many were rendered. */
   pagesReady: Promise<number>;
+  /** Where mail to persons goes. */
+  mailer: Mailer;
   close(): Promise<void>;
 }
 
@@ -123,6 +131,15 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   });
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
+  // Persons, keys and passes (docs/identity.md "The network side"); keys go out by mail.
+  const host = networkHost(baseUrl);
+  const mailSettings = mailEnvironment('DIRECTORY', /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$/i.test(new URL(baseUrl).hostname) ? `keys@${new URL(baseUrl).hostname}` : 'keys@network.localhost');
+  if (!isMailAddress(mailSettings.from)) throw new Error(`DIRECTORY_MAIL_FROM must be a plain mail address, not ${mailSettings.from}`);
+  const sinkFolder = join(options.dataDir, 'network-mail');
+  const mailer = options.mailer ?? (mailSettings.smtpUrl ? smtpMailer({ url: mailSettings.smtpUrl, from: mailSettings.from }) : sinkMailer(sinkFolder, mailSettings.from, `${baseUrl}/dev/mail`));
+  const persons: PersonsDeps = { ctx: context, pepper: loadNetworkPepper(options.dataDir), host, mailer, name: `The network at ${host}` };
+  installPersonRoutes(http, persons, instanceAuth(context));
+  if (mailer.kind === 'sink' && !options.mailer) installSinkPage(http, sinkFolder);
   const jobs = new JobRunner<DirectoryStore>(store, clock, { [VERIFY_JOB]: verificationHandler(context) }, (message, detail) =>
     http.log.warn({ err: detail }, message),
     { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
@@ -159,6 +176,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     checkWorker,
     answerWorkers,
     pagesReady,
+    mailer,
     async close() {
       if (hourTimer) clearTimeout(hourTimer);
       stopRefresh.abort();
@@ -167,6 +185,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await checkWorker.stop();
       await http.close();
       await answerWorkers?.close();
+      mailer.close();
       await store.close();
     },
   };

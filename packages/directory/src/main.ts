@@ -29,6 +29,8 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     `  stats            ${base}/v1/stats   OpenAPI ${base}/openapi.json`,
     `  MCP              ${base}/mcp (every public read as a tool, and check_business)`,
     `  agentic check    POST ${base}/check {"url": "…"}   results ${base}/b/{domain}.json   ${base}/leaderboard.json   rules ${base}/v1/score-rules`,
+    `  persons          POST ${base}/v1/persons, /v1/presentations (signed by member inboxes), /v1/passes (a person's key)`,
+    `  mail             ${directory.mailer.describe} (DIRECTORY_SMTP_URL, DIRECTORY_MAIL_FROM)`,
   ];
   return { directory, lines };
 }

@@ -35,3 +35,5 @@ export * from './web/page-headers.js';
 export * from './web/static-assets.js';
 export * from './web/languages.js';
 export * from './web/base-styles.js';
+export * from './mail/index.js';
+export * from './identity/person-tokens.js';

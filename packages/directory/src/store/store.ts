@@ -3,6 +3,7 @@
  * index is built from `allListed()` and the stored hourly order, not from SQL at query time.
  */
 import type { JobStore } from '@svc/shared';
+import type { PersonStore } from './person-store.js';
 import type { ListingRecord } from '../domain/listings/listing.js';
 import type { ListingPage, StoredListingPage } from '../domain/listings/listing-page.js';
 import type { BoardSummary, CheckOutcome } from '../domain/checks/assess.js';
@@ -175,6 +176,8 @@ export interface CheckStore {
 }
 
 export interface DirectoryStore {
+  /** Persons, keys, passes and presentations (docs/identity.md "The network side"). */
+  readonly persons: PersonStore;
   readonly listings: ListingStore;
   readonly checks: CheckStore;
   readonly instances: InstanceStore;

@@ -15,6 +15,7 @@ import * as events from './owner-events.js';
 import * as business from './public-business.js';
 import * as items from './public-items.js';
 import * as receipts from './public-receipts.js';
+import * as customers from './public-customers.js';
 
 export const PUBLIC_OPERATIONS: readonly AnyOperation<OperationContext>[] = [
   business.getBusinessProfile,
@@ -30,6 +31,7 @@ export const PUBLIC_OPERATIONS: readonly AnyOperation<OperationContext>[] = [
   items.acceptOfferOperation,
   items.declineOfferOperation,
   receipts.acknowledgeReceiptOperation,
+  customers.verifyCustomerOperation,
 ];
 
 export const OWNER_OPERATIONS: readonly AnyOperation<OperationContext>[] = [

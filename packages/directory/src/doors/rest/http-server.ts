@@ -26,6 +26,7 @@ import { directoryOpenApi } from './openapi-document.js';
 import { directoryBudgetOf } from './rate-budgets.js';
 import { installCheckResultSpellings } from './check-result-route.js';
 import { DISCOVERY_ROUTES, installDiscoveryDocuments } from './discovery-routes.js';
+import { PERSON_ROUTES } from './person-routes.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 
 /** Writes the MCP door offers besides the reads: asking for a check (registration and pings stay REST-only). */
@@ -105,6 +106,9 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
       { method: 'GET', path: ABOUT_FOUND_PATH },
       ...DISCOVERY_ROUTES,
       ...PAGE_ROUTES.map((path) => ({ method: 'GET' as const, path })),
+      ...PERSON_ROUTES,
+      { method: 'GET', path: '/dev/mail' },
+      { method: 'GET', path: '/dev/mail/{file}' },
     ],
     problemsBase,
     version: options.softwareVersion,

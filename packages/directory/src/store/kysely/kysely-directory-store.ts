@@ -1,4 +1,5 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
+import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -409,6 +410,7 @@ class KyselyOrderStore implements OrderStore {
 }
 
 export class KyselyDirectoryStore implements DirectoryStore {
+  readonly persons;
   readonly listings;
   readonly instances;
   readonly orders;
@@ -428,6 +430,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
     this.checks = new KyselyCheckStore(db);
+    this.persons = new KyselyPersonStore(db);
   }
 
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {

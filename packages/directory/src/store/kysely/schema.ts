@@ -106,6 +106,7 @@ export interface CheckCallersTable {
   window_start: number;
   count: number;
 }
+import type { IssuancesTable, PassesTable, PersonKeysTable, PersonOutcomesTable, PersonsTable, PresentationsTable } from './person-tables.js';
 
 export interface DirectoryDatabase {
   listings: ListingsTable;
@@ -116,4 +117,10 @@ export interface DirectoryDatabase {
   checks: ChecksTable;
   check_budget: CheckBudgetTable;
   check_callers: CheckCallersTable;
+  persons: PersonsTable;
+  person_keys: PersonKeysTable;
+  passes: PassesTable;
+  presentations: PresentationsTable;
+  person_outcomes: PersonOutcomesTable;
+  issuances: IssuancesTable;
 }

@@ -30,6 +30,8 @@ import { AUTHORIZATION_PATH, oauthEndpoints, ownerChallenge } from '../../domain
 import { bearerAccessToken } from '../../domain/items/access-token.js';
 import { AGENT_GUIDE } from './agent-guide.js';
 import { inboxBudgetOf } from './rate-budgets.js';
+import { installAgentSignatures, type AgentSignatures } from './agent-signatures.js';
+import type { SignedAgent } from '../../domain/types.js';
 import { buildManifest, publishedKeys } from './manifest.js';
 import { inboxOpenApi } from './openapi-document.js';
 import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
@@ -66,6 +68,37 @@ export interface HttpServerOptions {
   /** Multiplies the burst budgets (rate-budgets.ts); 0 turns them off. */
   rateLimitScale: number;
   trustProxy: boolean | number | string[];
+  /** Development: agents' platforms (Signature-Agent) on 127.0.0.1 over http. */
+  allowLocalAgents?: boolean;
+}
+
+/** What the runner keeps of a verified agent signature. */
+function signedAgentOf(signatures: AgentSignatures, request: FastifyRequest): SignedAgent | undefined {
+  const verified = signatures.of(request);
+  if (!verified) return undefined;
+  return {
+    jkt: verified.jkt,
+    platform: verified.platform,
+    publicJwk: { ...verified.key },
+    bound: verified.bound,
+    signatureId: verified.signatureId,
+    keepUntilMs: verified.keepUntil * 1000,
+    forwardRefusal: verified.forwardRefusal,
+    forward: verified.forward,
+  };
+}
+
+/**
+ * A signed request sends its access token in X-Access-Token or the body, never in its URL (inbox spec
+ * §5): a token in the query of a signed request is not taken.
+ */
+function withoutQueryToken(input: Record<string, unknown>, request: FastifyRequest, signed: boolean): Record<string, unknown> {
+  if (!signed) return input;
+  const query = (request.query ?? {}) as Record<string, unknown>;
+  const body = request.body as Record<string, unknown> | null | undefined;
+  if (query.access_token === undefined || (body && typeof body === 'object' && body.access_token !== undefined)) return input;
+  const { access_token: _dropped, ...rest } = input;
+  return rest;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -109,7 +142,13 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     trustProxy: options.trustProxy,
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
-  installRateLimits(app, { scale: options.rateLimitScale, budgetOf: inboxBudgetOf(operations.filter((op) => op.audience === 'public')) });
+  // Signatures are read before the budgets are taken: a verified agent also counts against its own key's budget.
+  const agentSignatures = installAgentSignatures(app, { publicBaseUrl: deps.config.publicBaseUrl, now: () => deps.clock.now(), allowLocal: options.allowLocalAgents ?? false });
+  installRateLimits(app, {
+    scale: options.rateLimitScale,
+    budgetOf: inboxBudgetOf(operations.filter((op) => op.audience === 'public')),
+    signerKeyOf: (request) => agentSignatures.of(request)?.jkt,
+  });
   if (options.storageHealth) installStorageHealth(app, options.storageHealth, deps.config.softwareVersion);
   installServiceRoutes(app, {
     operations,
@@ -120,6 +159,9 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
       { method: 'GET', path: '/docs/agents' },
       { method: 'POST', path: '/mcp' },
       { method: 'POST', path: '/mcp/owner' },
+      { method: 'POST', path: '/v1/email/inbound' },
+      { method: 'GET', path: '/dev/mail' },
+      { method: 'GET', path: '/dev/mail/{file}' },
     ],
     problemsBase,
     version: deps.config.softwareVersion,
@@ -133,6 +175,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     authorization: header(request, 'authorization'),
     idempotencyKeyHeader: header(request, 'idempotency-key'),
     accessTokenHeader: op.audience === 'owner' ? undefined : itemToken(request),
+    agent: op.audience === 'owner' ? undefined : signedAgentOf(agentSignatures, request),
+    svcPass: op.audience === 'owner' ? undefined : header(request, 'svc-pass'),
   });
   mountRestOperations(app, {
     operations,
@@ -140,7 +184,10 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     etag: (op) => op.audience === 'public',
     // The key and its scope are checked before the body is (issue 19): a call outside its scopes learns nothing of the schema.
     admit: (op, request) => admitCall(deps, op, restEnvelope(op, request)),
-    execute: (op, input, request, admission) => runOperation(deps, op, input as Record<string, unknown>, restEnvelope(op, request), admission),
+    execute: (op, input, request, admission) => {
+      const envelope = restEnvelope(op, request);
+      return runOperation(deps, op, withoutQueryToken(input as Record<string, unknown>, request, envelope.agent !== undefined), envelope, admission);
+    },
   });
 
   const publicOperations = operations.filter((op) => op.audience === 'public');
@@ -165,6 +212,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
         authorization: undefined,
         idempotencyKeyHeader: undefined,
         accessTokenHeader: itemToken(request),
+        agent: signedAgentOf(agentSignatures, request),
+        svcPass: header(request, 'svc-pass'),
       }),
   });
 

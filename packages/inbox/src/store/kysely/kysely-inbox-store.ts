@@ -12,6 +12,9 @@ import { KyselySigningKeyStore } from './signing-key-store.js';
 import { KyselyReceiptStore } from './receipt-store.js';
 import { KyselyReceiptPublicationStore } from './receipt-publication-store.js';
 import { KyselyOwnerSessionStore } from './owner-session-store.js';
+import { KyselyIdentityStore } from './identity-store.js';
+import { KyselyMailStore } from './mail-store.js';
+import { KyselyPersonLinkStore } from './person-link-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
@@ -36,6 +39,9 @@ export class KyselyInboxStore implements InboxStore {
   readonly receipts;
   readonly receiptPublications;
   readonly ownerSessions;
+  readonly identity;
+  readonly mail;
+  readonly persons;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -63,6 +69,9 @@ export class KyselyInboxStore implements InboxStore {
     this.receipts = new KyselyReceiptStore(db);
     this.receiptPublications = new KyselyReceiptPublicationStore(db);
     this.ownerSessions = new KyselyOwnerSessionStore(db);
+    this.identity = new KyselyIdentityStore(db);
+    this.mail = new KyselyMailStore(db);
+    this.persons = new KyselyPersonLinkStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */

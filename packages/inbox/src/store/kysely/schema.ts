@@ -7,6 +7,8 @@ import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
 import type { InstanceSecretsTable, ReceiptPublicationsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
+import type { InboundMailTable, OutboundMailTable } from './mail-tables.js';
+import type { AgentsTable, CustomerCodesTable, ItemAgentsTable, ItemNetworksTable, ItemPersonsTable, ItemProofsTable, SignatureUsesTable } from './identity-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -184,6 +186,15 @@ export interface Database {
   receipts: ReceiptsTable;
   receipt_publications: ReceiptPublicationsTable;
   owner_sessions: OwnerSessionsTable;
+  agents: AgentsTable;
+  item_agents: ItemAgentsTable;
+  signature_uses: SignatureUsesTable;
+  customer_codes: CustomerCodesTable;
+  item_proofs: ItemProofsTable;
+  outbound_mail: OutboundMailTable;
+  inbound_mail: InboundMailTable;
+  item_persons: ItemPersonsTable;
+  item_networks: ItemNetworksTable;
 }
 
 export interface RulesTable {
