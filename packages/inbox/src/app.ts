@@ -24,7 +24,7 @@ import { publishHandler } from './networks/receipt-publication-job.js';
 import { PUBLISH_JOB } from './domain/receipts/publication-queue.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
 import { SigningKeyRing, ensureSigningKey } from './domain/receipts/signing-keys.js';
-import type { ReceiptSigning } from './domain/receipts/issue-receipts.js';
+import type { ReceiptSigning } from './domain/receipts/signing-keys.js';
 import { sealedSettingsCodec } from './domain/settings/sealed-settings.js';
 import { pruneOAuth, retireGrantsForOtherResources } from './domain/access/oauth/maintenance.js';
 import { PRUNE_EVERY_MS as OAUTH_PRUNE_EVERY_MS } from './domain/access/oauth/oauth-limits.js';

@@ -2,7 +2,7 @@
 import type { InboxStore } from '../store/store.js';
 import { DEFAULT_PROFILE, businessProfileSchema, type BusinessProfile } from './catalogue/profile.js';
 import { withDefaults, type Settings } from './settings/settings-document.js';
-import type { ReceiptSigning } from './receipts/issue-receipts.js';
+import type { ReceiptSigning } from './receipts/signing-keys.js';
 import type { Clock } from './types.js';
 import type { IdentityKeys } from './identity/identity-keys.js';
 

@@ -6,7 +6,7 @@
  * answer is outside data.
  */
 import { publicFetch, signInstanceRequest, type PublicFetchResult } from '@svc/shared';
-import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
+import type { ReceiptSigning } from '../domain/receipts/signing-keys.js';
 import type { Clock } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
 

@@ -9,7 +9,7 @@ import { Problem, canonicalJson, rateLimitHeaders, rateLimitedHeaders, sha256Hex
 import { authenticateBearer } from '../domain/access/api-keys.js';
 import { KeyRateLimiter, type RateStanding } from '../domain/access/rate-limiter.js';
 import { checkScope } from '../domain/access/scope-check.js';
-import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
+import type { ReceiptSigning } from '../domain/receipts/signing-keys.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller, Channel, Clock, SignedAgent } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';

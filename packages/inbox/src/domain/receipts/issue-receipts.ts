@@ -25,14 +25,7 @@ import type { ReceiptDue, TransitionRow } from '../machines/machine.js';
 import type { Actor, Channel, ItemRecord } from '../types.js';
 import { queuePublication } from './publication-queue.js';
 import { receiptClaimsOf } from './receipt-view.js';
-import type { SigningKeyRing } from './signing-keys.js';
-
-/** What signs receipts: the issuer (this instance's origin) and its keys. */
-export interface ReceiptSigning {
-  /** `https://<domain>` of this instance: every receipt's `iss`. */
-  issuer: string;
-  keys: SigningKeyRing;
-}
+import type { ReceiptSigning } from './signing-keys.js';
 
 /** An order promises delivery within this many days of its acceptance (docs/receipts.md "due"). */
 export const ORDER_DUE_DAYS = 30;
