@@ -388,7 +388,7 @@ describe('the leaderboard page', () => {
     expect(res.text).toContain(`${json.total} checked in this scope, ${json.total - json.unnamed} named.`);
     expect(res.text).toContain(`${json.unnamed} not named`);
     expect(json.software_and_ai).toBe(1);
-    expect(res.text).toContain('1 software and AI companies are ranked apart');
+    expect(res.text).toContain('One software or AI company is ranked apart');
     expect(hrefsOf(res.text)).toContain('/leaderboard?category=software-ai');
     expect(shown).not.toContain('agentdesk.test');
     expectIndexed(res, true, 'board');

@@ -44,7 +44,9 @@ ol.fixes li{margin:.5rem 0}
 ol.plain{padding-left:1.2rem}ol.plain li{margin:.4rem 0}
 textarea.snippet{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875rem;max-width:none;min-height:4.5rem}
 table.narrow{width:auto}
-.board-form .row>div{flex:1 1 12rem}
+.board-form .row{align-items:flex-start}.board-form .row>div{flex:1 1 12rem}
+.card>h2:first-child,.card>form>h2:first-child{margin-top:0}
+.table-wrap{position:relative}
 `;
 
 const NEAR_ME_SCRIPT = new URL('../../../dist/doors/web/client/near-me.js', import.meta.url);

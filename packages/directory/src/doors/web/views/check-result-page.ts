@@ -115,7 +115,7 @@ function howOf(t: DirectoryMessages, r: CheckResultView, answer: NonNullable<Che
 function answersSection(ctx: ResultPageContext, r: CheckResultView): Html {
   const { t, lang } = ctx;
   const c = t.check;
-  return html`<section class="card" aria-labelledby="answers-title"><h2 id="answers-title">${c.answersTitle}</h2><div class="table-wrap"><table class="answers"><thead><tr><th scope="col">${c.answersTitle}</th><th scope="col">${c.answer}</th><th scope="col">${c.how}</th><th scope="col">${c.door}</th><th scope="col">${c.checkedAt}</th></tr></thead><tbody>${(r.answers ?? []).map(
+  return html`<section class="card" aria-labelledby="answers-title"><h2 id="answers-title">${c.answersTitle}</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="answers-title"><table class="answers"><thead><tr><th scope="col">${t.scoreRules.question}</th><th scope="col">${c.answer}</th><th scope="col">${c.how}</th><th scope="col">${c.door}</th><th scope="col">${c.checkedAt}</th></tr></thead><tbody>${(r.answers ?? []).map(
     (a) => html`<tr><th scope="row">${c.questions[a.capability] ?? a.capability}</th><td>${answerBadge(a.answer, c.answers[a.answer] ?? a.answer)}</td><td>${howOf(t, r, a)}</td><td>${
       a.door ? html`${c.doorNames[a.door.type] ?? a.door.type}<br><code class="small">${a.door.url}</code>` : html`<span class="muted">—</span>`
     }</td><td class="small">${when(lang, a.checked_at, true)}</td></tr>`,
@@ -146,7 +146,7 @@ function fixesSection(ctx: ResultPageContext, r: CheckResultView): Html {
 function capabilitiesSection(ctx: ResultPageContext, r: CheckResultView): Html {
   const { t } = ctx;
   const c = t.check;
-  return html`<section class="card" aria-labelledby="capabilities-title"><h2 id="capabilities-title">${c.capabilitiesTitle}</h2><div class="table-wrap"><table class="capabilities"><thead><tr><th scope="col">${c.capability}</th><th scope="col">${c.group}</th><th scope="col">${c.state}</th><th scope="col">${c.evidence}</th><th scope="col">${c.points}</th></tr></thead><tbody>${(r.capabilities ?? []).map((cap) => {
+  return html`<section class="card" aria-labelledby="capabilities-title"><h2 id="capabilities-title">${c.capabilitiesTitle}</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="capabilities-title"><table class="capabilities"><thead><tr><th scope="col">${c.capability}</th><th scope="col">${c.group}</th><th scope="col">${c.state}</th><th scope="col">${c.evidence}</th><th scope="col">${c.points}</th></tr></thead><tbody>${(r.capabilities ?? []).map((cap) => {
     const source = safeHref(cap.source_url);
     return html`<tr${cap.state === 'na' ? html` class="muted"` : null}><th scope="row">${t.capabilityNames[cap.id] ?? cap.id}</th><td>${t.groupNames[cap.group] ?? cap.group}</td><td>${answerBadge(cap.state, c.capabilityStates[cap.state] ?? cap.state)}${cap.experimental ? html` <span class="badge">${c.experimental}</span>` : null}</td><td class="small">${
       cap.via ? html`${cap.via}` : null

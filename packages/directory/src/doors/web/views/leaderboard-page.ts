@@ -71,7 +71,7 @@ export function boardJsonPath(form: BoardForm): string {
 function answerCell(t: DirectoryMessages, value: string | undefined): Html {
   if (!value) return html`<span class="muted">—</span>`;
   const tone = value === 'yes' ? ' accent' : value === 'partly' ? ' warn' : value === 'no' ? ' bad' : '';
-  return value === 'not_applicable' ? html`<span class="muted">${t.check.answers.not_applicable}</span>` : html`<span class="badge${tone}">${t.check.answers[value] ?? value}</span>`;
+  return value === 'not_applicable' ? html`<span class="muted"><span aria-hidden="true">—</span><span class="visually-hidden">${t.check.answers.not_applicable}</span></span>` : html`<span class="badge${tone}">${t.check.answers[value] ?? value}</span>`;
 }
 
 function scopeForm(t: DirectoryMessages, lang: string, form: BoardForm, groups: { slug: string; label: string }[]): Html {
@@ -111,7 +111,7 @@ ${board.software_and_ai ? html`<p class="small">${b.software(board.software_and_
 ${
   rows.length === 0
     ? html`<p class="card muted">${b.none}</p>`
-    : html`<div class="table-wrap card"><table class="board"><caption class="visually-hidden">${t.leaderboard.title}: ${scopeWords}</caption><thead><tr><th scope="col">${b.position}</th><th scope="col">${b.business}</th><th scope="col">${t.check.grade}</th><th scope="col">${t.check.score}</th>${ANSWERS.map(
+    : html`<div class="table-wrap card" tabindex="0" role="region" aria-labelledby="board-title"><table class="board"><caption class="visually-hidden">${t.leaderboard.title}: ${scopeWords}</caption><thead><tr><th scope="col">${b.position}</th><th scope="col">${b.business}</th><th scope="col">${t.check.grade}</th><th scope="col">${t.check.score}</th>${ANSWERS.map(
         (a) => html`<th scope="col">${t.capabilityNames[a] ?? a}</th>`,
       )}<th scope="col">${b.where}</th><th scope="col">${t.check.checkedAt}</th></tr></thead><tbody>${rows.map(
         (row) => html`<tr><td class="num">${row.position}</td><th scope="row"><a href="/b/${row.domain}${langSuffix}">${row.name}</a><br><span class="small muted">${row.domain}</span></th><td><span class="grade-chip grade-${row.grade}">${row.grade}</span></td><td class="num">${row.score}</td>${ANSWERS.map(

@@ -39,29 +39,29 @@ export function renderScoreRules(t: DirectoryMessages, lang: string, rules: Scor
   const rest = Object.fromEntries(Object.entries(rules).filter(([key]) => !SHOWN.has(key)));
 
   const body = html`<h1>${s.title}</h1><p>${s.intro}</p>
-<p><span class="badge accent">${s.version} ${rules.version}</span> <span class="badge">${s.status}: ${rules.status}</span>${rules.effective_at ? html` <span class="small muted">${s.inForceSince} ${when(lang, rules.effective_at, true)}</span>` : null}</p>
+<p><span class="badge accent">${s.version} ${rules.version}</span> <span class="badge">${s.status}: ${s.statuses[rules.status] ?? rules.status}</span>${rules.effective_at ? html` <span class="small muted">${s.inForceSince} ${when(lang, rules.effective_at, true)}</span>` : null}</p>
 ${rules.summary ? html`<p class="lead">${doc(rules.summary)}</p>` : null}
 ${lang === 'en' ? null : html`<p class="small muted">${s.documentLanguage}</p>`}
-<section class="card" aria-labelledby="formula-title"><h2 id="formula-title">${s.formula}</h2><p>${doc(rules.formula)}</p>${
-    rules.grades ? html`<h3>${s.grades}</h3><div class="table-wrap"><table class="narrow"><thead><tr><th scope="col">${s.grade}</th><th scope="col">${s.from}</th></tr></thead><tbody>${rules.grades.map(
-      (g) => html`<tr><th scope="row"><span class="grade-chip grade-${g.grade}">${g.grade}</span></th><td class="num">${g.min}</td></tr>`,
-    )}</tbody></table></div>` : null
-  }</section>
-<section class="card" aria-labelledby="groups-title"><h2 id="groups-title">${s.groups}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${t.check.group}</th><th scope="col">${s.weight}</th><th scope="col">${s.members}</th></tr></thead><tbody>${rules.groups.map(
+<section class="card" aria-labelledby="groups-title"><h2 id="groups-title">${s.groups}</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="groups-title"><table><thead><tr><th scope="col">${t.check.group}</th><th scope="col">${s.weight}</th><th scope="col">${s.members}</th></tr></thead><tbody>${rules.groups.map(
     (g) => html`<tr><th scope="row">${t.groupNames[g.id] ?? g.id} <code class="small muted">${g.id}</code></th><td class="num">${g.weight}${g.weight === 0 ? html` <span class="small muted">(${s.unscored})</span>` : null}</td><td>${(g.members ?? []).map(capability).join(', ')}</td></tr>`,
   )}</tbody></table></div></section>
-${rules.capabilities ? html`<section class="card" aria-labelledby="capabilities-title"><h2 id="capabilities-title">${s.capabilities}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${t.check.capability}</th><th scope="col">${s.question}</th><th scope="col">${t.check.group}</th><th scope="col">${s.journey}</th></tr></thead><tbody>${rules.capabilities.map(
+${rules.capabilities ? html`<section class="card" aria-labelledby="capabilities-title"><h2 id="capabilities-title">${s.capabilities}</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="capabilities-title"><table><thead><tr><th scope="col">${t.check.capability}</th><th scope="col">${s.question}</th><th scope="col">${t.check.group}</th><th scope="col">${s.journey}</th></tr></thead><tbody>${rules.capabilities.map(
     (c) => html`<tr><th scope="row">${capability(c.id)} <code class="small muted">${c.id}</code></th><td>${doc(c.question)}</td><td>${c.group ? (t.groupNames[c.group] ?? c.group) : ''}</td><td>${doc(c.journey)}</td></tr>`,
   )}</tbody></table></div></section>` : null}
-<section class="card" aria-labelledby="profiles-title"><h2 id="profiles-title">${s.profiles}</h2><div class="table-wrap"><table><thead><tr><th scope="col">${s.profile}</th><th scope="col">${s.applies}</th><th scope="col">${s.categoryGroups}</th></tr></thead><tbody>${rules.profiles.map(
+<section class="card" aria-labelledby="profiles-title"><h2 id="profiles-title">${s.profiles}</h2><div class="table-wrap" tabindex="0" role="region" aria-labelledby="profiles-title"><table><thead><tr><th scope="col">${s.profile}</th><th scope="col">${s.applies}</th><th scope="col">${s.categoryGroups}</th></tr></thead><tbody>${rules.profiles.map(
     (p) => html`<tr><th scope="row">${t.profileNames[p.id] ?? p.label ?? p.id}</th><td>${(p.applicable ?? []).map(capability).join(', ')}${
       (p.either ?? []).length > 0 ? html`<br><span class="small">${(p.either ?? []).map((set) => `${s.either}: ${set.map(capability).join(' / ')}`).join('; ')}</span>` : null
     }</td><td>${(p.groups ?? []).map((g, i) => html`${i > 0 ? ', ' : ''}<a href="/categories/${encodeURIComponent(g)}${lang === 'en' ? '' : `?lang=${lang}`}">${groupLabel(g)}</a>`)}</td></tr>`,
   )}</tbody></table></div></section>
+<section class="card" aria-labelledby="formula-title"><h2 id="formula-title">${s.formula}</h2><p>${doc(rules.formula)}</p>${
+    rules.grades ? html`<h3 id="grades-title">${s.grades}</h3><div class="table-wrap" tabindex="0" role="region" aria-labelledby="grades-title"><table class="narrow"><thead><tr><th scope="col">${s.grade}</th><th scope="col">${s.from}</th></tr></thead><tbody>${rules.grades.map(
+      (g) => html`<tr><th scope="row"><span class="grade-chip grade-${g.grade}">${g.grade}</span></th><td class="num">${g.min}</td></tr>`,
+    )}</tbody></table></div>` : null
+  }</section>
 ${rules.states ? html`<section class="card" aria-labelledby="states-title"><h2 id="states-title">${s.states}</h2><dl class="facts">${Object.entries(rules.states).map(
     ([state, meaning]) => html`<dt>${t.check.capabilityStates[state] ?? state}</dt><dd>${doc(meaning)}</dd>`,
   )}</dl></section>` : null}
-${rules.fixes ? html`<section class="card" aria-labelledby="fixes-title"><h2 id="fixes-title">${s.fixes}</h2>${rules.fixes.rule ? html`<p>${doc(rules.fixes.rule)}</p>` : null}<div class="table-wrap"><table><thead><tr><th scope="col">${t.check.capability}</th><th scope="col">${s.fix}</th></tr></thead><tbody>${Object.entries(rules.fixes.texts ?? {}).map(
+${rules.fixes ? html`<section class="card" aria-labelledby="fixes-title"><h2 id="fixes-title">${s.fixes}</h2>${rules.fixes.rule ? html`<p>${doc(rules.fixes.rule)}</p>` : null}<div class="table-wrap" tabindex="0" role="region" aria-labelledby="fixes-title"><table><thead><tr><th scope="col">${t.check.capability}</th><th scope="col">${s.fix}</th></tr></thead><tbody>${Object.entries(rules.fixes.texts ?? {}).map(
     ([id, fix]) => html`<tr><th scope="row">${capability(id)}</th><td><strong>${doc(fix.title)}</strong><br>${doc(fix.how)}</td></tr>`,
   )}</tbody></table></div></section>` : null}
 ${rules.changelog ? html`<section class="card" aria-labelledby="changelog-title"><h2 id="changelog-title">${s.changelog}</h2><ol class="plain">${rules.changelog.map(
