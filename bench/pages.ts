@@ -3,12 +3,14 @@
  * Fastify route serving the very same bytes, in the same run. Goal: at least 50% of the baseline's
  * requests a second, and p99 under 25 ms.
  *
- *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false]
+ *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard]
  *
  * The services run from the compiled code in one process (bench/pages-server.ts, as `npm start`
  * runs them: 3000 demo listings, the demo business, burst limits off), the baseline in another
  * (bench/pages-baseline-server.ts); autocannon drives both from this one, all on 127.0.0.1. Pages of
- * the owner app are read with a session made by signing in; the inbox holds 40 bookings first.
+ * the owner app are read with a session made by signing in; the inbox holds 40 bookings first. The
+ * check's pages read real results: the local web of sample sites is checked before the run.
+ * `--only` names the cases to run (prefixes of their names); all by default.
  * Every request must answer 200. Results go to bench/results/pages-<time>.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -24,6 +26,7 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]
 const durationSec = Number(args.get('duration') ?? 5);
 const warmupSec = Number(args.get('warmup') ?? 1);
 const connections = Number(args.get('connections') ?? 8);
+const only = (args.get('only') ?? '').split(',').filter(Boolean);
 const root = new URL('.', import.meta.url).pathname;
 const resultsDir = join(root, 'results');
 mkdirSync(resultsDir, { recursive: true });
@@ -98,13 +101,20 @@ const cases: { name: string; url: string; headers: Record<string, string>; json:
   { name: 'directory-search', url: `${directory}/?q=cafe&open_now=true`, headers: {}, json: `${directory}/v1/businesses?q=cafe&open_now=true`, jsonHeaders: {} },
   { name: 'directory-business', url: `${directory}/businesses/${firstListing}`, headers: {}, json: `${directory}/v1/businesses/${firstListing}`, jsonHeaders: {} },
   { name: 'directory-ranking', url: `${directory}/ranking`, headers: {}, json: `${directory}/v1/ranking`, jsonHeaders: {} },
+  { name: 'directory-check-result', url: `${directory}/b/padaria-aurora.test`, headers: {}, json: `${directory}/b/padaria-aurora.test.json`, jsonHeaders: {} },
+  { name: 'directory-check-badge', url: `${directory}/b/padaria-aurora.test/badge.svg`, headers: {}, json: `${directory}/b/padaria-aurora.test.json`, jsonHeaders: {} },
+  { name: 'directory-leaderboard', url: `${directory}/leaderboard`, headers: {}, json: `${directory}/leaderboard.json`, jsonHeaders: {} },
+  { name: 'directory-leaderboard-scoped', url: `${directory}/leaderboard?country=PT&place=lisboa`, headers: {}, json: `${directory}/leaderboard.json?country=PT&place=lisboa`, jsonHeaders: {} },
+  { name: 'directory-score-rules', url: `${directory}/score-rules`, headers: {}, json: `${directory}/v1/score-rules`, jsonHeaders: {} },
   { name: 'owner-inbox', url: `${inbox}/app/inbox`, headers: { cookie: session }, json: `${inbox}/v1/owner/items`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
   { name: 'owner-item', url: `${inbox}/app/items/${itemId}`, headers: { cookie: session }, json: `${inbox}/v1/owner/items/${itemId}`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
 ];
 
+const chosen = only.length === 0 ? cases : cases.filter((c) => only.some((prefix) => c.name.startsWith(prefix)));
+
 // The baseline serves exactly the bytes each page answered.
 const bodies: Record<string, string> = {};
-for (const c of cases) {
+for (const c of chosen) {
   const r = await fetch(c.url, { headers: c.headers });
   if (r.status !== 200) throw new Error(`${c.name} answered ${r.status}`);
   bodies[c.name] = await r.text();
@@ -116,7 +126,7 @@ const baseline = await startProcess('pages-baseline-server.ts', { PAGES_FILE: pa
 const results: Record<string, unknown>[] = [];
 console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, load ${loadavg()[0]!.toFixed(2)}`);
 console.log(`${'page'.padEnd(20)} ${'bytes'.padStart(7)} ${'req/s'.padStart(7)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'bare req/s'.padStart(10)} ${'p99'.padStart(4)}  share  goal        ${'its JSON req/s'.padStart(14)}`);
-for (const c of cases) {
+for (const c of chosen) {
   await load(c.url, c.headers, warmupSec);
   const page = await load(c.url, c.headers, durationSec);
   await load(`${baseline.info.address}/${c.name}`, {}, warmupSec);

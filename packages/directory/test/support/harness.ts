@@ -49,6 +49,8 @@ export interface StartDirectoryOptions {
   checks?: Partial<CheckSettings>;
   /** Run checks in the background (default off: tests drain the worker). */
   runChecks?: boolean;
+  /** Scale of the burst budgets (off in tests unless a test is about them). */
+  rateLimit?: number;
 }
 
 export async function startDirectory(options: StartDirectoryOptions = {}): Promise<TestDirectory> {
@@ -72,6 +74,7 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     answerTimeoutMs: 20_000,
     ...(options.checks ? { checks: options.checks } : {}),
     runChecks: options.runChecks ?? false,
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   });
   if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
   const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });

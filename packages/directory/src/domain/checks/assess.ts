@@ -91,7 +91,8 @@ const DOOR_WORDS: Readonly<Record<string, string>> = {
   acp: 'your ACP endpoint',
   nlweb: 'your NLWeb endpoint',
 };
-const DOOR_PREFERENCE = ['inbox', 'mcp', 'openapi', 'a2a', 'ucp', 'acp', 'nlweb'];
+/** The door a fix names, best first (the result page names it the same way in other languages). */
+export const DOOR_PREFERENCE: readonly string[] = ['inbox', 'mcp', 'openapi', 'a2a', 'ucp', 'acp', 'nlweb'];
 
 /** A place name as a leaderboard `place`: folded, lower case, letters and digits joined by hyphens. */
 export function placeSlug(locality: string): string | null {

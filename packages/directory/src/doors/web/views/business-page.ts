@@ -22,7 +22,13 @@ function factValue(value: unknown): string {
   return String(value);
 }
 
-export function renderBusinessPage(t: DirectoryMessages, listing: ListingView, lang: string): RenderedPage {
+/** The business's agentic check result, when it has one: where it is and what it says in a few words. */
+export interface CheckLink {
+  href: string;
+  text: string;
+}
+
+export function renderBusinessPage(t: DirectoryMessages, listing: ListingView, lang: string, check: CheckLink | null = null): RenderedPage {
   const b = t.business;
   const where = [listing.address?.street, listing.address?.postal_code, listing.city ?? listing.address?.locality, listing.country].filter(Boolean).join(', ');
   const doors = listing.doors ?? [];
@@ -42,6 +48,7 @@ ${where ? html`<dt>${b.address}</dt><dd>${where}</dd>` : null}
 ${listing.url ? html`<dt>${b.website}</dt><dd>${link(listing.url)}</dd>` : null}
 ${listing.languages.length > 0 ? html`<dt>${b.languages}</dt><dd>${listing.languages.join(', ')}</dd>` : null}
 ${listing.rank_pos !== undefined ? html`<dt>${b.place}</dt><dd>${listing.rank_pos}</dd>` : null}
+${check ? html`<dt>${b.check}</dt><dd><a href="${check.href}">${check.text}</a></dd>` : null}
 ${listing.category ? html`<dt>${t.search.category}</dt><dd><a href="/categories/${encodeURIComponent(listing.category.primary.id)}">${listing.category.primary.label}</a></dd>` : null}
 </dl></section>
 <section class="card" aria-labelledby="doors-title"><h2 id="doors-title">${b.doors}</h2>${

@@ -6,6 +6,7 @@
 import { attr, html, queryString, type Html } from '@svc/shared';
 import type { DirectoryMessages } from '../messages.js';
 import type { RenderedPage } from '../page-frame.js';
+import { checkSiteForm } from './check-form.js';
 import { renderCard, selected, type ListingView } from './listing-card.js';
 
 export const SEARCH_FIELDS = ['q', 'near', 'radius_km', 'category', 'language', 'country', 'open_now', 'item_type', 'level', 'source', 'has_inbox', 'order', 'cursor'] as const;
@@ -114,7 +115,8 @@ ${input('country', s.country, html` maxlength="2" placeholder="PT"`)}
     // The home page may be indexed; its filtered and paged variants are endless, so they are not.
     indexable: !filtered,
     section: 'search',
+    script: 'near-me',
     status: problem ? 400 : 200,
-    body: html`<h1>${s.title}</h1><p>${s.intro}</p>${filters}${problem}${results}`,
+    body: html`<h1>${s.title}</h1><p>${s.intro}</p>${filters}${problem}${results}${checkSiteForm(t, lang)}`,
   };
 }
