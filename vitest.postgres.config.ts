@@ -30,6 +30,13 @@ export const POSTGRES_SUITES = [
   'packages/inbox/test/feeds.test.ts',
   'packages/inbox/test/oauth-flow.test.ts',
   'packages/inbox/test/networks.test.ts',
+  // inbox, from issues 13, 15 and 16: receipt acknowledgements and publication, signed agents' signatures taken once, codes and their attempts, mail in and out, owner app sessions
+  'packages/inbox/test/receipts-ack.test.ts',
+  'packages/inbox/test/receipts-publication.test.ts',
+  'packages/inbox/test/signed-agents.test.ts',
+  'packages/inbox/test/verify-customer.test.ts',
+  'packages/inbox/test/mail.test.ts',
+  'packages/inbox/test/owner-app-http.test.ts',
   // directory: registration, listings and their revisions, the hour's order, search over the store, answer workers
   'packages/directory/test/store-concurrency.test.ts',
   'packages/directory/test/registration-http.test.ts',
@@ -40,6 +47,9 @@ export const POSTGRES_SUITES = [
   'packages/directory/test/stats-http.test.ts',
   'packages/directory/test/answer-workers.test.ts',
   'packages/directory/test/payments-vocab-http.test.ts',
+  // directory, from issues 14 and 15: the check queue, budgets and results; persons, passes and outcomes (with an inbox)
+  'packages/directory/test/check-http.test.ts',
+  'packages/directory/test/persons-end-to-end.test.ts',
 ];
 
 export default defineConfig({ test: { ...base.test, include: POSTGRES_SUITES } });

@@ -8,6 +8,7 @@
  * listing write and keeps it to its commit, so writers of listings commit one at a time (a ping is
  * one short transaction; docs/storage.md "Commit order").
  */
+import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, engineOf, inList, lockUntilCommit, transactionWithRetry, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -17,6 +18,7 @@ import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
+import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
@@ -457,10 +459,12 @@ class KyselyOrderStore implements OrderStore {
 }
 
 export class KyselyDirectoryStore implements DirectoryStore {
+  readonly persons;
   readonly listings;
   readonly instances;
   readonly orders;
   readonly jobs;
+  readonly checks;
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #inTransaction: boolean;
 
@@ -474,6 +478,8 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
+    this.checks = new KyselyCheckStore(db);
+    this.persons = new KyselyPersonStore(db);
   }
 
   /** On PostgreSQL, a transaction that loses a race the database decides (a deadlock) runs again. */

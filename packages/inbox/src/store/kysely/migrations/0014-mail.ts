@@ -1,0 +1,31 @@
+/**
+ * Mail (docs/mail.md): what the inbox sent (a notice of an item, a one-time code) with the Message-ID
+ * a reply names in In-Reply-To; a code's text kept sealed only until it is sent; and the Message-IDs
+ * of mail that came in, so the same message twice makes one entry.
+ */
+import { columnTypes } from '@svc/shared';
+import type { Kysely } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  const t = columnTypes(db);
+  await db.schema
+    .createTable('outbound_mail')
+    .addColumn('id', t.text, (c) => c.primaryKey())
+    .addColumn('kind', t.text, (c) => c.notNull())
+    .addColumn('item_id', t.text)
+    .addColumn('to_address', t.text, (c) => c.notNull())
+    .addColumn('subject', t.text, (c) => c.notNull())
+    .addColumn('sealed_text', t.text)
+    .addColumn('message_id', t.text, (c) => c.notNull().unique())
+    .addColumn('status', t.text, (c) => c.notNull())
+    .addColumn('created_at', t.bigint, (c) => c.notNull())
+    .addColumn('sent_at', t.bigint)
+    .execute();
+  await db.schema.createIndex('outbound_mail_item').on('outbound_mail').column('item_id').execute();
+  await db.schema
+    .createTable('inbound_mail')
+    .addColumn('message_key', t.text, (c) => c.primaryKey())
+    .addColumn('item_id', t.text, (c) => c.notNull())
+    .addColumn('received_at', t.bigint, (c) => c.notNull())
+    .execute();
+}
