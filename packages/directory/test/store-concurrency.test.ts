@@ -79,3 +79,76 @@ it('numbers every listing write in commit order while two stores write at once',
   expect(new Set(current.map((c) => c.revision)).size).toBe(domains.length);
   expect(top).toBe(domains.length * 7);
 });
+
+const queued = (domain: string, queuedAt: number) => ({
+  domain,
+  state: 'queued' as const,
+  requestedAt: queuedAt,
+  queuedAt,
+  leaseUntil: null,
+  attempts: 0,
+  lastState: null,
+  lastReason: null,
+  outcome: null,
+  checkedAt: null,
+  nextCheckAt: null,
+});
+
+it('hands each queued check to one crawler, and numbers every check write once, with two stores claiming and writing at once', { timeout: 120_000 }, async () => {
+  const [one, two] = stores as [OpenedDirectoryStore, OpenedDirectoryStore];
+  const domains = Array.from({ length: 30 }, (_, i) => `queued-${String(i).padStart(2, '0')}.example`);
+  const before = await one.checks.revision();
+  // Both stores queue at once: 30 writes.
+  await Promise.all([one, two].map((store, s) => Promise.all(domains.filter((_, i) => i % 2 === s).map((domain, i) => store.checks.put(queued(domain, MONDAY + i))))));
+  expect(await one.checks.revision()).toBe(before + domains.length);
+  // Both claim in small bites at once until the queue is empty: each check once.
+  const claimed: string[] = [];
+  await Promise.all(
+    [one, two, one, two].map(async (store) => {
+      for (;;) {
+        const got = await store.checks.claim(MONDAY + 1_000, MONDAY + 600_000, 3);
+        if (got.length === 0) return;
+        claimed.push(...got.map((c) => c.domain));
+      }
+    }),
+  );
+  expect(claimed.sort()).toEqual(domains);
+  // Every claim wrote each check once more, each write under a number of its own.
+  expect(await one.checks.revision()).toBe(before + 2 * domains.length);
+  for (const domain of domains) expect((await two.checks.get(domain))?.attempts).toBe(1);
+});
+
+it('never lets racing takers pass the day\'s budget or a caller\'s hour together', { timeout: 60_000 }, async () => {
+  const [one, two] = stores as [OpenedDirectoryStore, OpenedDirectoryStore];
+  const budget = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? one : two).checks.takeBudget('2026-11-30', 7)));
+  expect(budget.filter(Boolean)).toHaveLength(7);
+  expect(await one.checks.budgetUsed('2026-11-30')).toBe(7);
+  const caller = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? one : two).checks.takeCallerRequest('caller-a', MONDAY, 5)));
+  expect(caller.filter(Boolean)).toHaveLength(5);
+  expect(await one.checks.takeBudget('2026-12-01', 0)).toBe(false);
+  expect(await one.checks.budgetUsed('2026-12-01')).toBe(0);
+});
+
+it('makes one person of one address and counts one outcome once, however many ask at once', { timeout: 60_000 }, async () => {
+  const [one, two] = stores as [OpenedDirectoryStore, OpenedDirectoryStore];
+  // As issuePerson does: look the address up, else make the person, in one transaction.
+  const made = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      (i % 2 ? one : two).transaction(async (tx) => {
+        const known = await tx.persons.byEmailMac('mac-of-ana');
+        if (known) return known.id;
+        await tx.persons.insert({ id: `person-${i}`, emailMac: 'mac-of-ana', createdAt: MONDAY, emailProvenAt: null, kept: 0, broken: 0 });
+        return `person-${i}`;
+      }),
+    ),
+  );
+  expect(new Set(made).size).toBe(1);
+  const personId = made[0] as string;
+  const counted = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      (i % 2 ? one : two).transaction((tx) => tx.persons.addOutcome({ presentationId: 'presentation-1', receiptId: 'receipt-1', personId, side: 'kept', createdAt: MONDAY })),
+    ),
+  );
+  expect(counted.filter(Boolean)).toHaveLength(1);
+  expect((await one.persons.get(personId))?.kept).toBe(1);
+});
