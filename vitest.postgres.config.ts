@@ -31,6 +31,7 @@ export const POSTGRES_SUITES = [
   'packages/inbox/test/oauth-flow.test.ts',
   'packages/inbox/test/networks.test.ts',
   // inbox, from issues 13, 15 and 16: receipt acknowledgements and publication, signed agents' signatures taken once, codes and their attempts, mail in and out, owner app sessions
+  'packages/inbox/test/identity-store-races.test.ts',
   'packages/inbox/test/receipts-ack.test.ts',
   'packages/inbox/test/receipts-publication.test.ts',
   'packages/inbox/test/signed-agents.test.ts',
