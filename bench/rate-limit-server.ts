@@ -1,7 +1,7 @@
 /**
  * Benchmark server for bench/rate-limit.ts: an inbox with the demo business on a fresh data folder,
  * its burst budgets scaled by INBOX_RATE_LIMIT (0: off), on 127.0.0.1, printing one JSON line when
- * ready. Compiled code, as `npm start` serves it.
+ * ready, and one with its CPU time so far on each SIGHUP. Compiled code, as `npm start` serves it.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,4 +21,9 @@ await seedDemoBusiness({ store: inbox.store, clock: inbox.clock });
 const ownerKey = (await createOwnerKey(inbox.store, 'bench', inbox.clock.now())).value;
 const address = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`${JSON.stringify({ ready: true, address, ownerKey })}\n`);
+// The bench asks for the CPU time spent so far (user + system, µs) before and after each run.
+process.on('SIGHUP', () => {
+  const { user, system } = process.cpuUsage();
+  process.stdout.write(`${JSON.stringify({ cpuMicros: user + system })}\n`);
+});
 process.on('SIGTERM', () => void inbox.close().then(() => process.exit(0)));

@@ -126,7 +126,7 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     await expectWithinBudget(page, 'check result');
     await expectAccessible(page, 'check result');
     // The badge is an image this page can show, and its snippet is there to copy.
-    await expect.poll(() => page.locator('img[src="/b/padaria-aurora.test/badge.svg"]').evaluate((img) => { const shown = img as unknown as { complete: boolean; naturalWidth: number }; return shown.complete && shown.naturalWidth > 0; })).toBe(true);
+    await expect.poll(() => page.locator('img[src="/b/padaria-aurora.test/badge.svg"]').evaluate((img) => { const image = img as unknown as { complete: boolean; naturalWidth: number }; return image.complete && image.naturalWidth > 0; })).toBe(true);
     expect(await page.getByLabel('HTML to copy').inputValue()).toContain('/b/padaria-aurora.test/badge.svg');
     await screenshot(page, 'directory-check-result');
     // Result and business link each other.

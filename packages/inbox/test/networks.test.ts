@@ -72,7 +72,7 @@ describe('get_networks and signed reporting', () => {
     expect(fresh).toMatchObject({
       enabled: true,
       issue: true,
-      gets: ['registration', 'hourly_ping', 'receipts'],
+      gets: ['registration', 'hourly_ping', 'receipts', 'presented_passes', 'first_time_customer_addresses'],
       verification: null,
       verified: null,
       registered_at: null,
@@ -120,6 +120,8 @@ describe('get_networks and signed reporting', () => {
 
   it('signs with the key active at the moment: a rotation takes effect at the next ping', async () => {
     await enable({ [origin]: { enabled: true } });
+    // A network that issues no customer keys is never sent a customer's address.
+    expect((await networks())[0].gets).toEqual(['registration', 'hourly_ping', 'receipts', 'presented_passes']);
     await inbox.jobs.runDue();
     clock.advance(3_000);
     await inbox.jobs.runDue();

@@ -21,8 +21,9 @@ import {
   type Ed25519PrivateJwk,
 } from '@svc/shared';
 import { startInbox, haircutAt, type TestInbox } from './support/harness.js';
-import { expectProblem } from './support/customer-calls.js';
+import { expectProblem, ownerMove } from './support/customer-calls.js';
 import { INBOX_ORIGIN, newAgent, signedRequest, startPlatform } from './support/agents.js';
+import { Agent } from './support/receipts.js';
 
 let t: TestInbox;
 const closers: (() => Promise<void>)[] = [];
@@ -89,6 +90,25 @@ describe('an agent signing with its own key (Svc-Agent-Key)', () => {
     const owner = await t.owner('GET', `/v1/owner/items/${created.body.id}`);
     expect(owner.body.customer.agent.last_seen).toBe('2026-11-23T10:01:00.000Z');
     expect(owner.body.customer.agent.first_seen).toBe('2026-11-23T10:00:00.000Z');
+  });
+
+  it('acknowledges its item\'s receipt with its signature instead of the token; another agent cannot', async () => {
+    await start();
+    const agent = newAgent();
+    const created = await signedBooking(agent);
+    const receipt = (await ownerMove(t, created.body.id, 'confirm')).receipts[0];
+    const path = `/v1/items/${created.body.id}/receipt-ack`;
+    const jws = await new Agent().acknowledge(receipt, Math.floor(t.clock.now() / 1000));
+
+    expectProblem(await t.request('POST', path, { body: { ack: jws, idempotency_key: 'ack-0' } }), 401, 'unauthorized');
+    const stranger = newAgent();
+    expectProblem(await signedRequest(t, stranger, 'POST', path, { body: { ack: jws, idempotency_key: 'ack-1' } }), 401, 'unauthorized');
+    expect((await t.owner('GET', `/v1/owner/items/${created.body.id}`)).body.receipts[0].acknowledged).toBe(false);
+
+    const acknowledged = await signedRequest(t, agent, 'POST', path, { body: { ack: jws, receipt_id: receipt.receipt_id, idempotency_key: 'ack-2' } });
+    expect(acknowledged.status, JSON.stringify(acknowledged.body)).toBe(200);
+    expect(acknowledged.body.receipt.acknowledgement.jws).toBe(jws);
+    expect((await t.owner('GET', `/v1/owner/items/${created.body.id}`)).body.receipts[0].acknowledged).toBe(true);
   });
 
   it('works on the public MCP door too: a signed tools/call is recorded on the item', async () => {

@@ -63,8 +63,14 @@ export interface NetworkEntry {
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
-/** What an enabled network receives from this inbox (network-jobs.ts, receipt-publication-job.ts). */
-const SENT_TO_ENABLED = ['registration', 'hourly_ping', 'receipts'];
+/**
+ * What an enabled network receives from this inbox: network-jobs.ts, receipt-publication-job.ts, and
+ * from the identity work (docs/identity.md) the passes it issued when a customer presents them, with
+ * the outcome receipts of those customers' items (present-passes.ts, person-jobs.ts).
+ */
+const SENT_TO_ENABLED = ['registration', 'hourly_ping', 'receipts', 'presented_passes'];
+/** What a network that issues customer keys receives besides: a first-time customer's e-mail address (person-jobs.ts). */
+const SENT_TO_ISSUING = ['first_time_customer_addresses'];
 
 const NO_RECEIPTS: PublicationCounts = { waiting: 0, held: 0, accepted: 0, refused: 0, acknowledgementsSent: 0, lastAcceptedAt: null, lastRefusal: null };
 
@@ -90,7 +96,7 @@ function toEntry(
     origin,
     enabled: entry.enabled,
     issue: entry.issue ?? false,
-    gets: entry.enabled ? [...SENT_TO_ENABLED] : [],
+    gets: entry.enabled ? [...SENT_TO_ENABLED, ...(entry.issue ? SENT_TO_ISSUING : [])] : [],
     verification,
     verified: verification === null ? null : verification === 'verified',
     verified_at: iso(status?.verifiedAt),

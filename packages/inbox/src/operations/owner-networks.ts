@@ -11,7 +11,9 @@ const networkEntrySchema = z.object({
   issue: z.boolean().describe('Whether it gives first-time customers a key.'),
   gets: z
     .array(z.string())
-    .describe("What this inbox sends it, signed: registration (this inbox's domain), hourly_ping (software version and the last day's counts of new items) and receipts (each receipt, with its acknowledgement once there is one)."),
+    .describe(
+      "What this inbox sends it, signed: registration (this inbox's domain), hourly_ping (software version and the last day's counts of new items), receipts (each receipt, with its acknowledgement once there is one), presented_passes (a pass it issued, when a customer presents it here, and the outcome receipts of that customer's items) and, when it issues customer keys, first_time_customer_addresses (the e-mail address of a customer new to this business, so it can send them a key).",
+    ),
   verification: z.enum(['pending', 'verified', 'unreachable']).nullable().describe('The registration status the network last reported; null before it said one.'),
   verified: z.boolean().nullable().describe('Whether the network has verified this instance; null when not known yet.'),
   verified_at: instant.nullable(),

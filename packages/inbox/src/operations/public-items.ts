@@ -26,7 +26,8 @@ import {
 const messageField = z.string().trim().min(1).max(20_000).describe('Free text to the business.');
 const sandboxField = z.boolean().optional().describe('A test item: handled like any other, kept apart in the owner\'s lists, never blocks a real slot.');
 /** Every public call takes a person's passes and key (inbox spec §4); never put them in a URL. */
-const passFields = {
+/** A person's passes (docs/identity.md): every call that opens an item takes them. */
+export const passFields = {
   pass: z.string().max(1700).optional().describe('A person\'s passes, space-separated, at most 8 (or header Svc-Pass). A pass reference (no secret) works only in a signed request.'),
   key: z.string().max(200).optional().describe('A person\'s key from their network\'s mail, exchanged once for a pass (shown in identity.passes: keep it).'),
 };

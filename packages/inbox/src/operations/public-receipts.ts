@@ -4,12 +4,13 @@ import { z } from 'zod';
 import { acknowledgeReceipt } from '../domain/receipts/acknowledge-receipt.js';
 import { receiptViewSchema } from '../domain/receipts/receipt-view.js';
 import { accessTokenField, idempotencyKeyField, inboxOperation, itemIdField } from './context.js';
+import { passFields } from './public-items.js';
 
 export const acknowledgeReceiptOperation = inboxOperation({
   name: 'acknowledge_receipt',
   title: 'Counter-sign a receipt',
   description:
-    `Counter-signs a receipt of an item you hold the access token of, with your agent's own Ed25519 key: send a compact JWS with header {alg: "EdDSA", typ: "${RECEIPT_ACK_TYP}", jwk: <your public key>} and payload {rcp: receipt_id, sha: base64url SHA-256 of the receipt's jws exactly as received, iat: now in seconds}, signed at most an hour before it arrives. ` +
+    `Counter-signs a receipt of an item you may open (its access token, or a request signed by the agent that created it, or a pass of the person it belongs to), with your agent's own Ed25519 key: send a compact JWS with header {alg: "EdDSA", typ: "${RECEIPT_ACK_TYP}", jwk: <your public key>} and payload {rcp: receipt_id, sha: base64url SHA-256 of the receipt's jws exactly as received, iat: now in seconds}, signed at most an hour before it arrives. ` +
     'Acknowledging again with the same key answers as the first time and stores nothing new. Networks get the acknowledgement with the receipt.',
   audience: 'public',
   kind: 'write',
@@ -29,6 +30,7 @@ export const acknowledgeReceiptOperation = inboxOperation({
       .optional()
       .describe('The receipt you acknowledge; when sent it must be the one the acknowledgement names (rcp).'),
     idempotency_key: idempotencyKeyField,
+    ...passFields,
   }),
   output: z.object({
     item_id: z.string(),

@@ -1,7 +1,7 @@
 /**
  * Budgets for bursts (docs/security.md): each request a service classifies is counted against one
  * named budget, per client address (IPv6 by /64) or per credential, in fixed windows kept by
- * @fastify/rate-limit's store. A caller under a budget is told where it stands on every answer
+ * @fastify/rate-limit's local store. A caller under a budget is told where it stands on every answer
  * (RateLimit and RateLimit-Policy, rate-limit-headers.ts); a caller over it gets 429 rate_limited
  * with Retry-After, before the request does any work.
  *
@@ -9,6 +9,7 @@
  * them, 0 turns limits off (benchmarks and load tests).
  */
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../errors/problem.js';
@@ -61,24 +62,43 @@ function credentialKey(request: FastifyRequest): string {
   return createHash('sha1').update(authorization).digest('base64url');
 }
 
-type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+/**
+ * The library's own fixed-window store, called directly: its `incr` answers through its callback
+ * before returning, so a request is counted without the promise hops of `createRateLimit` (four
+ * awaits per budget, a tenth of a small read's time).
+ */
+interface WindowCount {
+  current: number;
+  ttl: number;
+}
+interface FixedWindowStore {
+  incr(key: string, done: (error: Error | null, count: WindowCount) => void, timeWindowMs: number, max: number): void;
+}
+const require = createRequire(import.meta.url);
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, cache: number) => FixedWindowStore;
+
+function countSync(store: FixedWindowStore, key: string, windowMs: number, max: number): WindowCount {
+  let counted: WindowCount | undefined;
+  store.incr(key, (error, count) => {
+    if (error) throw error;
+    counted = count;
+  }, windowMs, max);
+  if (!counted) throw new Error('the rate-limit store did not count synchronously');
+  return counted;
+}
 
 export function installRateLimits(app: FastifyInstance, options: RateLimitOptions): void {
   if (options.scale === 0) return;
-  void app.register(fastifyRateLimit, { global: false, cache: REMEMBERED_CALLERS });
-  /** Per budget: its limiter (made once the plugin is loaded) and its constant RateLimit-Policy. */
-  const limiters = new Map<RateBudget, { take: Limiter; policy: string; quota: number }>();
+  /** Per budget: its store, its key, its quota and its constant RateLimit-Policy. */
+  const limiters = new Map<RateBudget, { store: FixedWindowStore; keyOf: (request: FastifyRequest) => string; policy: string; quota: number }>();
   const limiterFor = (budget: RateBudget) => {
     let limiter = limiters.get(budget);
     if (!limiter) {
       const quota = Math.max(1, Math.round(budget.max * options.scale));
       limiter = {
-        take: app.createRateLimit({
-          max: quota,
-          timeWindow: budget.windowSec * 1000,
-          keyGenerator: (request) =>
-            budget.per === 'address' ? clientKey(request) : budget.per === 'signer' ? `signer ${options.signerKeyOf?.(request) ?? clientKey(request)}` : credentialKey(request),
-        }),
+        store: new LocalStore(false, false, REMEMBERED_CALLERS),
+        keyOf: (request) =>
+          budget.per === 'address' ? clientKey(request) : budget.per === 'signer' ? `signer ${options.signerKeyOf?.(request) ?? clientKey(request)}` : credentialKey(request),
         policy: rateLimitHeaders({ policy: budget.name, quota, windowSec: budget.windowSec, remaining: 0, resetSec: 0 })['ratelimit-policy'],
         quota,
       };
@@ -88,31 +108,34 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
   };
 
   // After the body is read, so a public MCP call counts against the budget of the tool it calls.
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('preHandler', (request, reply, done) => {
     const chosen = options.budgetOf(request);
-    if (!chosen) return;
+    if (!chosen) return done();
     const budgets = (Array.isArray(chosen) ? chosen : [chosen]) as readonly RateBudget[];
     let shown = false;
     for (const budget of budgets) {
       if (budget.per === 'signer' && options.signerKeyOf?.(request) === undefined) continue;
       const limiter = limiterFor(budget);
-      const decision = await limiter.take(request);
-      if (decision.isAllowed) continue;
-      if (decision.isExceeded) {
-        const state = { policy: budget.name, quota: limiter.quota, windowSec: budget.windowSec, resetSec: decision.ttlInSeconds };
-        const retryAfter = Math.max(1, decision.ttlInSeconds);
+      const count = countSync(limiter.store, limiter.keyOf(request), budget.windowSec * 1000, limiter.quota);
+      const resetSec = Math.ceil(count.ttl / 1000);
+      if (count.current > limiter.quota) {
+        const state = { policy: budget.name, quota: limiter.quota, windowSec: budget.windowSec, resetSec };
+        const retryAfter = Math.max(1, resetSec);
         const who = budget.per === 'address' ? 'this address' : budget.per === 'signer' ? 'this signing key' : 'this key';
-        throw new Problem('rate_limited', `Too many ${budget.describes} from ${who}; wait ${retryAfter} s and retry.`, {
-          headers: rateLimitedHeaders(state, retryAfter),
-          extensions: { retryAfter },
-        });
+        return done(
+          new Problem('rate_limited', `Too many ${budget.describes} from ${who}; wait ${retryAfter} s and retry.`, {
+            headers: rateLimitedHeaders(state, retryAfter),
+            extensions: { retryAfter },
+          }),
+        );
       }
       // The first budget is the one a caller is told about on every answer.
       if (!shown) {
         reply.header('ratelimit-policy', limiter.policy);
-        reply.header('ratelimit', `"${budget.name}";r=${decision.remaining};t=${decision.ttlInSeconds}`);
+        reply.header('ratelimit', `"${budget.name}";r=${limiter.quota - count.current};t=${resetSec}`);
         shown = true;
       }
     }
+    done();
   });
 }

@@ -1,6 +1,7 @@
 /**
  * acknowledge_receipt (docs/receipts.md "Acknowledgement"): the customer's agent counter-signs a
- * receipt of an item it holds the access token of, with its own Ed25519 key. The acknowledgement is
+ * receipt of an item it may open (its token, the agent's bound signature, or the person's pass, as
+ * every customer call), with its own Ed25519 key. The acknowledgement is
  * checked (its form and signature under the key in its header, the receipt it binds, when it was
  * signed), stored with the receipt, recorded as `<type>.receipt_acknowledged` and queued for the
  * networks, all in the caller's transaction. Every refusal is a Problem thrown before anything is
@@ -53,7 +54,7 @@ export async function acknowledgeReceipt(
   token: string | undefined,
   request: AcknowledgeRequest,
 ): Promise<AcknowledgeAnswer> {
-  const item = await loadOwnedItem(ctx, itemId, token);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
 
   // The same acknowledgement again, byte for byte, is answered as the first was, whenever it comes.
   const receipts = await ctx.store.receipts.listForItem(item.id);
