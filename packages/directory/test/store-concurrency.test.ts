@@ -152,3 +152,19 @@ it('makes one person of one address and counts one outcome once, however many as
   expect(counted.filter(Boolean)).toHaveLength(1);
   expect((await one.persons.get(personId))?.kept).toBe(1);
 });
+
+it('never issues an instance more persons a day than its limit, however many ask at once', { timeout: 60_000 }, async () => {
+  const [one, two] = stores as [OpenedDirectoryStore, OpenedDirectoryStore];
+  // As issuePerson does: count the instance's issuances of the last day, refuse at the limit, else issue, in one transaction.
+  const answers = await Promise.all(
+    Array.from({ length: 16 }, (_, i) =>
+      (i % 2 ? one : two).transaction(async (tx) => {
+        if ((await tx.persons.issuancesSince('inbox.example', MONDAY - 86_400_000)) >= 5) return 'rate_limited';
+        await tx.persons.addIssuance({ id: `issuance-${i}`, instance: 'inbox.example', personId: `p-${i}`, createdAt: MONDAY });
+        return 'issued';
+      }),
+    ),
+  );
+  expect(answers.filter((a) => a === 'issued')).toHaveLength(5);
+  expect(await one.persons.issuancesSince('inbox.example', MONDAY - 86_400_000)).toBe(5);
+});

@@ -1,5 +1,5 @@
 /** The persons tables (migration 0012), on SQLite or PostgreSQL. Races are decided by the tables' keys. */
-import { WriteConflict } from '@svc/shared';
+import { engineOf, lockUntilCommit, WriteConflict } from '@svc/shared';
 import type { Kysely } from 'kysely';
 import type { PassRecord, PersonKeyRecord, PersonRecord, PersonStore } from '../person-store.js';
 import type { DirectoryDatabase } from './schema.js';
@@ -100,6 +100,8 @@ export class KyselyPersonStore implements PersonStore {
     await this.#db.insertInto('issuances').values({ id: i.id, instance: i.instance, person_id: i.personId, created_at: i.createdAt }).execute();
   }
   async issuancesSince(instance: string, sinceMs: number) {
+    // Counted to decide a new issuance: on PostgreSQL the instance's issuances are counted and added one transaction at a time, so racing requests never pass the day's limit together.
+    if (this.#db.isTransaction && engineOf(this.#db) === 'postgres') await lockUntilCommit(this.#db, `directory.issuances.${instance}`);
     const r = await this.#db.selectFrom('issuances').select((eb) => eb.fn.countAll<number>().as('n')).where('instance', '=', instance).where('created_at', '>=', sinceMs).executeTakeFirst();
     return n(r?.n ?? 0);
   }
