@@ -81,3 +81,18 @@ it('makes one entry of one inbound message taken by several at once', { timeout:
   expect(answers.filter((a) => a === 'created')).toHaveLength(1);
   expect(await stores[0]!.mail.listForItem('item-m')).toHaveLength(1);
 });
+
+it('never sends an item more codes than its limit, however many ask at once', { timeout: 60_000 }, async () => {
+  // As verify_customer does before a send: count the item's and the address's codes, refuse at the limit, else add one, in one transaction.
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, (_, i) =>
+      storeOf(i).transaction(async (tx) => {
+        const [forItem, forAddress] = await Promise.all([tx.identity.countCodes({ itemId: 'item-2', sinceMs: NOW - 3_600_000 }), tx.identity.countCodes({ addressHash: 'h2', sinceMs: NOW - 86_400_000 })]);
+        if (forItem >= 3 || forAddress >= 3) return 'too_many_attempts';
+        await tx.identity.addCode({ id: `code-2-${i}`, itemId: 'item-2', addressHash: 'h2', codeHash: 'c', sentTo: 'a***@e***.com', createdAt: NOW, expiresAt: NOW + 600_000, attempts: 0, usedAt: null });
+        return 'sent';
+      }),
+    ),
+  );
+  expect(answers.filter((a) => a === 'sent')).toHaveLength(3);
+});

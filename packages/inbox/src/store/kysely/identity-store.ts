@@ -1,5 +1,5 @@
 /** The identity tables (migration 0013), on SQLite or PostgreSQL. No rules here. */
-import { engineOf } from '@svc/shared';
+import { engineOf, lockUntilCommit } from '@svc/shared';
 import type { Kysely } from 'kysely';
 import type { AgentRecord, CustomerCodeRecord, IdentityStore, ItemAgentRecord, SignatureUse } from '../identity-store.js';
 import type { Database } from './schema.js';
@@ -102,6 +102,11 @@ export class KyselyIdentityStore implements IdentityStore {
   }
 
   async countCodes(query: { itemId?: string; addressHash?: string; sinceMs: number }): Promise<number> {
+    // Counted to decide a send: on PostgreSQL codes of one item (and of one address) are counted and added one transaction at a time, so racing sends never pass the limits together.
+    if (this.#db.isTransaction && engineOf(this.#db) === 'postgres') {
+      if (query.itemId !== undefined) await lockUntilCommit(this.#db, `inbox.codes.item.${query.itemId}`);
+      if (query.addressHash !== undefined) await lockUntilCommit(this.#db, `inbox.codes.address.${query.addressHash}`);
+    }
     let select = this.#db.selectFrom('customer_codes').select((eb) => eb.fn.countAll<number>().as('n')).where('created_at', '>=', query.sinceMs);
     if (query.itemId !== undefined) select = select.where('item_id', '=', query.itemId);
     if (query.addressHash !== undefined) select = select.where('address_hash', '=', query.addressHash);
