@@ -4,6 +4,7 @@
  *
  *   npx tsx bench/directory.ts [--sizes 100000,1000000] [--duration 10] [--connections 10] [--prepare-only true]
  *                              [--modes on,off] [--workers default] [--semi-space 64]
+ *                              [--engines sqlite,postgres] [--database-url postgres://…]
  *
  * Each size is measured with answers cached (`on`, the production default) and with every cache off
  * (`off`: each request computed), beside the baseline. `--workers 0,1` measures each mode with
@@ -11,6 +12,12 @@
  * one fewer than the cores; 0: answers assembled on the server's thread). `--semi-space` sets the server's young
  * generation in MB (node --max-semi-space-size; 0 leaves Node's default): a page of results makes
  * short-lived strings, and a larger young generation collects them less often.
+ *
+ * `--engines` measures the directory on SQLite (its file under bench/.data, the default) and/or on
+ * PostgreSQL (issue 17): a database `bench_directory_<size>` on the server of `--database-url`
+ * (default BENCH_POSTGRES_URL or TEST_POSTGRES_URL; `node scripts/postgres.mjs run -- npx tsx
+ * bench/directory.ts --engines sqlite,postgres` starts a throwaway one), made and filled once and
+ * reused while the server runs. Each engine's server is measured in turn beside one baseline.
  *
  * Data folders are kept under bench/.data and reused. The server runs in its own process (with the
  * clock at BENCH_NOW, default 2026-12-08T12:00Z, when ranking rules 7 are in force so order=nearest
@@ -22,6 +29,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { storageTarget, type StorageTarget } from '@svc/shared';
 import { generateListings } from '../packages/directory/src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../packages/directory/src/demo/seed-directory.js';
 import { listingPageRenderer } from '../packages/directory/src/app.js';
@@ -37,14 +46,36 @@ const cacheModes = (args.get('modes') ?? 'on,off').split(',');
 const workerCounts = (args.get('workers') ?? 'default').split(',');
 const semiSpaceMb = Number(args.get('semi-space') ?? 64);
 const serverFlags = semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : [];
+const engines = (args.get('engines') ?? 'sqlite').split(',') as ('sqlite' | 'postgres')[];
+const postgresUrl = args.get('database-url') ?? process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? null;
+if (engines.includes('postgres') && !postgresUrl) throw new Error('--engines postgres needs --database-url (or BENCH_POSTGRES_URL / TEST_POSTGRES_URL)');
 const root = new URL('.', import.meta.url).pathname;
 // The server runs the compiled code (bench/directory-server.ts): brought up to date first.
 execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 
-async function prepareData(size: number): Promise<string> {
-  const dir = join(root, '.data', `directory-${size}`);
+/** The PostgreSQL database of a size, made when missing. */
+async function postgresDatabase(size: number): Promise<string> {
+  const name = `bench_directory_${size}`;
+  const admin = new pg.Client({ connectionString: postgresUrl as string });
+  await admin.connect();
+  try {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(postgresUrl as string);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/** Where a size's listings are kept on an engine: the data folder (its SQLite file, or empty) and the database URL for PostgreSQL. */
+async function prepareData(size: number, engine: 'sqlite' | 'postgres' = 'sqlite'): Promise<{ dir: string; databaseUrl: string | null }> {
+  const dir = join(root, '.data', engine === 'sqlite' ? `directory-${size}` : `directory-${size}-postgres`);
   mkdirSync(dir, { recursive: true });
-  const store = await openDirectoryStore(join(dir, 'directory.sqlite'), { pages: listingPageRenderer('http://127.0.0.1') });
+  const databaseUrl = engine === 'postgres' ? await postgresDatabase(size) : null;
+  const target: StorageTarget = storageTarget(databaseUrl, join(dir, 'directory.sqlite'), '--database-url');
+  const store = await openDirectoryStore(target, { pages: listingPageRenderer('http://127.0.0.1') });
   const have = await store.listings.countAll();
   if (have !== size) {
     if (have > 0) throw new Error(`${dir} holds ${have} listings, not ${size}; remove it`);
@@ -60,10 +91,10 @@ async function prepareData(size: number): Promise<string> {
       }
     }
     written += await store.transaction((tx) => tx.listings.insertMany(batch.splice(0)));
-    process.stdout.write(`\r  generated and stored ${written} listings in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(`\r  generated and stored ${written} listings on ${engine} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
   }
   await store.close();
-  return dir;
+  return { dir, databaseUrl };
 }
 
 interface Started {
@@ -145,12 +176,17 @@ async function deepCursor(base: string, targetOffset: number): Promise<string> {
 
 const report: Record<string, unknown>[] = [];
 if (args.get('prepare-only') === 'true') {
-  for (const size of sizes) await prepareData(size);
+  for (const size of sizes) for (const engine of engines) await prepareData(size, engine);
   process.exit(0);
 }
 for (const size of sizes) {
   console.log(`\n== ${size.toLocaleString('en')} listings`);
-  const dataDir = await prepareData(size);
+  const byMode: Record<string, Measured[]> = {};
+  const serverInfos: Record<string, unknown> = {};
+  let page = '';
+  let serverInfo: Record<string, unknown> = {};
+  for (const engine of engines) {
+  const { dir: dataDir, databaseUrl } = await prepareData(size, engine);
   const modes: { name: string; cache: string; workers: string }[] = [
     { name: 'answers cached as the contract allows (production default)', cache: 'on' },
     { name: 'every cache off: each request computed', cache: 'off' },
@@ -159,20 +195,16 @@ for (const size of sizes) {
     .flatMap((mode) =>
       workerCounts.map((workers) => ({ ...mode, workers, name: workers === 'default' ? mode.name : `${mode.name}, ${workers} answer worker${workers === '1' ? '' : 's'}` })),
     );
-  const byMode: Record<string, Measured[]> = {};
-  const serverInfos: Record<string, unknown> = {};
-  let page = '';
-  let serverInfo: Record<string, unknown> = {};
   for (const mode of modes) {
   const server = await startProcess(
     'directory-server.ts',
-    { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: mode.cache, ...(mode.workers === 'default' ? {} : { DIRECTORY_ANSWER_WORKERS: mode.workers }) },
+    { DATA_DIR: dataDir, PORT: '0', BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: mode.cache, ...(databaseUrl ? { DIRECTORY_DATABASE_URL: databaseUrl } : {}), ...(mode.workers === 'default' ? {} : { DIRECTORY_ANSWER_WORKERS: mode.workers }) },
     20_000,
     serverFlags,
   );
   serverInfo = server.info;
   const base = String(server.info.address);
-  console.log(`  [${mode.name}] server ready in ${server.info.prepareMs} ms; RSS ${server.info.rssMb} MB, heap ${server.info.heapMb} MB`);
+  console.log(`  [${engine}: ${mode.name}] server ready in ${server.info.prepareMs} ms; RSS ${server.info.rssMb} MB, heap ${server.info.heapMb} MB`);
   const cursor = await deepCursor(base, 5_000);
   const mix: [string, string][] = [
     ['plain page', '/v1/businesses'],
@@ -194,8 +226,9 @@ for (const size of sizes) {
   const after = await stop(server);
   console.log(`  RSS after the runs: ${after.rssMb ?? '?'} MB`);
   serverInfo = { ...serverInfo, rssAfterMb: after.rssMb };
-  byMode[mode.name] = results;
-  serverInfos[`${mode.cache}/${mode.workers}`] = serverInfo;
+  byMode[`${engine}: ${mode.name}`] = results;
+  serverInfos[`${engine}/${mode.cache}/${mode.workers}`] = serverInfo;
+  }
   }
   const pageFile = join(root, '.data', `page-${size}.json`);
   writeFileSync(pageFile, page);
