@@ -10,6 +10,8 @@ import { answerWorkersFromEnvironment } from './config.js';
 import type { DirectoryContext, DirectorySettings } from './domain/context.js';
 import { HOUR_MS } from './domain/ranking/hourly-order.js';
 import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
+import { RECEIPTS_JOB, receiptsListingHandler } from './domain/receipts/intake.js';
+import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { DirectorySearch } from './domain/search/search-service.js';
 import { ListingPageRenderer } from './domain/listings/listing-page.js';
 import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
@@ -74,7 +76,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     manifestTimeoutMs: 5_000,
     manifestMaxBytes: 256 * 1024,
   };
-  const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories };
+  const instanceKeys = new InstanceKeys({ settings, clock });
+  const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories, instanceKeys };
   const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
   const answerWorkers =
     workerCount > 0
@@ -105,11 +108,21 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   });
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
-  const jobs = new JobRunner<DirectoryStore>(store, clock, { [VERIFY_JOB]: verificationHandler(context) }, (message, detail) =>
-    http.log.warn({ err: detail }, message),
-    { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
+  const jobs = new JobRunner<DirectoryStore>(
+    store,
+    clock,
+    { [VERIFY_JOB]: verificationHandler(context), [RECEIPTS_JOB]: receiptsListingHandler(context) },
+    (message, detail) => http.log.warn({ err: detail }, message),
+    {
+      pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
+      // Signatures past their keeping time are forgotten (a replay is refused until expires + 60 s, docs/signatures.md).
+      chores: [{ everyMs: 600_000, run: async (nowMs) => void (await store.replays.prune(Math.floor(nowMs / 1000))) }],
+    },
   );
-  if (options.runJobs ?? true) jobs.start();
+  if (options.runJobs ?? true) {
+    jobs.start();
+    context.receiptsChanged = soonAfter(() => jobs.runDue(), RECEIPTS_FOLLOW_MS);
+  }
 
   let hourTimer: NodeJS.Timeout | null = null;
   const scheduleHour = () => {
@@ -143,6 +156,23 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await answerWorkers?.close();
       await store.close();
     },
+  };
+}
+
+/** How soon a listing follows a receipt taken (its job runs in the next pass; a burst of receipts makes one pass). */
+const RECEIPTS_FOLLOW_MS = 50;
+
+/** Runs `work` once, `delayMs` after the first call since it last ran; calls meanwhile wait for that run or the next. */
+function soonAfter(work: () => Promise<unknown>, delayMs: number): () => void {
+  let timer: NodeJS.Timeout | null = null;
+  return () => {
+    if (timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      // runDue joins a pass already running; a receipt taken during it is picked up by the poll at the latest.
+      void work().catch(() => undefined);
+    }, delayMs);
+    timer.unref();
   };
 }
 

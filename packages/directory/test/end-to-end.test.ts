@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox, type Inbox } from '@svc/inbox';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
+import { signedAsInbox } from './support/real-inbox.js';
 
 /** A real inbox registers with a real directory over HTTP on 127.0.0.1 and is listed. */
 describe('an inbox registering itself with the directory', () => {
@@ -14,7 +15,7 @@ describe('an inbox registering itself with the directory', () => {
   const clock = new TestClock();
 
   beforeAll(async () => {
-    directory = await startDirectory({ clock, allowLocalInboxes: true });
+    directory = await startDirectory({ clock, allowLocalInboxes: true, publicAtListenAddress: true });
     inboxDir = mkdtempSync(join(tmpdir(), 'e2e-inbox-'));
     // The inbox must know its own public URL before it listens, so it gets a fixed free port.
     const probe = await buildInbox({ dataDir: inboxDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false });
@@ -41,15 +42,17 @@ describe('an inbox registering itself with the directory', () => {
   });
 
   it('registers, is verified from its manifest, pings, and appears in the next hour\'s order', async () => {
-    // The inbox's registration job calls the directory; the directory's job fetches the manifest.
-    expect(await inbox.jobs.runDue()).toBeGreaterThanOrEqual(1);
+    // The inbox registers, signing with its own key as its registration job does; the directory's job fetches the manifest.
+    expect((await signedAsInbox(directory, inbox, `http://${domain}`, 'POST', '/v1/instances', { domain })).status).toBe(202);
     expect((await directory.get(`/v1/instances/${domain}/status`)).body.status).toBe('pending');
     await directory.directory.jobs.runDue();
     const status = await directory.get(`/v1/instances/${domain}/status`);
     expect(status.body).toMatchObject({ domain, status: 'verified', listed: true });
 
     clock.advance(3_000);
-    expect(await inbox.jobs.runDue()).toBe(1); // the first ping
+    const ping = await signedAsInbox(directory, inbox, `http://${domain}`, 'POST', `/v1/instances/${domain}/ping`, { version: '0.1.0', runtime: 'node' });
+    expect(ping.status).toBe(200);
+    expect(ping.body).toMatchObject({ ok: true, standing: { tier: 'new' }, receipts: { accepted: 0 } });
     const listing = await directory.get(`/v1/businesses/${domain}`);
     expect(listing.status).toBe(200);
     expect(listing.body).toMatchObject({ source: 'member', answering: true, has_inbox: true, item_types: expect.arrayContaining(['booking']) });

@@ -3,11 +3,17 @@ import { defineOperation, type OperationDefinition } from '@svc/shared';
 import type { z } from 'zod';
 import type { DirectoryContext } from '../domain/context.js';
 import type { DirectorySearch } from '../domain/search/search-service.js';
+import type { SignedCaller } from '../domain/signed/signed-call.js';
 
 export interface DirectoryOperationContext {
   domain: DirectoryContext;
   search: DirectorySearch;
+  /** The inbox a signed call was verified to come from (the REST door checks it before the body: INSTANCE_SIGNED). */
+  caller?: SignedCaller;
 }
+
+/** Operations an inbox calls, signed with HTTP Message Signatures (svc-instance/1); everything else is a public read. */
+export const INSTANCE_SIGNED: ReadonlySet<string> = new Set(['register_instance', 'ping_instance', 'publish_receipt']);
 
 export function directoryOperation<I extends z.ZodType, O extends z.ZodType>(
   definition: OperationDefinition<DirectoryOperationContext, I, O>,

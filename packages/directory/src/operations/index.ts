@@ -2,6 +2,7 @@
 import { assertOperationTable, type AnyOperation } from '@svc/shared';
 import type { DirectoryOperationContext } from './context.js';
 import { getInstanceStatus, pingInstanceOperation, registerInstanceOperation } from './instance-operations.js';
+import { publishReceipt } from './receipt-operations.js';
 import { getBusiness, searchBusinesses } from './search-operations.js';
 import { getStats } from './stats-operations.js';
 import { getPlaceCategory, getRankingRules, listAttributes, listCategories } from './vocabulary-operations.js';
@@ -17,6 +18,7 @@ export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationConte
   getInstanceStatus,
   registerInstanceOperation,
   pingInstanceOperation,
+  publishReceipt,
 ];
 assertOperationTable(DIRECTORY_OPERATIONS);
 
