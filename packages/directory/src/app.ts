@@ -11,6 +11,7 @@ import type { DirectoryContext, DirectorySettings } from './domain/context.js';
 import { HOUR_MS } from './domain/ranking/hourly-order.js';
 import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
 import { RECEIPTS_JOB, receiptsListingHandler } from './domain/receipts/intake.js';
+import { ReputationSnapshots, SNAPSHOT_JOB, scheduleSnapshots, snapshotHandler } from './domain/reputation/snapshot.js';
 import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { DirectorySearch } from './domain/search/search-service.js';
 import { ListingPageRenderer } from './domain/listings/listing-page.js';
@@ -54,7 +55,11 @@ export interface Directory {
   http: FastifyInstance;
   store: DirectoryStore;
   search: DirectorySearch;
+  /** The nightly reputation snapshots (also run by their job at each midnight). */
+  snapshots: ReputationSnapshots;
   jobs: JobRunner<DirectoryStore>;
+  /** Starts the job runner (when built with runJobs: false, e.g. to load the demo first). */
+  startJobs(): void;
   context: DirectoryContext;
   /** The worker threads assembling search answers; null when answers are assembled on the server's thread. */
   answerWorkers: AnswerWorkers | null;
@@ -90,7 +95,9 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
           onError: (message, error) => http.log.warn({ err: error }, message),
         })
       : null;
+  const snapshots = new ReputationSnapshots(context);
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
+    standings: (hourStart) => snapshots.standingsFor(hourStart),
     cacheAnswers: options.cacheAnswers ?? process.env.DIRECTORY_ANSWER_CACHE !== 'off',
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
@@ -111,7 +118,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const jobs = new JobRunner<DirectoryStore>(
     store,
     clock,
-    { [VERIFY_JOB]: verificationHandler(context), [RECEIPTS_JOB]: receiptsListingHandler(context) },
+    { [VERIFY_JOB]: verificationHandler(context), [RECEIPTS_JOB]: receiptsListingHandler(context), [SNAPSHOT_JOB]: snapshotHandler(snapshots, clock) },
     (message, detail) => http.log.warn({ err: detail }, message),
     {
       pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
@@ -119,10 +126,13 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       chores: [{ everyMs: 600_000, run: async (nowMs) => void (await store.replays.prune(Math.floor(nowMs / 1000))) }],
     },
   );
-  if (options.runJobs ?? true) {
+  // The nightly reputation snapshot: now for the last midnight if it was missed, else at the next.
+  await scheduleSnapshots(store, clock.now());
+  const startJobs = () => {
     jobs.start();
-    context.receiptsChanged = soonAfter(() => jobs.runDue(), RECEIPTS_FOLLOW_MS);
-  }
+    context.receiptsChanged ??= soonAfter(() => jobs.runDue(), RECEIPTS_FOLLOW_MS);
+  };
+  if (options.runJobs ?? true) startJobs();
 
   let hourTimer: NodeJS.Timeout | null = null;
   const scheduleHour = () => {
@@ -143,7 +153,9 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     http,
     store,
     search,
+    snapshots,
     jobs,
+    startJobs,
     context,
     answerWorkers,
     pagesReady,

@@ -441,14 +441,16 @@ describe('manifests that do not verify', () => {
       inbox.hits.length = 0;
       const longest = RETRY_DELAYS_MS[RETRY_DELAYS_MS.length - 1] as number;
       for (let i = 0; i < MAX_PENDING_ATTEMPTS; i++) {
-        expect(await d.directory.jobs.runDue(), `attempt ${i + 1}`).toBe(1);
+        await d.directory.jobs.runDue();
+        // One attempt each time (the nightly snapshot runs too when a midnight passed).
+        expect(inbox.hits, `attempt ${i + 1}`).toHaveLength(i + 1);
         own.advance(longest);
       }
       const status = (await d.get(statusPath(inbox.domain))).body;
       expect(status).toMatchObject({ status: 'pending', listed: false, fail_count: MAX_PENDING_ATTEMPTS, verification: { attempts: MAX_PENDING_ATTEMPTS } });
       expect(status.verification).not.toHaveProperty('next_attempt_at');
       own.advance(longest);
-      expect(await d.directory.jobs.runDue()).toBe(0);
+      await d.directory.jobs.runDue();
       expect(inbox.hits).toHaveLength(MAX_PENDING_ATTEMPTS);
     } finally {
       await d.close();

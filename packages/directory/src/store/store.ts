@@ -134,7 +134,12 @@ export interface ReceiptStore {
   addToTally(domain: string, add: ReceiptTally, atMs: number): Promise<void>;
   tally(domain: string): Promise<ReceiptTally>;
   standingOutcome(domain: string, ref: string): Promise<StandingOutcome | null>;
-  putStandingOutcome(domain: string, outcome: StandingOutcome): Promise<void>;
+  /**
+   * Offers an outcome of a promise: it stands unless the one standing ranks higher by
+   * (businessBroken, iat, receiptId), compared in that order (the rule of reputation/arithmetic.ts
+   * outcomeStands). One statement, so concurrent intakes cannot both win.
+   */
+  offerOutcome(domain: string, outcome: StandingOutcome): Promise<void>;
   /** How many promises closed with each outcome code (the outcomes that stand). */
   outcomeCounts(domain: string): Promise<Record<string, number>>;
   /** Every receipt held from an issuer, counted or not, and how many carry an acknowledgement. */

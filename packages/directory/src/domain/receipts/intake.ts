@@ -19,7 +19,7 @@ import {
   type ReceiptClaims,
 } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
-import { businessSide, outcomeStands } from '../reputation/arithmetic.js';
+import { businessSide } from '../reputation/arithmetic.js';
 import { requireCaller, type SignedCaller } from '../signed/signed-call.js';
 import type { HeldAcknowledgement, HeldReceipt } from './held-receipt.js';
 import type { DirectoryStore } from '../../store/store.js';
@@ -126,6 +126,7 @@ function heldReceipt(caller: SignedCaller, jws: string, checked: Awaited<ReturnT
  * its business's tally (issued, acknowledged, distinct customers, last arrival) and, for an outcome,
  * which outcome stands for its promise. Sandbox receipts are held and counted for nothing. Also used
  * by the demo (demo/demo-evidence.ts), so its listings come from the same path. False when held already.
+ * The caller brings the business's listing up to date (listingFollows, or at once with its tally).
  */
 export async function recordReceipt(store: DirectoryStore, receipt: HeldReceipt, nowMs: number): Promise<boolean> {
   if (!(await store.receipts.insert(receipt))) return false;
@@ -133,11 +134,10 @@ export async function recordReceipt(store: DirectoryStore, receipt: HeldReceipt,
     const newCustomer = await store.receipts.addCustomer(receipt.domain, receipt.sub);
     await store.receipts.addToTally(receipt.domain, { issued: 1, acknowledged: receipt.ack ? 1 : 0, customers: newCustomer ? 1 : 0, lastAt: receipt.arrivedAt }, nowMs);
     if (receipt.knd === 'outcome' && receipt.ref !== null && receipt.out !== null) {
-      const candidate = { ref: receipt.ref, receiptId: receipt.receiptId, code: receipt.out, iat: receipt.iat, businessBroken: businessSide(receipt.out) === 'broken' };
-      if (outcomeStands(candidate, await store.receipts.standingOutcome(receipt.domain, receipt.ref))) await store.receipts.putStandingOutcome(receipt.domain, candidate);
+      // The store keeps the one that stands by outcomeStands' rule (reputation/arithmetic.ts).
+      await store.receipts.offerOutcome(receipt.domain, { ref: receipt.ref, receiptId: receipt.receiptId, code: receipt.out, iat: receipt.iat, businessBroken: businessSide(receipt.out) === 'broken' });
     }
   }
-  await listingFollows(store, receipt.domain, nowMs);
   return true;
 }
 
@@ -176,7 +176,7 @@ export async function takeReceipt(ctx: DirectoryContext, caller: SignedCaller | 
       return { status: 200, answer: answer(held.ack ? 'acknowledged' : 'issued', true, held.counted) };
     }
     const receipt = heldReceipt(signer, body.receipt, checked, nowMs);
-    await recordReceipt(store, receipt, nowMs);
+    if (await recordReceipt(store, receipt, nowMs)) await listingFollows(store, receipt.domain, nowMs);
     return { status: 201, answer: answer(receipt.ack ? 'acknowledged' : 'issued', false, receipt.counted) };
   });
   ctx.receiptsChanged?.();

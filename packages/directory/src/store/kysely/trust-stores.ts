@@ -1,15 +1,99 @@
 /** The replay, receipt and reputation stores over Kysely and SQLite. No business rules here. */
 import type { ReplayOutcome } from '@svc/shared';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql, type Selectable } from 'kysely';
 import type { Standing } from '../../domain/ranking/hourly-order.js';
 import type { HeldAcknowledgement, HeldReceipt, ReceiptEvidence, ReceiptTally, StandingOutcome } from '../../domain/receipts/held-receipt.js';
 import type { Tier } from '../../domain/reputation/arithmetic.js';
 import type { MemberReputation, NightStatus, ReputationNight } from '../../domain/reputation/reputation.js';
 import type { DurableReplayStore, ReceiptStore, ReputationStore } from '../store.js';
+import { boundQuery } from './bound-query.js';
 import type { DirectoryDatabase, ReceiptsTable, ReputationScoresTable } from './schema.js';
 
 /** Rows per multi-row INSERT (well under SQLite's limit of bound parameters). */
 const INSERT_BATCH = 200;
+
+/* The statements of every signed call and every receipt taken, compiled once (bound-query.ts). */
+
+const REMEMBER = boundQuery(
+  (v: { id: string; keep_until: number; now: number }) =>
+    db()
+      .insertInto('used_signatures')
+      .values({ id: v.id, keep_until: v.keep_until })
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ keep_until: eb.ref('excluded.keep_until') })).where('used_signatures.keep_until', '<', v.now)),
+  ['id', 'keep_until', 'now'],
+);
+
+const RECEIPT_COLUMNS = [
+  'iss', 'receipt_id', 'domain', 'kid', 'jws', 'sha256', 'typ', 'knd', 'out', 'ref', 'prv', 'sub', 'itm', 'iat', 'due', 'end_at', 'paid', 'aut', 'counted', 'arrived_at', 'ack_jws', 'ack_jkt', 'ack_iat', 'ack_at',
+] as const satisfies readonly (keyof ReceiptsTable)[];
+
+const INSERT_RECEIPT = boundQuery(
+  (v: Record<string, unknown>) =>
+    db()
+      .insertInto('receipts')
+      .values(v as unknown as ReceiptsTable)
+      .onConflict((oc) => oc.columns(['iss', 'receipt_id']).doNothing()),
+  RECEIPT_COLUMNS,
+);
+
+const GET_RECEIPT = boundQuery(
+  (v: { iss: string; receipt_id: string }) => db().selectFrom('receipts').selectAll().where('iss', '=', v.iss).where('receipt_id', '=', v.receipt_id),
+  ['iss', 'receipt_id'],
+);
+
+const ADD_CUSTOMER = boundQuery(
+  (v: { domain: string; sub: string }) =>
+    db()
+      .insertInto('receipt_customers')
+      .values(v)
+      .onConflict((oc) => oc.columns(['domain', 'sub']).doNothing()),
+  ['domain', 'sub'],
+);
+
+const ADD_TO_TALLY = boundQuery(
+  (v: { domain: string; issued: number; acknowledged: number; customers: number; last_at: number | null; updated_at: number }) =>
+    db()
+      .insertInto('receipt_tallies')
+      .values(v)
+      .onConflict((oc) =>
+        oc.column('domain').doUpdateSet((eb) => ({
+          issued: eb('receipt_tallies.issued', '+', eb.ref('excluded.issued')),
+          acknowledged: eb('receipt_tallies.acknowledged', '+', eb.ref('excluded.acknowledged')),
+          customers: eb('receipt_tallies.customers', '+', eb.ref('excluded.customers')),
+          // The latest arrival; an addition without one (an acknowledgement) keeps it.
+          last_at: sql<number | null>`CASE WHEN excluded.last_at IS NULL THEN receipt_tallies.last_at ELSE max(coalesce(receipt_tallies.last_at, 0), excluded.last_at) END`,
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      ),
+  ['domain', 'issued', 'acknowledged', 'customers', 'last_at', 'updated_at'],
+);
+
+/** The outcome offered replaces the one standing when it ranks higher by (business_broken, iat, receipt_id). */
+const OFFER_OUTCOME = boundQuery(
+  (v: { domain: string; ref: string; receipt_id: string; code: string; iat: number; business_broken: number }) =>
+    db()
+      .insertInto('receipt_outcomes')
+      .values(v)
+      .onConflict((oc) =>
+        oc
+          .columns(['domain', 'ref'])
+          .doUpdateSet((eb) => ({
+            receipt_id: eb.ref('excluded.receipt_id'),
+            code: eb.ref('excluded.code'),
+            iat: eb.ref('excluded.iat'),
+            business_broken: eb.ref('excluded.business_broken'),
+          }))
+          .where(sql<boolean>`(excluded.business_broken, excluded.iat, excluded.receipt_id) > (receipt_outcomes.business_broken, receipt_outcomes.iat, receipt_outcomes.receipt_id)`),
+      ),
+  ['domain', 'ref', 'receipt_id', 'code', 'iat', 'business_broken'],
+);
+
+/** A query builder with no connection: only used to compile the statements above. */
+let compiler: Kysely<DirectoryDatabase> | null = null;
+function db(): Kysely<DirectoryDatabase> {
+  compiler ??= new Kysely<DirectoryDatabase>({ dialect: { createAdapter: () => new SqliteAdapter(), createDriver: () => new DummyDriver(), createIntrospector: (k) => new SqliteIntrospector(k), createQueryCompiler: () => new SqliteQueryCompiler() } });
+  return compiler;
+}
 
 export class KyselyReplayStore implements DurableReplayStore {
   readonly #db: Kysely<DirectoryDatabase>;
@@ -19,12 +103,8 @@ export class KyselyReplayStore implements DurableReplayStore {
 
   /** One statement, so two requests with one signature cannot both pass: a held row still kept wins; an expired one is taken over. */
   async remember(id: string, keepUntil: number, now: number): Promise<ReplayOutcome> {
-    const result = await this.#db
-      .insertInto('used_signatures')
-      .values({ id, keep_until: Math.ceil(keepUntil) })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ keep_until: Math.ceil(keepUntil) }).where('used_signatures.keep_until', '<', now))
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? 'new' : 'seen';
+    const result = await REMEMBER.run(this.#db, { id, keep_until: Math.ceil(keepUntil), now });
+    return Number(result.numAffectedRows ?? 0) === 1 ? 'new' : 'seen';
   }
 
   async prune(nowSec: number): Promise<number> {
@@ -108,17 +188,13 @@ export class KyselyReceiptStore implements ReceiptStore {
   }
 
   async get(iss: string, receiptId: string): Promise<HeldReceipt | null> {
-    const row = await this.#db.selectFrom('receipts').selectAll().where('iss', '=', iss).where('receipt_id', '=', receiptId).executeTakeFirst();
+    const row = (await GET_RECEIPT.run<Selectable<ReceiptsTable>>(this.#db, { iss, receipt_id: receiptId })).rows[0];
     return row ? fromReceiptRow(row) : null;
   }
 
   async insert(receipt: HeldReceipt): Promise<boolean> {
-    const result = await this.#db
-      .insertInto('receipts')
-      .values(toReceiptRow(receipt))
-      .onConflict((oc) => oc.columns(['iss', 'receipt_id']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const result = await INSERT_RECEIPT.run(this.#db, toReceiptRow(receipt) as unknown as Record<string, unknown>);
+    return Number(result.numAffectedRows ?? 0) === 1;
   }
 
   async acknowledge(iss: string, receiptId: string, ack: HeldAcknowledgement): Promise<boolean> {
@@ -133,29 +209,12 @@ export class KyselyReceiptStore implements ReceiptStore {
   }
 
   async addCustomer(domain: string, sub: string): Promise<boolean> {
-    const result = await this.#db
-      .insertInto('receipt_customers')
-      .values({ domain, sub })
-      .onConflict((oc) => oc.columns(['domain', 'sub']).doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const result = await ADD_CUSTOMER.run(this.#db, { domain, sub });
+    return Number(result.numAffectedRows ?? 0) === 1;
   }
 
   async addToTally(domain: string, add: ReceiptTally, atMs: number): Promise<void> {
-    await this.#db
-      .insertInto('receipt_tallies')
-      .values({ domain, issued: add.issued, acknowledged: add.acknowledged, customers: add.customers, last_at: add.lastAt, updated_at: atMs })
-      .onConflict((oc) =>
-        oc.column('domain').doUpdateSet((eb) => ({
-          issued: eb('receipt_tallies.issued', '+', add.issued),
-          acknowledged: eb('receipt_tallies.acknowledged', '+', add.acknowledged),
-          customers: eb('receipt_tallies.customers', '+', add.customers),
-          // The latest arrival: max() of SQLite ignores NULL, so the first arrival sets it.
-          last_at: add.lastAt === null ? eb.ref('receipt_tallies.last_at') : sql<number>`max(coalesce(receipt_tallies.last_at, 0), ${add.lastAt})`,
-          updated_at: atMs,
-        })),
-      )
-      .execute();
+    await ADD_TO_TALLY.run(this.#db, { domain, issued: add.issued, acknowledged: add.acknowledged, customers: add.customers, last_at: add.lastAt, updated_at: atMs });
   }
 
   async tally(domain: string): Promise<ReceiptTally> {
@@ -169,13 +228,8 @@ export class KyselyReceiptStore implements ReceiptStore {
     return row ? { ref: row.ref, receiptId: row.receipt_id, code: row.code, iat: Number(row.iat), businessBroken: row.business_broken === 1 } : null;
   }
 
-  async putStandingOutcome(domain: string, outcome: StandingOutcome): Promise<void> {
-    const values = { domain, ref: outcome.ref, receipt_id: outcome.receiptId, code: outcome.code, iat: outcome.iat, business_broken: outcome.businessBroken ? 1 : 0 };
-    await this.#db
-      .insertInto('receipt_outcomes')
-      .values(values)
-      .onConflict((oc) => oc.columns(['domain', 'ref']).doUpdateSet({ receipt_id: values.receipt_id, code: values.code, iat: values.iat, business_broken: values.business_broken }))
-      .execute();
+  async offerOutcome(domain: string, outcome: StandingOutcome): Promise<void> {
+    await OFFER_OUTCOME.run(this.#db, { domain, ref: outcome.ref, receipt_id: outcome.receiptId, code: outcome.code, iat: outcome.iat, business_broken: outcome.businessBroken ? 1 : 0 });
   }
 
   async outcomeCounts(domain: string): Promise<Record<string, number>> {
