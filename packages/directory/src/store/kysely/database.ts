@@ -6,11 +6,12 @@ import * as membersOnly from './migrations/0003-members-only-categories.js';
 import * as paymentSpellings from './migrations/0004-payment-spellings.js';
 import * as revisions from './migrations/0005-listing-revisions.js';
 import * as receipts from './migrations/0006-receipts-and-reputation.js';
+import * as networkReceipts from './migrations/0007-receipts-from-the-network.js';
 import type { DirectoryDatabase } from './schema.js';
 
 /** SQLite's page cache per connection, in KiB. */
 export const DIRECTORY_CACHE_KIB = 65_536;
 
 export function openDirectoryDatabase(file: string) {
-  return openSqlite<DirectoryDatabase>(file, { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions, '0006-receipts-and-reputation': receipts }, [`cache_size = -${DIRECTORY_CACHE_KIB}`]);
+  return openSqlite<DirectoryDatabase>(file, { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions, '0006-receipts-and-reputation': receipts, '0007-receipts-from-the-network': networkReceipts }, [`cache_size = -${DIRECTORY_CACHE_KIB}`]);
 }
