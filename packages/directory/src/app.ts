@@ -10,7 +10,7 @@ import { answerWorkersFromEnvironment } from './config.js';
 import type { DirectoryContext, DirectorySettings } from './domain/context.js';
 import { HOUR_MS } from './domain/ranking/hourly-order.js';
 import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
-import { RECEIPTS_JOB, receiptsListingHandler } from './domain/receipts/intake.js';
+import { ListingSync } from './domain/receipts/listing-sync.js';
 import { ReputationSnapshots, SNAPSHOT_JOB, scheduleSnapshots, snapshotHandler } from './domain/reputation/snapshot.js';
 import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { DirectorySearch } from './domain/search/search-service.js';
@@ -82,7 +82,10 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     manifestMaxBytes: 256 * 1024,
   };
   const instanceKeys = new InstanceKeys({ settings, clock });
-  const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories, instanceKeys };
+  // Listings follow their tallies about 50 ms after a receipt (and at every pass of the job runner).
+  const listingSync = new ListingSync(store, clock, { delayMs: RECEIPTS_FOLLOW_MS });
+  await listingSync.resumeAfterStart();
+  const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories, instanceKeys, receiptsChanged: (domain) => listingSync.changed(domain) };
   const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
   const answerWorkers =
     workerCount > 0
@@ -118,20 +121,21 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const jobs = new JobRunner<DirectoryStore>(
     store,
     clock,
-    { [VERIFY_JOB]: verificationHandler(context), [RECEIPTS_JOB]: receiptsListingHandler(context), [SNAPSHOT_JOB]: snapshotHandler(snapshots, clock) },
+    { [VERIFY_JOB]: verificationHandler(context), [SNAPSHOT_JOB]: snapshotHandler(snapshots, clock) },
     (message, detail) => http.log.warn({ err: detail }, message),
     {
       pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
       // Signatures past their keeping time are forgotten (a replay is refused until expires + 60 s, docs/signatures.md).
-      chores: [{ everyMs: 600_000, run: async (nowMs) => void (await store.replays.prune(Math.floor(nowMs / 1000))) }],
+      chores: [
+        { everyMs: 600_000, run: async (nowMs) => void (await store.replays.prune(Math.floor(nowMs / 1000))) },
+        // Listings waiting for their tally are also brought up to date at every pass.
+        { everyMs: 0, run: async () => void (await listingSync.flush()) },
+      ],
     },
   );
   // The nightly reputation snapshot: now for the last midnight if it was missed, else at the next.
   await scheduleSnapshots(store, clock.now());
-  const startJobs = () => {
-    jobs.start();
-    context.receiptsChanged ??= soonAfter(() => jobs.runDue(), RECEIPTS_FOLLOW_MS);
-  };
+  const startJobs = () => jobs.start();
   if (options.runJobs ?? true) startJobs();
 
   let hourTimer: NodeJS.Timeout | null = null;
@@ -161,6 +165,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     pagesReady,
     async close() {
       if (hourTimer) clearTimeout(hourTimer);
+      listingSync.stop();
+      await listingSync.flush().catch(() => 0);
       stopRefresh.abort();
       await pagesReady.catch(() => 0);
       await jobs.stop();
@@ -171,22 +177,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   };
 }
 
-/** How soon a listing follows a receipt taken (its job runs in the next pass; a burst of receipts makes one pass). */
+/** How soon a listing follows a receipt taken (a burst of receipts makes one write per business). */
 const RECEIPTS_FOLLOW_MS = 50;
-
-/** Runs `work` once, `delayMs` after the first call since it last ran; calls meanwhile wait for that run or the next. */
-function soonAfter(work: () => Promise<unknown>, delayMs: number): () => void {
-  let timer: NodeJS.Timeout | null = null;
-  return () => {
-    if (timer) return;
-    timer = setTimeout(() => {
-      timer = null;
-      // runDue joins a pass already running; a receipt taken during it is picked up by the poll at the latest.
-      void work().catch(() => undefined);
-    }, delayMs);
-    timer.unref();
-  };
-}
 
 /** The search-result pages of this vocabulary (what category paths read: the taxonomy's release and our mapping) under this public URL. */
 export function listingPageRenderer(baseUrl: string): ListingPageRenderer {

@@ -161,6 +161,35 @@ describe('taking receipts', () => {
   });
 });
 
+describe('receipts arriving together', () => {
+  it('forty at once, some duplicates and one replayed signature: each answered for itself, each receipt held and counted once', async () => {
+    const before = await shown();
+    const receipts = Array.from({ length: 30 }, (_, i) => signReceipt(inbox.key, receiptClaims(inbox, clock.now(), { sub: `crowd-${i % 7}`, itm: `crowd-${i}` })));
+    const calls = [
+      ...receipts.map((receipt) => signCall(t, inbox, 'POST', '/v1/receipts', { receipt })),
+      // the same receipts again, signed anew: duplicates
+      ...receipts.slice(0, 8).map((receipt) => signCall(t, inbox, 'POST', '/v1/receipts', { receipt })),
+    ];
+    // and one signed call sent twice
+    const twice = signCall(t, inbox, 'POST', '/v1/receipts', { receipt: signReceipt(inbox.key, receiptClaims(inbox, clock.now(), { sub: 'crowd-twice' })) });
+    const answers = await Promise.all([...calls, twice, twice].map((call) => t.request('POST', '/v1/receipts', { headers: call.headers, rawBody: call.body! })));
+    const statuses = answers.map((a) => a.status);
+    const [last, previous] = [statuses.pop()!, statuses.pop()!];
+    expect([previous, last].sort()).toEqual([201, 401]);
+    expect(answers.find((a) => a.status === 401)!.body.code).toBe('replayed_signature');
+    // Each new receipt is 201 once and 200 (duplicate) for its other copy, whichever came first.
+    const byReceipt = new Map<string, number[]>();
+    answers.slice(0, calls.length).forEach((a) => byReceipt.set(a.body.receipt_id, [...(byReceipt.get(a.body.receipt_id) ?? []), a.status]));
+    expect(byReceipt.size).toBe(30);
+    for (const [, got] of byReceipt) expect(got.sort()).toEqual(got.length === 2 ? [200, 201] : [201]);
+    const after = await shown();
+    expect(after.receipts.issued).toBe(before.receipts.issued + 31);
+    expect(after.stats.issued).toBe(before.stats.issued + 31);
+    expect(after.held.accepted).toBe(before.held.accepted + 31);
+    expect(after.receipts.customers).toBe(before.receipts.customers + 8);
+  });
+});
+
 describe('refusals: precise problems, nothing counted, nothing lost', () => {
   let before: Awaited<ReturnType<typeof shown>>;
   beforeAll(async () => {

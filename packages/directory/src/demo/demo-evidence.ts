@@ -25,6 +25,7 @@ import {
 import type { DirectoryContext } from '../domain/context.js';
 import type { HeldReceipt } from '../domain/receipts/held-receipt.js';
 import { recordReceipt } from '../domain/receipts/intake.js';
+import { followTally } from '../domain/receipts/listing-sync.js';
 import type { ReputationSnapshots } from '../domain/reputation/snapshot.js';
 import { DAY_MS, nightOf, midnightOf } from '../domain/reputation/reputation.js';
 import type { InstanceRecord } from '../store/store.js';
@@ -183,7 +184,7 @@ export async function seedDemoEvidence(ctx: DirectoryContext, snapshots: Reputat
   let held = 0;
   const touched: string[] = [];
   for (const instance of demo) {
-    if ((await store.receipts.heldFrom(instance.origin)).held > 0) continue;
+    if ((await store.receipts.heldFrom(instance.domain)).held > 0) continue;
     const receipts = history(instance, seed, agents, lastMidnight);
     if (receipts.length === 0) continue;
     await store.transaction(async (tx) => {
@@ -191,12 +192,8 @@ export async function seedDemoEvidence(ctx: DirectoryContext, snapshots: Reputat
     });
     touched.push(instance.domain);
   }
-  // The listings show their tallies now (their jobs would do it at the next pass), and the night scores them.
-  for (const domain of touched) {
-    await store.transaction(async (tx) => {
-      await tx.listings.recordTrust(domain, { receipts: await tx.receipts.tally(domain), outcomes: await tx.receipts.outcomeCounts(domain) }, nowMs);
-    });
-  }
+  // The listings show their tallies now, and the night scores them.
+  for (const domain of touched) await store.transaction((tx) => followTally(tx, domain, nowMs));
   if (touched.length > 0) {
     // The last midnight's night was computed without them if it ran already: computed again from the same rules.
     await store.reputation.prune(nightOf(lastMidnight + DAY_MS));

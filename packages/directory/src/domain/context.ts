@@ -20,6 +20,6 @@ export interface DirectoryContext {
   resolveCategories: (terms: string[]) => CategoryResolution;
   /** Each inbox's public keys, from its manifest (signed calls and receipts are checked against them). */
   instanceKeys: InstanceKeys;
-  /** Called after a receipt was taken, so listings follow at once (the job runner's next pass); a no-op without running jobs. */
-  receiptsChanged?: () => void;
+  /** Called after a receipt changed a business's tally, so its listing follows (listing-sync.ts). */
+  receiptsChanged?: (domain: string) => void;
 }

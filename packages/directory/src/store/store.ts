@@ -123,12 +123,13 @@ export interface InstanceStore {
   verified(afterDomain: string | null, limit: number): Promise<{ domain: string; origin: string; verifiedAt: number }[]>;
 }
 
+/** Receipts are held once per issuer and id; an issuer is its domain's origin, so they are keyed by (domain, receipt id). */
 export interface ReceiptStore {
-  get(iss: string, receiptId: string): Promise<HeldReceipt | null>;
-  /** Holds a receipt; false when one with its (iss, receiptId) is held already. */
+  get(domain: string, receiptId: string): Promise<HeldReceipt | null>;
+  /** Holds a receipt; false when one with its (domain, receiptId) is held already. */
   insert(receipt: HeldReceipt): Promise<boolean>;
   /** Adds an acknowledgement to a held receipt that has none; false otherwise. */
-  acknowledge(iss: string, receiptId: string, ack: HeldAcknowledgement): Promise<boolean>;
+  acknowledge(domain: string, receiptId: string, ack: HeldAcknowledgement): Promise<boolean>;
   /** Records a customer of the business; true when it is a new one. */
   addCustomer(domain: string, sub: string): Promise<boolean>;
   addToTally(domain: string, add: ReceiptTally, atMs: number): Promise<void>;
@@ -142,8 +143,10 @@ export interface ReceiptStore {
   offerOutcome(domain: string, outcome: StandingOutcome): Promise<void>;
   /** How many promises closed with each outcome code (the outcomes that stand). */
   outcomeCounts(domain: string): Promise<Record<string, number>>;
-  /** Every receipt held from an issuer, counted or not, and how many carry an acknowledgement. */
-  heldFrom(iss: string): Promise<{ held: number; acknowledged: number }>;
+  /** Every receipt held from a business, counted or not, and how many carry an acknowledgement. */
+  heldFrom(domain: string): Promise<{ held: number; acknowledged: number }>;
+  /** Businesses whose tally changed at or after an instant (ms). */
+  changedSince(atMs: number): Promise<string[]>;
   /** The tallies of every listed listing, summed (GET /v1/stats). */
   listedTotals(): Promise<{ issued: number; acknowledged: number }>;
   /** A business's receipts without their signed bytes, arrived before an instant (ms). */
@@ -166,6 +169,8 @@ export interface ReputationStore {
 
 /** The replay store of signed instance requests, kept in the database (a restart does not forget). */
 export interface DurableReplayStore extends ReplayStore {
+  /** Whether a signature is held and still kept at `nowSec` (a check that records nothing). */
+  isLive(id: string, nowSec: number): Promise<boolean>;
   /** Deletes signatures no longer kept at `nowSec`; returns how many. */
   prune(nowSec: number): Promise<number>;
 }
@@ -186,5 +191,11 @@ export interface DirectoryStore {
   readonly receipts: ReceiptStore;
   readonly reputation: ReputationStore;
   transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` as transaction() does, but in one transaction with the other calls waiting at that
+   * moment, each in a savepoint of its own: one call's failure undoes its writes only, and one commit
+   * makes many small writes durable (receipt intake under load). Settles after the commit.
+   */
+  batchedTransaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -12,15 +12,14 @@ import {
   RECEIPT_ACK_MAX_CHARS,
   RECEIPT_MAX_CHARS,
   bindAcknowledgement,
-  newId,
-  readAcknowledgement,
+  readAcknowledgementAsync,
   receiptSha256,
   verifyReceipt,
   type ReceiptClaims,
 } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import { businessSide } from '../reputation/arithmetic.js';
-import { requireCaller, type SignedCaller } from '../signed/signed-call.js';
+import { requireCaller, takeSignature, type SignedCaller } from '../signed/signed-call.js';
 import type { HeldAcknowledgement, HeldReceipt } from './held-receipt.js';
 import type { DirectoryStore } from '../../store/store.js';
 
@@ -28,8 +27,6 @@ import type { DirectoryStore } from '../../store/store.js';
 export const RECEIPT_MAX_AHEAD_SEC = 300;
 /** The largest body POST /v1/receipts takes (a receipt and an acknowledgement are a few KiB at most). */
 export const RECEIPT_BODY_MAX_BYTES = 16 * 1024;
-/** The job that brings a member's listing up to date with what the network holds of its receipts. */
-export const RECEIPTS_JOB = 'receipts.listing';
 
 export interface PublishedReceipt {
   receipt: string;
@@ -48,9 +45,8 @@ function refused(code: 'bad_receipt' | 'bad_acknowledgement' | 'unknown_key', re
   return new Problem(code, detail, { extensions: { [code === 'bad_acknowledgement' ? 'ack_error' : 'receipt_error']: reason } });
 }
 
-/** Checks the acknowledgement on its own and that it binds this receipt: its id, the SHA-256 of its bytes, signed after it and not ahead of our clock. */
-function checkAcknowledgement(jws: string, claims: ReceiptClaims, sha256: string, nowMs: number): HeldAcknowledgement {
-  const read = readAcknowledgement(jws);
+/** Checks the acknowledgement (read on its own) binds this receipt: its id, the SHA-256 of its bytes, signed after it and not ahead of our clock. */
+function checkAcknowledgement(jws: string, read: Awaited<ReturnType<typeof readAcknowledgementAsync>>, claims: ReceiptClaims, sha256: string, nowMs: number): HeldAcknowledgement {
   if (!read.ok) throw refused('bad_acknowledgement', read.reason, `The acknowledgement is refused: ${read.detail}`);
   // How old an acknowledgement is when it reaches the network does not matter (the inbox took it fresh,
   // and publication may wait for a network that was down); that it was signed after the receipt does.
@@ -72,7 +68,11 @@ async function checkReceipt(ctx: DirectoryContext, caller: SignedCaller, body: P
   if (body.ack !== undefined && body.ack.length > RECEIPT_ACK_MAX_CHARS) {
     throw new Problem('too_large', `The acknowledgement has ${body.ack.length} characters; at most ${RECEIPT_ACK_MAX_CHARS} are taken.`);
   }
-  const verified = await verifyReceipt(body.receipt, (kid) => ctx.instanceKeys.lookup({ keyid: kid, instance: caller.origin }));
+  // The receipt and its acknowledgement are verified side by side (each signature on the thread pool).
+  const [verified, ackRead] = await Promise.all([
+    verifyReceipt(body.receipt, (kid) => ctx.instanceKeys.lookup({ keyid: kid, instance: caller.origin })),
+    body.ack === undefined ? null : readAcknowledgementAsync(body.ack),
+  ]);
   if (!verified.ok) {
     if (verified.reason === 'unknown_key') {
       const failure = ctx.instanceKeys.lastFailure(caller.origin);
@@ -90,7 +90,7 @@ async function checkReceipt(ctx: DirectoryContext, caller: SignedCaller, body: P
     throw refused('bad_receipt', 'not_yet', `The receipt's iat is ${claims.iat - nowSec} s ahead of the network's clock (at most ${RECEIPT_MAX_AHEAD_SEC}).`);
   }
   const sha256 = receiptSha256(body.receipt);
-  const ack = body.ack === undefined ? null : checkAcknowledgement(body.ack, claims, sha256, nowMs);
+  const ack = body.ack === undefined || ackRead === null ? null : checkAcknowledgement(body.ack, ackRead, claims, sha256, nowMs);
   return { claims, kid: verified.kid, sha256, ack };
 }
 
@@ -126,7 +126,7 @@ function heldReceipt(caller: SignedCaller, jws: string, checked: Awaited<ReturnT
  * its business's tally (issued, acknowledged, distinct customers, last arrival) and, for an outcome,
  * which outcome stands for its promise. Sandbox receipts are held and counted for nothing. Also used
  * by the demo (demo/demo-evidence.ts), so its listings come from the same path. False when held already.
- * The caller brings the business's listing up to date (listingFollows, or at once with its tally).
+ * The caller has the business's listing follow (ctx.receiptsChanged, listing-sync.ts).
  */
 export async function recordReceipt(store: DirectoryStore, receipt: HeldReceipt, nowMs: number): Promise<boolean> {
   if (!(await store.receipts.insert(receipt))) return false;
@@ -141,15 +141,27 @@ export async function recordReceipt(store: DirectoryStore, receipt: HeldReceipt,
   return true;
 }
 
-/** The member's listing shows what is held now: its job runs at once (one per business, however many receipts arrive). */
-export async function listingFollows(store: DirectoryStore, domain: string, nowMs: number): Promise<void> {
-  await store.jobs.enqueue({ id: newId(nowMs), kind: RECEIPTS_JOB, payload: { domain }, runAt: nowMs, dedupeKey: `receipts:${domain}` }, nowMs);
+/**
+ * Domains a directory knows are verified: a verified instance stays verified (verified_at is never
+ * cleared), so once read it is not read again on every receipt. Bounded; the oldest are forgotten first.
+ */
+const verifiedByDirectory = new WeakMap<DirectoryContext, Set<string>>();
+function verifiedDomains(ctx: DirectoryContext): Set<string> {
+  let known = verifiedByDirectory.get(ctx);
+  if (!known) verifiedByDirectory.set(ctx, (known = new Set()));
+  return known;
+}
+function rememberVerified(ctx: DirectoryContext, domain: string): void {
+  const known = verifiedDomains(ctx);
+  if (known.has(domain)) return;
+  if (known.size >= 10_000) known.delete(known.values().next().value as string);
+  known.add(domain);
 }
 
 export async function takeReceipt(ctx: DirectoryContext, caller: SignedCaller | undefined, body: PublishedReceipt): Promise<{ status: 200 | 201; answer: IntakeAnswer }> {
   const signer = requireCaller(caller, caller?.origin ?? '', 'Publishing a receipt');
   const nowMs = ctx.clock.now();
-  const standing = await ctx.store.instances.standing(signer.domain);
+  const standing = verifiedDomains(ctx).has(signer.domain) ? { verifiedAt: 1 } : await ctx.store.instances.standing(signer.domain);
   if (!standing || standing.verifiedAt === null) {
     throw new Problem(
       'wrong_state',
@@ -158,37 +170,28 @@ export async function takeReceipt(ctx: DirectoryContext, caller: SignedCaller | 
         : `${signer.domain} is not registered here; register it (POST /v1/instances) and publish once it is verified.`,
     );
   }
+  rememberVerified(ctx, signer.domain);
   const checked = await checkReceipt(ctx, signer, body, nowMs);
   const receiptId = checked.claims.nonce;
   const answer = (state: IntakeAnswer['state'], duplicate: boolean, counted: boolean): IntakeAnswer => ({ ok: true, receipt_id: receiptId, state, duplicate, counted });
 
-  const result = await ctx.store.transaction(async (store): Promise<{ status: 200 | 201; answer: IntakeAnswer }> => {
-    const held = await store.receipts.get(checked.claims.iss, receiptId);
-    if (held) {
-      if (held.sha256 !== checked.sha256) {
-        throw refused('bad_receipt', 'id_reused', `Another receipt with id ${receiptId} is held from ${held.iss}; a receipt id names one receipt only.`);
-      }
-      if (checked.ack && !held.ack && (await store.receipts.acknowledge(held.iss, receiptId, checked.ack))) {
-        if (held.counted) await store.receipts.addToTally(held.domain, { issued: 0, acknowledged: 1, customers: 0, lastAt: null }, nowMs);
-        await listingFollows(store, held.domain, nowMs);
-        return { status: 200, answer: answer('acknowledged', true, held.counted) };
-      }
-      return { status: 200, answer: answer(held.ack ? 'acknowledged' : 'issued', true, held.counted) };
-    }
+  // One commit for the receipts arriving together (each in its own savepoint: a refusal undoes its writes only).
+  const result = await ctx.store.batchedTransaction(async (store): Promise<{ status: 200 | 201; answer: IntakeAnswer }> => {
+    await takeSignature(store, signer, nowMs);
     const receipt = heldReceipt(signer, body.receipt, checked, nowMs);
-    if (await recordReceipt(store, receipt, nowMs)) await listingFollows(store, receipt.domain, nowMs);
-    return { status: 201, answer: answer(receipt.ack ? 'acknowledged' : 'issued', false, receipt.counted) };
+    if (await recordReceipt(store, receipt, nowMs)) return { status: 201, answer: answer(receipt.ack ? 'acknowledged' : 'issued', false, receipt.counted) };
+    // Held already: the same receipt (perhaps with an acknowledgement it lacked), or another under its id.
+    const held = (await store.receipts.get(signer.domain, receiptId)) as HeldReceipt;
+    if (held.sha256 !== checked.sha256) {
+      throw refused('bad_receipt', 'id_reused', `Another receipt with id ${receiptId} is held from ${held.iss}; a receipt id names one receipt only.`);
+    }
+    if (checked.ack && !held.ack && (await store.receipts.acknowledge(held.domain, receiptId, checked.ack))) {
+      if (held.counted) await store.receipts.addToTally(held.domain, { issued: 0, acknowledged: 1, customers: 0, lastAt: null }, nowMs);
+      return { status: 200, answer: answer('acknowledged', true, held.counted) };
+    }
+    return { status: 200, answer: answer(held.ack ? 'acknowledged' : 'issued', true, held.counted) };
   });
-  ctx.receiptsChanged?.();
+  // The tally changed in that transaction (the same bytes again change nothing).
+  if (result.status === 201 || result.answer.state === 'acknowledged') ctx.receiptsChanged?.(signer.domain);
   return result;
-}
-
-/** The listing job: the member's listing shows the tally and the outcomes held now (the detail view and the stats read the same). */
-export function receiptsListingHandler(ctx: Pick<DirectoryContext, 'clock'>) {
-  return async (job: { payload: Record<string, unknown> }, store: DirectoryStore): Promise<void> => {
-    const domain = String(job.payload.domain);
-    const tally = await store.receipts.tally(domain);
-    const outcomes = await store.receipts.outcomeCounts(domain);
-    await store.listings.recordTrust(domain, { receipts: tally, outcomes }, ctx.clock.now());
-  };
 }

@@ -7,7 +7,7 @@ import { Problem, PublicFetchError, newId, publicFetch, type JobRecord } from '@
 import type { DirectoryContext } from '../context.js';
 import type { DirectoryStore, InstanceRecord } from '../../store/store.js';
 import { instanceStanding } from '../reputation/standing.js';
-import { requireCaller, type SignedCaller } from '../signed/signed-call.js';
+import { requireCaller, takeSignature, type SignedCaller } from '../signed/signed-call.js';
 import { parseInstanceDomain } from './domain-name.js';
 import { ManifestProblem, readManifest } from './member-listing.js';
 
@@ -52,9 +52,10 @@ export function statusView(instance: InstanceRecord, listed: boolean) {
 /** Registration is signed by the inbox itself (its manifest holds the key): nobody registers a domain that is not theirs. */
 export async function registerInstance(ctx: DirectoryContext, rawDomain: unknown, caller: SignedCaller | undefined) {
   const { domain, origin } = parseInstanceDomain(rawDomain, ctx.settings.allowLocalInboxes);
-  requireCaller(caller, origin, 'Registering an inbox');
+  const signer = requireCaller(caller, origin, 'Registering an inbox');
   const nowMs = ctx.clock.now();
   return ctx.store.transaction(async (store) => {
+    await takeSignature(store, signer, nowMs);
     let instance = await store.instances.get(domain);
     if (!instance) {
       instance = {
@@ -135,8 +136,9 @@ export async function pingInstance(
 ) {
   const nowMs = ctx.clock.now();
   const { origin } = parseInstanceDomain(rawDomain, ctx.settings.allowLocalInboxes);
-  requireCaller(caller, origin, 'A ping');
+  const signer = requireCaller(caller, origin, 'A ping');
   await ctx.store.transaction(async (store) => {
+    await takeSignature(store, signer, nowMs);
     const instance = await knownInstance(store, rawDomain, ctx.settings.allowLocalInboxes);
     if (instance.verifiedAt === null) {
       throw new Problem('wrong_state', `${instance.domain} is not verified yet; its pings count once the directory has verified its manifest. Poll the status URL.`);

@@ -126,7 +126,14 @@ export class ReputationSnapshots {
       // A later night already published must not be undone by an earlier one finishing late.
       const latest = await tx.reputation.latestComplete('9999-12-31');
       const current = latest === null || latest.night <= record.night;
-      if (current) for (const member of batch) await tx.listings.recordTrust(member.domain, { reputation: listingReputationOf(member, record) }, clock.now());
+      // With the tally and outcomes held now: whatever a stop kept from following, the night brings up to date.
+      if (current) {
+        for (const member of batch) {
+          const receipts = await tx.receipts.tally(member.domain);
+          const outcomes = await tx.receipts.outcomeCounts(member.domain);
+          await tx.listings.recordTrust(member.domain, { reputation: listingReputationOf(member, record), receipts, outcomes }, clock.now());
+        }
+      }
       await tx.reputation.putNight(next);
     });
     return next;

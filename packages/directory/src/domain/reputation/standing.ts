@@ -11,7 +11,7 @@ export async function instanceStanding(ctx: DirectoryContext, origin: string, no
   const domain = new URL(origin).host;
   const night = await ctx.store.reputation.latestComplete(nightOf(nowMs));
   const scored = night ? await ctx.store.reputation.score(night.night, domain) : null;
-  const held = await ctx.store.receipts.heldFrom(origin);
+  const held = await ctx.store.receipts.heldFrom(domain);
   return {
     ok: true as const,
     standing:

@@ -6,7 +6,8 @@
  * problem document naming the exact reason (`signature_error`); a 401 also says, in
  * Accept-Signature (RFC 9421 §5.1), what signature would be taken.
  */
-import { INSTANCE_PROFILE, Problem, headerField, signatureProblem, verifyInstanceRequest, type HeaderSource } from '@svc/shared';
+import { INSTANCE_PROFILE, Problem, headerField, signatureProblem, verifyInstanceRequest, type HeaderSource, type ReplayOutcome, type ReplayStore } from '@svc/shared';
+import type { DirectoryStore } from '../../store/store.js';
 import type { DirectoryContext } from '../context.js';
 
 export interface SignedCallRequest {
@@ -25,19 +26,36 @@ export interface SignedCaller {
   /** Its domain as registered (the origin's host). */
   domain: string;
   keyid: string;
+  /** The signature's replay id and how long it is kept: recorded by the call's own transaction (takeSignature). */
+  signature: { id: string; keepUntil: number };
+}
+
+/**
+ * The replay step of verifyInstanceRequest, deferred: it notes what this signature would record,
+ * and the call records it in the transaction that makes its change (takeSignature), so taking a
+ * signature and what it changes commit together, in one write; a copy seen before is refused there,
+ * with nothing changed.
+ */
+class DeferredReplay implements ReplayStore {
+  pending: { id: string; keepUntil: number } | null = null;
+  async remember(id: string, keepUntil: number): Promise<ReplayOutcome> {
+    this.pending = { id, keepUntil };
+    return 'new';
+  }
 }
 
 /** What a signature must look like here (sent with every 401 about a signature). */
 export const ACCEPT_SIGNATURE = `svc=("@method" "@authority" "@path" "content-digest" "${INSTANCE_PROFILE.instanceHeader}");tag="${INSTANCE_PROFILE.tag}";alg="${INSTANCE_PROFILE.alg}"`;
 
 export async function verifySignedCall(ctx: DirectoryContext, request: SignedCallRequest): Promise<SignedCaller> {
+  const replays = new DeferredReplay();
   const result = await verifyInstanceRequest(request, {
     lookupKey: ctx.instanceKeys.lookup,
-    replayStore: ctx.store.replays,
+    replayStore: replays,
     now: () => ctx.clock.now(),
     allowHttpInstance: ctx.settings.allowLocalInboxes,
   });
-  if (result.ok) return { origin: result.instance, domain: new URL(result.instance).host, keyid: result.keyid };
+  if (result.ok) return { origin: result.instance, domain: new URL(result.instance).host, keyid: result.keyid, signature: replays.pending as { id: string; keepUntil: number } };
   let detail = result.detail;
   if (result.reason === 'unknown_key') {
     const instance = headerField(request.headers, INSTANCE_PROFILE.instanceHeader);
@@ -54,4 +72,14 @@ export function requireCaller(caller: SignedCaller | undefined, origin: string, 
   if (!caller) throw new Problem('unauthorized', `${what} must be signed by the inbox (HTTP Message Signatures, profile ${INSTANCE_PROFILE.name}).`, { headers: { 'accept-signature': ACCEPT_SIGNATURE } });
   if (caller.origin !== origin) throw new Problem('not_allowed', `${what} for ${origin} must be signed by ${origin} itself; this call was signed by ${caller.origin}.`);
   return caller;
+}
+
+/**
+ * Records the call's signature in the transaction that makes its change: of two copies of one
+ * signature, one commits and the other is refused (401 replayed_signature) with nothing changed.
+ * A call refused before it changes anything records nothing (sent again, it is refused again).
+ */
+export async function takeSignature(store: DirectoryStore, caller: SignedCaller, nowMs: number): Promise<void> {
+  const outcome = await store.replays.remember(caller.signature.id, caller.signature.keepUntil, nowMs / 1000);
+  if (outcome !== 'new') throw signatureProblem({ reason: 'replayed', detail: 'This signature was already used; sign each request anew.' });
 }

@@ -10,6 +10,7 @@ import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 import { KyselyReceiptStore, KyselyReplayStore, KyselyReputationStore } from './trust-stores.js';
+import { WriteBatch } from './write-batch.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
 const STREAM_PAGE = 5_000;
@@ -460,6 +461,13 @@ export class KyselyDirectoryStore implements DirectoryStore {
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     return this.#db.transaction().execute((trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
+  }
+
+  readonly #batch = new WriteBatch((run) => this.#db.transaction().execute((trx) => run(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages }), trx)));
+
+  batchedTransaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
+    if (this.#inTransaction) return work(this);
+    return this.#batch.run(work as (store: DirectoryStore) => Promise<unknown>) as Promise<T>;
   }
 
   async close(): Promise<void> {

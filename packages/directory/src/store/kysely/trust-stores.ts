@@ -23,6 +23,11 @@ const REMEMBER = boundQuery(
   ['id', 'keep_until', 'now'],
 );
 
+const IS_LIVE = boundQuery(
+  (v: { id: string; now: number }) => db().selectFrom('used_signatures').select('id').where('id', '=', v.id).where('keep_until', '>=', v.now),
+  ['id', 'now'],
+);
+
 const RECEIPT_COLUMNS = [
   'iss', 'receipt_id', 'domain', 'kid', 'jws', 'sha256', 'typ', 'knd', 'out', 'ref', 'prv', 'sub', 'itm', 'iat', 'due', 'end_at', 'paid', 'aut', 'counted', 'arrived_at', 'ack_jws', 'ack_jkt', 'ack_iat', 'ack_at',
 ] as const satisfies readonly (keyof ReceiptsTable)[];
@@ -32,13 +37,13 @@ const INSERT_RECEIPT = boundQuery(
     db()
       .insertInto('receipts')
       .values(v as unknown as ReceiptsTable)
-      .onConflict((oc) => oc.columns(['iss', 'receipt_id']).doNothing()),
+      .onConflict((oc) => oc.columns(['domain', 'receipt_id']).doNothing()),
   RECEIPT_COLUMNS,
 );
 
 const GET_RECEIPT = boundQuery(
-  (v: { iss: string; receipt_id: string }) => db().selectFrom('receipts').selectAll().where('iss', '=', v.iss).where('receipt_id', '=', v.receipt_id),
-  ['iss', 'receipt_id'],
+  (v: { domain: string; receipt_id: string }) => db().selectFrom('receipts').selectAll().where('domain', '=', v.domain).where('receipt_id', '=', v.receipt_id),
+  ['domain', 'receipt_id'],
 );
 
 const ADD_CUSTOMER = boundQuery(
@@ -105,6 +110,10 @@ export class KyselyReplayStore implements DurableReplayStore {
   async remember(id: string, keepUntil: number, now: number): Promise<ReplayOutcome> {
     const result = await REMEMBER.run(this.#db, { id, keep_until: Math.ceil(keepUntil), now });
     return Number(result.numAffectedRows ?? 0) === 1 ? 'new' : 'seen';
+  }
+
+  async isLive(id: string, nowSec: number): Promise<boolean> {
+    return (await IS_LIVE.run(this.#db, { id, now: nowSec })).rows.length > 0;
   }
 
   async prune(nowSec: number): Promise<number> {
@@ -187,8 +196,8 @@ export class KyselyReceiptStore implements ReceiptStore {
     this.#db = db;
   }
 
-  async get(iss: string, receiptId: string): Promise<HeldReceipt | null> {
-    const row = (await GET_RECEIPT.run<Selectable<ReceiptsTable>>(this.#db, { iss, receipt_id: receiptId })).rows[0];
+  async get(domain: string, receiptId: string): Promise<HeldReceipt | null> {
+    const row = (await GET_RECEIPT.run<Selectable<ReceiptsTable>>(this.#db, { domain, receipt_id: receiptId })).rows[0];
     return row ? fromReceiptRow(row) : null;
   }
 
@@ -197,11 +206,11 @@ export class KyselyReceiptStore implements ReceiptStore {
     return Number(result.numAffectedRows ?? 0) === 1;
   }
 
-  async acknowledge(iss: string, receiptId: string, ack: HeldAcknowledgement): Promise<boolean> {
+  async acknowledge(domain: string, receiptId: string, ack: HeldAcknowledgement): Promise<boolean> {
     const result = await this.#db
       .updateTable('receipts')
       .set({ ack_jws: ack.jws, ack_jkt: ack.jkt, ack_iat: ack.iat, ack_at: ack.at })
-      .where('iss', '=', iss)
+      .where('domain', '=', domain)
       .where('receipt_id', '=', receiptId)
       .where('ack_jws', 'is', null)
       .executeTakeFirst();
@@ -243,13 +252,17 @@ export class KyselyReceiptStore implements ReceiptStore {
     return Object.fromEntries(rows.map((r) => [r.code, Number(r.n)]));
   }
 
-  async heldFrom(iss: string): Promise<{ held: number; acknowledged: number }> {
+  async heldFrom(domain: string): Promise<{ held: number; acknowledged: number }> {
     const row = await this.#db
       .selectFrom('receipts')
       .select((eb) => [eb.fn.countAll<number>().as('held'), eb.fn.count<number>('ack_jws').as('acknowledged')])
-      .where('iss', '=', iss)
+      .where('domain', '=', domain)
       .executeTakeFirstOrThrow();
     return { held: Number(row.held), acknowledged: Number(row.acknowledged) };
+  }
+
+  async changedSince(atMs: number): Promise<string[]> {
+    return (await this.#db.selectFrom('receipt_tallies').select('domain').where('updated_at', '>=', atMs).execute()).map((r) => r.domain);
   }
 
   async listedTotals(): Promise<{ issued: number; acknowledged: number }> {
@@ -289,7 +302,6 @@ export class KyselyReceiptStore implements ReceiptStore {
       ])
       .where('domain', '=', domain)
       .where('arrived_at', '<', arrivedBefore)
-      .orderBy('arrived_at')
       .execute();
     return rows.map(fromEvidenceRow);
   }
