@@ -159,7 +159,8 @@ function rememberVerified(ctx: DirectoryContext, domain: string): void {
 }
 
 export async function takeReceipt(ctx: DirectoryContext, caller: SignedCaller | undefined, body: PublishedReceipt): Promise<{ status: 200 | 201; answer: IntakeAnswer }> {
-  const signer = requireCaller(caller, caller?.origin ?? '', 'Publishing a receipt');
+  // Whose receipt it is is checked against the signer below (iss).
+  const signer = requireCaller(caller, null, 'Publishing a receipt');
   const nowMs = ctx.clock.now();
   const standing = verifiedDomains(ctx).has(signer.domain) ? { verifiedAt: 1 } : await ctx.store.instances.standing(signer.domain);
   if (!standing || standing.verifiedAt === null) {

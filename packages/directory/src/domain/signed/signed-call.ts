@@ -67,10 +67,10 @@ export async function verifySignedCall(ctx: DirectoryContext, request: SignedCal
   throw new Problem(problem.code, problem.message, { extensions: problem.extensions, headers: { ...problem.headers, 'accept-signature': ACCEPT_SIGNATURE } });
 }
 
-/** A signed call for `origin` must come from that instance itself (403 not_allowed otherwise). */
-export function requireCaller(caller: SignedCaller | undefined, origin: string, what: string): SignedCaller {
+/** A call must be signed by an inbox; one about `origin` by that instance itself (403 not_allowed otherwise). */
+export function requireCaller(caller: SignedCaller | undefined, origin: string | null, what: string): SignedCaller {
   if (!caller) throw new Problem('unauthorized', `${what} must be signed by the inbox (HTTP Message Signatures, profile ${INSTANCE_PROFILE.name}).`, { headers: { 'accept-signature': ACCEPT_SIGNATURE } });
-  if (caller.origin !== origin) throw new Problem('not_allowed', `${what} for ${origin} must be signed by ${origin} itself; this call was signed by ${caller.origin}.`);
+  if (origin !== null && caller.origin !== origin) throw new Problem('not_allowed', `${what} for ${origin} must be signed by ${origin} itself; this call was signed by ${caller.origin}.`);
   return caller;
 }
 
