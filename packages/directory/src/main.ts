@@ -12,7 +12,8 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     baseUrl: settings.baseUrl,
     allowLocalInboxes: settings.allowLocalInboxes,
     logLevel: settings.logLevel,
-    // The demo is loaded first, so the first snapshot the jobs run already has its receipts.
+    checks: settings.checks,
+    // The demo is loaded first, so the first snapshot the jobs run already has its receipts (startJobs below also starts the checks).
     runJobs: false,
   });
   let seeded = 0;
@@ -34,7 +35,10 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     `  one business     ${base}/v1/businesses/{domain}`,
     `  categories       ${base}/v1/categories   attributes ${base}/v1/attributes   ranking rules ${base}/v1/ranking`,
     `  stats            ${base}/v1/stats   OpenAPI ${base}/openapi.json`,
-    `  MCP              ${base}/mcp (every public read as a tool)`,
+    `  MCP              ${base}/mcp (every public read as a tool, and check_business)`,
+    `  agentic check    POST ${base}/check {"url": "…"}   results ${base}/b/{domain}.json   ${base}/leaderboard.json   rules ${base}/v1/score-rules`,
+    `  persons          POST ${base}/v1/persons, /v1/presentations (signed by member inboxes), /v1/passes (a person's key)`,
+    `  mail             ${directory.mailer.describe} (DIRECTORY_SMTP_URL, DIRECTORY_MAIL_FROM)`,
   ];
   return { directory, lines };
 }

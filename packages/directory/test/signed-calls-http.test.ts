@@ -177,20 +177,42 @@ describe('signatures made by http-message-signatures (an RFC 9421 library nobody
   });
 });
 
+describe('calls about persons (issue 15) go through the same verifier', () => {
+  it('unsigned 401 with Accept-Signature; a pending instance 409; signed by a member, answered; the same signature again 401 replayed_signature', async () => {
+    const unsigned = await t.request('POST', '/v1/presentations', { body: { pass: 'not-a-pass' } });
+    expectProblem(unsigned, 401, 'unauthorized', 'missing');
+    expect(unsigned.headers.get('accept-signature')).toMatch(/tag="svc-instance"/);
+    const pending = await signedInbox();
+    expect((await signed(t, pending, 'POST', '/v1/instances', { domain: pending.domain })).status).toBe(202);
+    expectProblem(await signed(t, pending, 'POST', '/v1/presentations', { pass: 'not-a-pass' }), 409, 'wrong_state');
+    expectProblem(await signed(t, inbox, 'POST', '/v1/presentations', { pass: 'not-a-pass' }, { key: newKey() }), 401, 'unauthorized', 'unknown_key');
+
+    const call = signCall(t, inbox, 'POST', '/v1/presentations', { pass: 'not-a-pass' });
+    const first = await t.request('POST', '/v1/presentations', { headers: call.headers, rawBody: call.body! });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toEqual({ status: 'unknown_pass' });
+    expectProblem(await t.request('POST', '/v1/presentations', { headers: call.headers, rawBody: call.body! }), 401, 'replayed_signature', 'replayed');
+  });
+});
+
 describe('the replay store survives a restart', () => {
-  it('a signature taken before a restart is still refused after it, until its expiry plus a minute', async () => {
+  it('a signature taken before a restart (a ping, a call about persons) is still refused after it, until its expiry plus a minute', async () => {
     const own = new TestClock(MONDAY);
     const first = await startDirectory({ clock: own, allowLocalInboxes: true, answerWorkers: 0 });
     const box = await signedInbox(serveManifest());
     await registerVerified(first, box);
     const call = signCall(first, box, 'POST', pingPath(box.domain), { counts: { bookings: 1 } });
     expect((await first.request('POST', pingPath(box.domain), { headers: call.headers, rawBody: call.body! })).status).toBe(200);
+    // A call about persons is held in the same store.
+    const persons = signCall(first, box, 'POST', '/v1/presentations', { pass: 'not-a-pass' });
+    expect((await first.request('POST', '/v1/presentations', { headers: persons.headers, rawBody: persons.body! })).status).toBe(200);
     await first.close({ removeData: false });
 
     const second = await startDirectory({ clock: own, dataDir: first.dataDir, allowLocalInboxes: true, answerWorkers: 0 });
     try {
       own.advance(200_000);
       expectProblem(await second.request('POST', pingPath(box.domain), { headers: call.headers, rawBody: call.body! }), 401, 'replayed_signature', 'replayed');
+      expectProblem(await second.request('POST', '/v1/presentations', { headers: persons.headers, rawBody: persons.body! }), 401, 'replayed_signature', 'replayed');
       // Past expires + 60 s it is refused as expired, never taken again.
       own.advance(170_000);
       expectProblem(await second.request('POST', pingPath(box.domain), { headers: call.headers, rawBody: call.body! }), 401, 'unauthorized', 'expired');

@@ -5,6 +5,7 @@ import { getInstanceStatus, pingInstanceOperation, registerInstanceOperation } f
 import { publishReceipt } from './receipt-operations.js';
 import { getBusiness, searchBusinesses } from './search-operations.js';
 import { getStats } from './stats-operations.js';
+import { checkBusiness, getCheckResult, getLeaderboard, getScoreRules, updateCheckVisibility } from './check-operations.js';
 import { getPlaceCategory, getRankingRules, listAttributes, listCategories } from './vocabulary-operations.js';
 
 export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationContext>[] = [
@@ -14,6 +15,11 @@ export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationConte
   getPlaceCategory,
   listAttributes,
   getRankingRules,
+  getScoreRules,
+  getCheckResult,
+  getLeaderboard,
+  checkBusiness,
+  updateCheckVisibility,
   getStats,
   getInstanceStatus,
   registerInstanceOperation,

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { DomainContext } from '../domain/context.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller } from '../domain/types.js';
+import type { IdentityKeys } from '../domain/identity/identity-keys.js';
 
 export interface InboxConfigView {
   publicBaseUrl: string;
@@ -27,6 +28,14 @@ export interface OperationContext {
   config: InboxConfigView;
   /** Seals secrets kept at rest (webhook secrets and header values). */
   secrets: SecretBox;
+  /** Keyed hashes of customer data (codes, addresses) and the sender's mail domain (docs/identity.md). */
+  identity: IdentityServices;
+}
+
+export interface IdentityServices {
+  keys: IdentityKeys;
+  /** The domain of the sender address, for Message-IDs. */
+  mailHost: string;
 }
 
 export function inboxOperation<I extends z.ZodType, O extends z.ZodType>(

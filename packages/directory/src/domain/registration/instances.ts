@@ -10,6 +10,7 @@ import { instanceStanding } from '../reputation/standing.js';
 import { requireCaller, takeSignature, type SignedCaller } from '../signed/signed-call.js';
 import { parseInstanceDomain } from './domain-name.js';
 import { ManifestProblem, readManifest } from './member-listing.js';
+import { retireFoundListingFor } from '../checks/found-listing.js';
 
 export const VERIFY_JOB = 'instance.verify';
 /** Verified manifests are fetched again this often. */
@@ -198,6 +199,8 @@ export function verificationHandler(ctx: DirectoryContext) {
             delistedAt: instance.delistedAt,
             dormantSince: instance.dormantSince,
           });
+          // A found entry on the member's registrable domain gives way to the member (domain/checks/found-listing.ts).
+          await retireFoundListingFor(store, instance.domain, nowMs);
           await store.instances.put({
             ...instance,
             status: 'verified',

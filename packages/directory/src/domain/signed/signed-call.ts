@@ -83,3 +83,24 @@ export async function takeSignature(store: DirectoryStore, caller: SignedCaller,
   const outcome = await store.replays.remember(caller.signature.id, caller.signature.keepUntil, nowMs / 1000);
   if (outcome !== 'new') throw signatureProblem({ reason: 'replayed', detail: 'This signature was already used; sign each request anew.' });
 }
+
+/**
+ * A signed call of a member inbox about its customers (the persons API, docs/identity.md): verified as
+ * every signed instance call is, heard only from an instance this network verified, and its signature
+ * taken at once in the same replay store (it survives a restart), since what such a call changes is
+ * written by the persons domain in transactions of its own.
+ */
+export async function verifyMemberCall(ctx: DirectoryContext, request: SignedCallRequest): Promise<SignedCaller> {
+  const caller = await verifySignedCall(ctx, request);
+  const standing = await ctx.store.instances.standing(caller.domain);
+  if (!standing || standing.verifiedAt === null) {
+    throw new Problem(
+      'wrong_state',
+      standing
+        ? `${caller.origin} is not verified yet; calls about persons are heard once the network has verified its manifest.`
+        : `${caller.origin} is not an instance this network knows; register it first (POST /v1/instances).`,
+    );
+  }
+  await takeSignature(ctx.store, caller, ctx.clock.now());
+  return caller;
+}

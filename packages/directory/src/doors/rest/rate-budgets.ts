@@ -11,6 +11,8 @@ export const DIRECTORY_BUDGETS = {
   write: { name: 'write', max: 30, windowSec: 60, per: 'address', describes: 'registrations, pings and checks' },
   // An inbox publishes a receipt per promise made or closed, and catches up after an outage: ten a second.
   publish: { name: 'publish', max: 600, windowSec: 60, per: 'address', describes: 'receipts published' },
+  /** Signed calls of member inboxes about their customers (persons, presentations, outcomes): one inbox serves many customers. */
+  persons: { name: 'persons', max: 600, windowSec: 60, per: 'address', describes: 'calls about persons' },
 } as const satisfies Record<string, RateBudget>;
 
 /** The budget each request counts against (none for health checks, so a monitor never sees a limited service as down). */
@@ -20,5 +22,6 @@ export function directoryBudgetOf(request: FastifyRequest): RateBudget | undefin
   // The MCP door serves reads only.
   if (path === '/mcp' || request.method === 'GET' || request.method === 'HEAD') return DIRECTORY_BUDGETS.read;
   if (path === '/v1/receipts') return DIRECTORY_BUDGETS.publish;
+  if (path === '/v1/persons' || path.startsWith('/v1/presentations')) return DIRECTORY_BUDGETS.persons;
   return DIRECTORY_BUDGETS.write;
 }

@@ -1,4 +1,5 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
+import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -8,6 +9,7 @@ import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
+import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 import { KyselyReceiptStore, KyselyReplayStore, KyselyReputationStore } from './trust-stores.js';
 import { WriteBatch } from './write-batch.js';
@@ -433,6 +435,7 @@ class KyselyOrderStore implements OrderStore {
 }
 
 export class KyselyDirectoryStore implements DirectoryStore {
+  readonly persons;
   readonly listings;
   readonly instances;
   readonly orders;
@@ -440,6 +443,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly replays;
   readonly receipts;
   readonly reputation;
+  readonly checks;
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #inTransaction: boolean;
 
@@ -456,6 +460,8 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.replays = new KyselyReplayStore(db);
     this.receipts = new KyselyReceiptStore(db);
     this.reputation = new KyselyReputationStore(db);
+    this.checks = new KyselyCheckStore(db);
+    this.persons = new KyselyPersonStore(db);
   }
 
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
