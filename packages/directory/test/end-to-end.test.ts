@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox, type Inbox } from '@svc/inbox';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
-import { signedAsInbox } from './support/real-inbox.js';
+import { scheduleNetworkRegistrations } from '../../inbox/src/networks/network-jobs.js';
 import { newKey, signAck } from './support/signed-inbox.js';
 
 /** A real inbox registers with a real directory over HTTP on 127.0.0.1 and is listed. */
@@ -42,18 +42,30 @@ describe('an inbox registering itself with the directory', () => {
     rmSync(inboxDir, { recursive: true, force: true });
   });
 
-  it('registers, is verified from its manifest, pings, and appears in the next hour\'s order', async () => {
-    // The inbox registers, signing with its own key as its registration job does; the directory's job fetches the manifest.
-    expect((await signedAsInbox(directory, inbox, `http://${domain}`, 'POST', '/v1/instances', { domain })).status).toBe(202);
+  /** The inbox's owner view of this network (get_networks). */
+  const networkEntry = async () => {
+    const owner = await import('@svc/inbox').then((m) => m.createOwnerKey(inbox.store, `e2e-${clock.now()}`, clock.now()));
+    const r = await fetch(`http://${domain}/v1/owner/networks`, { headers: { authorization: `Bearer ${owner.value}` } });
+    const body = (await r.json()) as { networks: { origin: string; [k: string]: any }[] };
+    return body.networks.find((n) => n.origin === new URL(directory.baseUrl).origin)!;
+  };
+
+  it('registers signed by its own job, is verified from its manifest, pings signed and keeps the standing answered, and appears in the next hour\'s order', async () => {
+    // The inbox's registration job signs with the inbox's own key; the directory's job fetches the manifest.
+    expect(await scheduleNetworkRegistrations(inbox.store, clock.now())).toBe(1);
+    await inbox.jobs.runDue();
     expect((await directory.get(`/v1/instances/${domain}/status`)).body.status).toBe('pending');
     await directory.directory.jobs.runDue();
     const status = await directory.get(`/v1/instances/${domain}/status`);
     expect(status.body).toMatchObject({ domain, status: 'verified', listed: true });
 
+    // The first ping follows two seconds after registration: signed, answered 200 with the standing.
     clock.advance(3_000);
-    const ping = await signedAsInbox(directory, inbox, `http://${domain}`, 'POST', `/v1/instances/${domain}/ping`, { version: '0.1.0', runtime: 'node' });
-    expect(ping.status).toBe(200);
-    expect(ping.body).toMatchObject({ ok: true, standing: { tier: 'new' }, receipts: { accepted: 0 } });
+    await inbox.jobs.runDue();
+    const entry = await networkEntry();
+    expect(entry).toMatchObject({ verification: 'verified', last_error: null, rules: expect.any(Number), ping_signature: { state: 'verified' } });
+    expect(entry.standing).toMatchObject({ tier: 'new', score: 0, ranked: false, kept: 0, broken: 0, customers: 0, as_of: null });
+    expect(entry.last_ping_at).toBe(new Date(clock.now()).toISOString());
     const listing = await directory.get(`/v1/businesses/${domain}`);
     expect(listing.status).toBe(200);
     expect(listing.body).toMatchObject({ source: 'member', answering: true, has_inbox: true, item_types: expect.arrayContaining(['booking']) });
@@ -85,24 +97,27 @@ describe('an inbox registering itself with the directory', () => {
     const receipts = (await call('GET', `/v1/owner/items/${booked.body.id}`)).body.receipts as { receipt_id: string; jws: string; kind: string }[];
     expect(receipts.map((r) => r.kind)).toEqual(['confirmed', 'outcome']);
 
-    // Published as the inbox publishes them, signed with its own key; the customer's agent acknowledged the outcome.
+    // The inbox's publication job sends both, signed with its own key.
     clock.set('2026-11-24T11:05:00Z');
+    while ((await inbox.jobs.runDue()) > 0);
+    expect((await directory.get(`/v1/businesses/${domain}`)).body.receipts).toMatchObject({ issued: 2, acknowledged: 0, customers: 1 });
+
+    // The customer's agent acknowledges the outcome at the inbox; the inbox publishes it again with its acknowledgement.
     const agent = newKey();
-    for (const receipt of receipts) {
-      const body = receipt.kind === 'outcome' ? { receipt: receipt.jws, ack: signAck(agent, receipt.jws, Math.floor(clock.now() / 1000)) } : { receipt: receipt.jws };
-      const r = await signedAsInbox(directory, inbox, `http://${domain}`, 'POST', '/v1/receipts', body);
-      expect(r.status, JSON.stringify(r.body)).toBe(201);
-      expect(r.body).toMatchObject({ receipt_id: receipt.receipt_id, counted: true, state: receipt.kind === 'outcome' ? 'acknowledged' : 'issued' });
-    }
+    const outcome = receipts.find((r) => r.kind === 'outcome')!;
+    const acked = await call('POST', `/v1/items/${booked.body.id}/receipt-ack`, { ack: signAck(agent, outcome.jws, Math.floor(clock.now() / 1000)) }, { 'x-access-token': booked.body.accessToken });
+    expect(acked.status, JSON.stringify(acked.body)).toBe(200);
+    while ((await inbox.jobs.runDue()) > 0);
     await directory.directory.jobs.runDue();
     const shown = (await directory.get(`/v1/businesses/${domain}`)).body;
     expect(shown.receipts).toEqual({ issued: 2, acknowledged: 1, customers: 1, last_at: new Date(clock.now()).toISOString() });
     expect(shown.outcomes).toEqual({ 'booking.completed': 1 });
+    expect((await networkEntry()).receipts).toMatchObject({ published: 2, waiting: 0, held: 0, refused: 0, acknowledgements_sent: 1 });
 
     // The night 30 days after verification: one piece, kept, acknowledged, unpaid (e = 0.7), fresh (t = 1),
     // one customer (r = 1): K = 0.7, n = 0.7 (within the release of 30 units), p = 1 → n / (n + z²).
     clock.set('2026-12-24T00:00:00Z');
-    await signedAsInbox(directory, inbox, `http://${domain}`, 'POST', `/v1/instances/${domain}/ping`, {});
+    while ((await inbox.jobs.runDue()) > 0);
     while ((await directory.directory.jobs.runDue()) > 0);
     const expected = Math.round((0.7 / (0.7 + 1.2816 ** 2)) * 1e6) / 1e6;
     expect((await directory.get(`/v1/businesses/${domain}`)).body.reputation).toEqual({
@@ -116,8 +131,12 @@ describe('an inbox registering itself with the directory', () => {
       rules: 7,
       rules_url: `${directory.publicUrl}/v1/ranking?version=7`,
     });
-    const standing = await signedAsInbox(directory, inbox, `http://${domain}`, 'POST', `/v1/instances/${domain}/ping`, {});
-    expect(standing.body.standing).toMatchObject({ tier: 'new', score: expected, kept: 1, as_of: '2026-12-24T00:00:00.000Z' });
-    expect(standing.body.receipts).toEqual({ accepted: 2, acknowledged: 1 });
+    // The inbox's next hourly ping brings the night's standing home.
+    clock.advance(3_600_000);
+    while ((await inbox.jobs.runDue()) > 0);
+    const entry = await networkEntry();
+    expect(entry.standing).toMatchObject({ tier: 'new', score: expected, kept: 1, customers: 1, as_of: '2026-12-24T00:00:00.000Z' });
+    expect(entry.receipts.network_says).toMatchObject({ accepted: 2, acknowledged: 1 });
+    expect(entry.rules).toBe(7);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Signing as a real inbox (packages/inbox) with its own active key, read from its store: what its
- * registration and ping jobs send once they sign (issue 13, the inbox side), made here so the
- * directory's tests do not wait for them.
+ * registration and ping jobs send (end-to-end.test.ts runs those jobs themselves), for tests that
+ * want one call without the inbox's job runner.
  */
 import type { Inbox } from '@svc/inbox';
 import type { ApiResponse, TestDirectory } from './harness.js';
