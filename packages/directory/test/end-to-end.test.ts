@@ -100,6 +100,8 @@ describe('an inbox registering itself with the directory', () => {
     // The inbox's publication job sends both, signed with its own key.
     clock.set('2026-11-24T11:05:00Z');
     while ((await inbox.jobs.runDue()) > 0);
+    // The listing follows its tally a moment later (listing-sync.ts), at once at the job runner's pass.
+    await directory.directory.jobs.runDue();
     expect((await directory.get(`/v1/businesses/${domain}`)).body.receipts).toMatchObject({ issued: 2, acknowledged: 0, customers: 1 });
 
     // The customer's agent acknowledges the outcome at the inbox; the inbox publishes it again with its acknowledgement.
