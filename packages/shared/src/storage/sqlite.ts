@@ -26,7 +26,11 @@ export async function openSqlite<DB>(
   }
   const health = new StorageHealth();
   const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health) });
-  const { error, results } = await new Migrator({ db, provider: { getMigrations: async () => migrations } }).migrateToLatest();
+  // Migrations are numbered by the branch that adds them, so a data folder may have run a later number
+  // before an earlier one arrives (it ran 0009 and 0012, then 0006 comes): what it has not run, it runs,
+  // in number order. Every migration of a service is independent of those numbered after it.
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
+  const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     await db.destroy();
