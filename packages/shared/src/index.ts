@@ -30,3 +30,4 @@ export * from './http/rate-limits.js';
 export * from './text/unsafe-text.js';
 export * from './signatures/index.js';
 export * from './receipts/index.js';
+export * from './storage/compiled-query.js';
