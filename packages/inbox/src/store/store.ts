@@ -89,6 +89,8 @@ export interface ItemStore {
   confirmedBookings(serviceId: string, fromMs: number, toMs: number): Promise<BusyBooking[]>;
   /** Counts of earlier items by a contact's email, newest first, for the owner's customer view. */
   historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string; sandbox: boolean }[]>;
+  /** Whether any other item carries this e-mail address (one row looked at, not the history). */
+  hasOtherWithEmail(email: string, excludeItemId: string): Promise<boolean>;
   /** Items created since an instant, by type (sandbox ones left out): what an inbox reports to networks. */
   countCreatedSince(sinceMs: number): Promise<Partial<Record<ItemType, number>>>;
 }

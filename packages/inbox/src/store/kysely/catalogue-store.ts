@@ -1,8 +1,14 @@
 /** Services, products, opening hours and closures in SQLite. No business rules here. */
+import { compileOnce } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { Closure, OpeningHoursRange, PriceModel, Product, Service } from '../../domain/types.js';
 import type { CatalogueStore, PageRequest } from '../store.js';
 import type { Database, ProductsTable, ServicesTable } from './schema.js';
+
+// Read by every booking, order and quote: compiled once.
+const serviceById = compileOnce((db: Kysely<Database>, p: { id: string }) => db.selectFrom('services').selectAll().where('id', '=', p.id));
+const productById = compileOnce((db: Kysely<Database>, p: { id: string }) => db.selectFrom('products').selectAll().where('id', '=', p.id));
+const productBySku = compileOnce((db: Kysely<Database>, p: { sku: string }) => db.selectFrom('products').selectAll().where('sku', '=', p.sku));
 
 export class KyselyCatalogueStore implements CatalogueStore {
   readonly #db: Kysely<Database>;
@@ -22,7 +28,7 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getService(id: string): Promise<Service | null> {
-    const row = await this.#db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await serviceById.first(this.#db, { id });
     return row ? toService(row) : null;
   }
 
@@ -60,12 +66,12 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getProduct(productId: string): Promise<Product | null> {
-    const row = await this.#db.selectFrom('products').selectAll().where('id', '=', productId).executeTakeFirst();
+    const row = await productById.first(this.#db, { id: productId });
     return row ? toProduct(row) : null;
   }
 
   async getProductBySku(sku: string): Promise<Product | null> {
-    const row = await this.#db.selectFrom('products').selectAll().where('sku', '=', sku).executeTakeFirst();
+    const row = await productBySku.first(this.#db, { sku });
     return row ? toProduct(row) : null;
   }
 
