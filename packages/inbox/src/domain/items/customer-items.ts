@@ -8,9 +8,10 @@ import { loadProfile, type DomainContext } from '../context.js';
 import { refuseImpossibleLength, refuseUnbookableTime } from '../availability/booking-time.js';
 import { priceBooking, priceOrder } from '../catalogue/pricing.js';
 import { isoInZone, parseInstant } from '../time.js';
-import type { Actor, Caller, Contact, ItemRecord, ItemType } from '../types.js';
+import type { Actor, Caller, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
+import type { ReceiptRecord } from '../../store/receipt-store.js';
 import { accessTokenMatches, newAccessToken } from './access-token.js';
-import { addToSearchText, insertItem, moveItem, openMoves, recordSideEvent, type Mover } from './item-writer.js';
+import { addToSearchText, moveItem, openMoves, recordSideEvent, writeNewItem, type Mover } from './item-writer.js';
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { conversationEntry, itemView, type ItemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
@@ -130,23 +131,24 @@ async function createFor(
   spec: { type: ItemType; payload: Record<string, unknown>; needsHuman: boolean; serviceId?: string; startAt?: number; endAt?: number; partySize?: number },
 ) {
   const { token, hash } = newAccessToken();
-  const item = await insertItem(ctx, moverOf(caller), {
+  const { item, messages } = await writeNewItem(ctx, moverOf(caller), {
     ...spec,
     contact: request.contact ?? null,
     sandbox: request.sandbox ?? false,
     accessTokenHash: hash,
     message: request.message,
   });
-  const status = await statusView(ctx, item, caller.actor);
+  // The answer is built from what was just written: its one message, and no receipt (a create signs none; moves do).
+  const status = await statusViewOf(ctx, item, caller.actor, messages, []);
   return { ...status, accessToken: token, identity: await identityOf(ctx, item) };
 }
 
 /** Whether the business has seen this contact before; proof (a one-time code) comes with identity work. */
 async function identityOf(ctx: DomainContext, item: ItemRecord) {
   const email = item.contact?.email;
-  const earlier = email ? await ctx.store.items.historyByEmail(email, item.id) : [];
+  const seenBefore = email ? await ctx.store.items.hasOtherWithEmail(email, item.id) : false;
   return {
-    recognised: earlier.length > 0 ? ('weak' as const) : ('none' as const),
+    recognised: seenBefore ? ('weak' as const) : ('none' as const),
     passes: [],
     networks: {},
     guide: '/docs/agents',
@@ -154,11 +156,13 @@ async function identityOf(ctx: DomainContext, item: ItemRecord) {
 }
 
 export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Actor) {
-  const [moves, messages, receipts] = await Promise.all([
-    openMoves(ctx, item, actor),
-    ctx.store.items.listMessages(item.id, false),
-    ctx.store.receipts.listForItem(item.id),
-  ]);
+  const [messages, receipts] = await Promise.all([ctx.store.items.listMessages(item.id, false), ctx.store.receipts.listForItem(item.id)]);
+  return statusViewOf(ctx, item, actor, messages, receipts);
+}
+
+/** The status view of an item whose customer-visible messages and receipts the caller has. */
+async function statusViewOf(ctx: DomainContext, item: ItemRecord, actor: Actor, messages: readonly MessageRecord[], receipts: readonly ReceiptRecord[]) {
+  const moves = await openMoves(ctx, item, actor);
   return {
     ...itemView(item),
     next: moves.map((row) => ({

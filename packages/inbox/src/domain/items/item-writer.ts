@@ -7,7 +7,7 @@ import { Problem, escapeUnsafe, newId, problemFromZod } from '@svc/shared';
 import { loadProfile, loadSettings, type DomainContext } from '../context.js';
 import { MACHINES, candidateTransitions, normaliseEventName, resolveTransition, type TransitionRow } from '../machines/index.js';
 import { foldText } from '../text.js';
-import type { Actor, Channel, Contact, ItemRecord, ItemType } from '../types.js';
+import type { Actor, Channel, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
 import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.js';
 import { checkGuards } from './guards.js';
 import { scheduleRules } from '../rules/schedule-rules.js';
@@ -35,6 +35,16 @@ export interface Mover {
 }
 
 export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem): Promise<ItemRecord> {
+  return (await writeNewItem(ctx, mover, spec)).item;
+}
+
+/** What a create wrote: the item and the message it started with, so its answer needs no reading back. */
+export interface WrittenItem {
+  item: ItemRecord;
+  messages: MessageRecord[];
+}
+
+export async function writeNewItem(ctx: DomainContext, mover: Mover, spec: NewItem): Promise<WrittenItem> {
   const nowMs = ctx.clock.now();
   const machine = MACHINES[spec.type];
   const item: ItemRecord = {
@@ -78,8 +88,9 @@ export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem
     data: null,
     createdAt: nowMs,
   });
+  const messages: MessageRecord[] = [];
   if (spec.message) {
-    await ctx.store.items.addMessage({
+    const message: MessageRecord = {
       id: newId(nowMs),
       itemId: item.id,
       authorKind: mover.actor.kind,
@@ -89,10 +100,12 @@ export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem
       internal: false,
       channel: mover.channel,
       createdAt: nowMs,
-    });
+    };
+    await ctx.store.items.addMessage(message);
+    messages.push(message);
   }
   await scheduleRules(ctx, mover, item, `${item.type}.create`);
-  return item;
+  return { item, messages };
 }
 
 export interface TransitionRequest {
