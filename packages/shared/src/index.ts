@@ -31,3 +31,4 @@ export * from './text/unsafe-text.js';
 export * from './signatures/index.js';
 export * from './receipts/index.js';
 export * from './storage/compiled-query.js';
+export * from './storage/table-writes.js';

@@ -11,6 +11,7 @@
 import { SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
 import type { StorageHealth } from './storage-health.js';
 import type { SqliteDatabase } from './sqlite-driver.js';
+import type { TableWrites } from './table-writes.js';
 
 /** Query kinds that write; a raw query (our own SQL) is left out, as are BEGIN, COMMIT and ROLLBACK. */
 const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
@@ -19,34 +20,41 @@ export class GuardedSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
+  readonly #writes: TableWrites | null;
 
-  /** `sqlite` is the handle `config.database` runs on: its `inTransaction` says whether a transaction is open. */
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth) {
+  /**
+   * `sqlite` is the handle `config.database` runs on: its `inTransaction` says whether a transaction is open.
+   * `writes`, when given, is told of every statement (table-writes.ts).
+   */
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null = null) {
     super(config);
     this.#config = config;
     this.#sqlite = sqlite;
     this.#health = health;
+    this.#writes = writes;
   }
 
   override createDriver(): Driver {
-    return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health);
+    return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health, this.#writes);
   }
 }
 
 class GuardedSqliteDriver extends SqliteDriver {
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
+  readonly #writes: TableWrites | null;
   #connection: GuardedConnection | null = null;
 
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth) {
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null) {
     super(config);
     this.#sqlite = sqlite;
     this.#health = health;
+    this.#writes = writes;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const inner = await super.acquireConnection();
-    if (this.#connection?.inner !== inner) this.#connection = new GuardedConnection(inner, this.#sqlite, this.#health);
+    if (this.#connection?.inner !== inner) this.#connection = new GuardedConnection(inner, this.#sqlite, this.#health, this.#writes);
     return this.#connection;
   }
 
@@ -82,14 +90,17 @@ class GuardedConnection implements DatabaseConnection {
   firstError: unknown = null;
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
+  readonly #writes: TableWrites | null;
 
-  constructor(inner: DatabaseConnection, sqlite: SqliteDatabase, health: StorageHealth) {
+  constructor(inner: DatabaseConnection, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null) {
     this.inner = inner;
     this.#sqlite = sqlite;
     this.#health = health;
+    this.#writes = writes;
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    this.#writes?.noteStatement(compiledQuery);
     // Kysely's SQLite connection runs the statement before it returns (it throws rather than rejects).
     let result: Promise<QueryResult<R>>;
     try {

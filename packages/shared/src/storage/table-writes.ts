@@ -1,0 +1,109 @@
+/**
+ * Which tables of a database may have changed since a moment: the basis for answers kept in memory
+ * (a service's public reads) that must never outlive what they were built from.
+ *
+ * Every write statement run through the service's Kysely connection is counted against the table it
+ * names, when it runs (so inside a transaction too: a write that is rolled back only costs a kept
+ * answer). A write whose table cannot be read from the query (raw SQL) counts against every table.
+ * Writes by other connections to the same file (another process) are seen through SQLite's
+ * `PRAGMA data_version`, which changes whenever another connection commits.
+ *
+ * A stamp is taken before reading what it covers: a write that lands between the stamp and the
+ * reads makes the answer kept under the old stamp, which no later stamp equals.
+ */
+import type { RootOperationNode } from 'kysely';
+import type { SqliteDatabase } from './sqlite-driver.js';
+
+export class TableWrites {
+  readonly #counts = new Map<string, number>();
+  /** Writes whose table is not known: they count against every table. */
+  #unattributed = 0;
+  #busy = 0;
+  readonly #sqlite: SqliteDatabase | null;
+
+  /** `sqlite`: the connection the counted writes run on, to learn of other connections' commits. */
+  constructor(sqlite: SqliteDatabase | null = null) {
+    this.#sqlite = sqlite;
+  }
+
+  /** Called with every statement the connection runs; reads and transaction control count for nothing. */
+  noteStatement(statement: { query: RootOperationNode; sql: string }): void {
+    const tables = writtenTables(statement.query, statement.sql);
+    if (tables === undefined) return;
+    if (tables === null) {
+      this.#unattributed++;
+      return;
+    }
+    for (const table of tables) this.#counts.set(table, (this.#counts.get(table) ?? 0) + 1);
+  }
+
+  /**
+   * A stamp of `tables` now: it differs from every earlier stamp of them once any of them may have
+   * been written, by this connection or another.
+   */
+  stamp(tables: readonly string[]): string {
+    let sum = this.#unattributed;
+    for (const table of tables) sum += this.#counts.get(table) ?? 0;
+    return `${sum}.${this.#othersVersion()}`;
+  }
+
+  #othersVersion(): string {
+    if (!this.#sqlite) return '0';
+    try {
+      return String(this.#sqlite.pragma('data_version', { simple: true }));
+    } catch {
+      // The connection is busy (a statement still iterating): a stamp no other equals, so nothing kept is used.
+      return `busy-${++this.#busy}`;
+    }
+  }
+}
+
+/** Raw statements that change no table: transaction control and reads. */
+const RAW_NOT_WRITING = /^\s*(?:begin|commit|end|rollback|savepoint|release|select)\b/i;
+/** The table a raw insert, update or delete names first. */
+const RAW_WRITE_TABLE = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i;
+
+/**
+ * The tables a statement writes: undefined for a read; null when it writes (or may write) tables
+ * that cannot be told (a raw statement of another kind, a schema change).
+ */
+function writtenTables(query: RootOperationNode, sql: string): string[] | null | undefined {
+  switch (query.kind) {
+    case 'InsertQueryNode':
+      return query.into ? namesOf([query.into]) : null;
+    case 'UpdateQueryNode':
+      return query.table ? namesOf([query.table]) : null;
+    case 'DeleteQueryNode':
+      return namesOf(query.from.froms);
+    case 'MergeQueryNode':
+      return null;
+    case 'RawNode': {
+      if (RAW_NOT_WRITING.test(sql)) return undefined;
+      const table = RAW_WRITE_TABLE.exec(sql)?.[1];
+      return table ? [table] : null;
+    }
+    case 'SelectQueryNode':
+      return undefined;
+    default:
+      // Schema changes and anything else: every table may have changed.
+      return null;
+  }
+}
+
+interface NodeLike {
+  kind: string;
+  table?: { identifier?: { name?: unknown } };
+  node?: NodeLike;
+}
+
+function namesOf(nodes: readonly unknown[]): string[] | null {
+  const names: string[] = [];
+  for (const raw of nodes) {
+    let node = raw as NodeLike;
+    if (node.kind === 'AliasNode' && node.node) node = node.node;
+    const name = node.kind === 'TableNode' ? node.table?.identifier?.name : undefined;
+    if (typeof name !== 'string') return null;
+    names.push(name);
+  }
+  return names.length > 0 ? names : null;
+}
