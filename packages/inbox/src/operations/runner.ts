@@ -16,6 +16,7 @@ import type { InboxStore } from '../store/store.js';
 import type { InboxConfigView, OperationContext } from './context.js';
 import { refuseUnsafeText } from './input-text.js';
 import { isAnswerSecret } from './secret-answers.js';
+import { KeptAnswers } from './kept-answers.js';
 
 /** Idempotency keys are kept 30 days (inbox spec §8). */
 export const IDEMPOTENCY_KEEP_MS = 30 * 86_400_000;
@@ -32,6 +33,8 @@ export interface RunnerDeps {
   receipts: ReceiptSigning;
   /** Integration keys' buckets; one per process. Made from `clock` on first use when not given. */
   keyRateLimiter?: KeyRateLimiter;
+  /** Public reads kept in memory; made on first use when not given. */
+  keptAnswers?: KeptAnswers;
 }
 
 /** What a door extracted from its transport besides the input. */
@@ -97,6 +100,7 @@ async function runAs(
       accessTokenHeader: envelope.accessTokenHeader,
       config: deps.config,
       secrets: deps.secrets,
+      keptAnswers: keptAnswersOf(deps),
     };
     const body = await op.run(ctx, input, extras);
     if (deps.validateOutput) {
@@ -108,7 +112,7 @@ async function runAs(
 
   if (op.kind === 'read') {
     const body = await execute(deps.store);
-    return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
+    return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {}, ...(extras.serialized ? { serialized: extras.serialized } : {}) };
   }
 
   const key = idempotencyKeyOf(envelope, input);
@@ -208,6 +212,16 @@ function openStoredAnswer(secrets: SecretBox, scopeKey: string, response: unknow
 }
 
 const defaultLimiters = new WeakMap<RunnerDeps, KeyRateLimiter>();
+const defaultKeptAnswers = new WeakMap<RunnerDeps, KeptAnswers>();
+
+function keptAnswersOf(deps: RunnerDeps): KeptAnswers {
+  let kept = deps.keptAnswers ?? defaultKeptAnswers.get(deps);
+  if (!kept) {
+    kept = new KeptAnswers();
+    defaultKeptAnswers.set(deps, kept);
+  }
+  return kept;
+}
 
 /** The RateLimit policy name of integration keys' buckets. */
 const RATE_POLICY = 'key';

@@ -10,7 +10,7 @@ import { isStorageProblemCode, storageFailureKind, storageProblem } from '../sto
 import { problemFromZod } from '../errors/zod-fields.js';
 import { ZodError, type z } from 'zod';
 import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
-import { pathParameterNames, type AnyOperation, type HttpMethod } from '../operations/operation.js';
+import { pathParameterNames, type AnyOperation, type HttpMethod, type SerializedBody } from '../operations/operation.js';
 import { answerWithEtag } from './etag.js';
 
 export interface OperationOutcome {
@@ -19,6 +19,8 @@ export interface OperationOutcome {
   headers: Record<string, string>;
   /** The body already serialised (e.g. to compute an ETag); sent as is when present. */
   json?: string;
+  /** The body's bytes with their ETag, kept from an earlier call; sent as they are (a 200 of a tagged read). */
+  serialized?: SerializedBody;
 }
 
 export interface RestDoorOptions<Ctx, Admission = unknown> {
@@ -62,6 +64,10 @@ export function mountRestOperations<Ctx, Admission = unknown>(app: FastifyInstan
         }
         reply.code(outcome.status);
         if (outcome.status === 204 || outcome.status === 304) return reply.send();
+        // The same Buffer each time: the compression hook keeps its compressed forms with it.
+        if (tagged && outcome.status === 200 && outcome.serialized && !reply.hasHeader('etag')) {
+          return answerWithEtag(request, reply, outcome.serialized.bytes, outcome.serialized.etag);
+        }
         const json = outcome.json ?? JSON.stringify(outcome.body);
         if (tagged && outcome.status === 200 && !reply.hasHeader('etag')) return answerWithEtag(request, reply, json);
         return reply.type('application/json; charset=utf-8').send(json);
