@@ -168,7 +168,21 @@ import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
 
+/** What an answer kept in memory may be built from (ChangeStamps). */
+export type ChangeTopic = 'profile' | 'services' | 'products' | 'schedule' | 'items';
+
+/** Tells whether what an answer was built from may have changed since (answers kept in memory, operations/kept-answers.ts). */
+export interface ChangeStamps {
+  /**
+   * A stamp of `topics` now. It differs from every earlier stamp of them once any of them may have
+   * changed, whichever process wrote it. Take it before reading what it covers.
+   */
+  stamp(topics: readonly ChangeTopic[]): string | Promise<string>;
+}
+
 export interface InboxStore {
+  /** Whether the profile, catalogue, schedule or items may have changed since a stamp. */
+  readonly changes: ChangeStamps;
   readonly business: DocumentStore;
   readonly settings: DocumentStore;
   readonly catalogue: CatalogueStore;

@@ -1,5 +1,5 @@
 /** Opens the inbox's SQLite file and brings its schema up to date. */
-import { openSqlite, type StorageHealth } from '@svc/shared';
+import { openSqlite, type StorageHealth, type TableWrites } from '@svc/shared';
 import type { Kysely } from 'kysely';
 import * as core from './migrations/0001-core.js';
 import * as eventsWebhooks from './migrations/0002-events-webhooks.js';
@@ -13,7 +13,7 @@ import * as receipts from './migrations/0009-receipts.js';
 import type { Database } from './schema.js';
 
 /** The database, and whether its disk takes writes (StorageHealth: /healthz and 503 storage_full). */
-export async function openDatabase(file: string): Promise<{ db: Kysely<Database>; health: StorageHealth }> {
-  const { db, health } = await openSqlite<Database>(file, { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder, '0008-signing-keys': signingKeys, '0009-receipts': receipts });
-  return { db, health };
+export async function openDatabase(file: string): Promise<{ db: Kysely<Database>; health: StorageHealth; writes: TableWrites }> {
+  const { db, health, writes } = await openSqlite<Database>(file, { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder, '0008-signing-keys': signingKeys, '0009-receipts': receipts });
+  return { db, health, writes };
 }
