@@ -1,5 +1,6 @@
 /** Hashes and canonical JSON used for secrets at rest and request fingerprints. */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.js';
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
@@ -16,7 +17,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
+  return pooledRandomBytes(bytes).toString('base64url');
 }
 
 export function safeEqualHex(a: string, b: string): boolean {

@@ -1,21 +1,17 @@
 /**
  * Identifiers: ULIDs (48-bit time in ms, 80 random bits, Crockford base32), monotonic within one
  * process so ids sort in creation order: an id made in the same millisecond as the last one (or
- * with an earlier time) is the last one plus one. The random part is drawn from a pool filled by
- * the CSPRNG a few kilobytes at a time; the ulid package drew one call per character, a few
- * percent of a create's CPU.
+ * with an earlier time) is the last one plus one. The random part comes from the pooled CSPRNG
+ * bytes (random-pool.ts); the ulid package drew one call per character, a few percent of a
+ * create's CPU.
  */
-import { randomFillSync } from 'node:crypto';
 import { decodeTime } from 'ulid';
+import { pooledRandomBytes } from './random-pool.js';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const TIME_DIGITS = 10;
 const RANDOM_DIGITS = 16;
 const MAX_TIME = 2 ** 48 - 1;
-
-/** Random bytes not yet used; one byte gives one base32 digit (its low five bits). */
-const pool = Buffer.alloc(4096);
-let poolAt = pool.length;
 
 let lastTime = -1;
 let lastTimeText = '';
@@ -28,13 +24,10 @@ function encodeTime(ms: number): string {
   return text;
 }
 
+/** A fresh random part: one random byte per base32 digit (its low five bits). */
 function drawRandom(): void {
-  if (poolAt + RANDOM_DIGITS > pool.length) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  for (let i = 0; i < RANDOM_DIGITS; i++) lastRandom[i] = pool[poolAt + i]! & 31;
-  poolAt += RANDOM_DIGITS;
+  const bytes = pooledRandomBytes(RANDOM_DIGITS);
+  for (let i = 0; i < RANDOM_DIGITS; i++) lastRandom[i] = bytes[i]! & 31;
 }
 
 function incrementRandom(): void {

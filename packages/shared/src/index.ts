@@ -32,3 +32,4 @@ export * from './signatures/index.js';
 export * from './receipts/index.js';
 export * from './storage/compiled-query.js';
 export * from './storage/table-writes.js';
+export * from './random-pool.js';
