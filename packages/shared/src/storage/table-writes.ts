@@ -14,6 +14,9 @@
 import type { RootOperationNode } from 'kysely';
 import type { SqliteDatabase } from './sqlite-driver.js';
 
+/** The tables each query (compiled once and run again, compiled-query.ts) writes, read from its nodes once. */
+const tablesOfQuery = new WeakMap<RootOperationNode, string[] | null | undefined>();
+
 export class TableWrites {
   readonly #counts = new Map<string, number>();
   /** Writes whose table is not known: they count against every table. */
@@ -28,7 +31,12 @@ export class TableWrites {
 
   /** Called with every statement the connection runs; reads and transaction control count for nothing. */
   noteStatement(statement: { query: RootOperationNode; sql: string }): void {
-    const tables = writtenTables(statement.query, statement.sql);
+    let tables = tablesOfQuery.get(statement.query);
+    if (tables === undefined && !tablesOfQuery.has(statement.query)) {
+      tables = writtenTables(statement.query, statement.sql);
+      // A raw statement's node does not hold its text: judged each time.
+      if (statement.query.kind !== 'RawNode') tablesOfQuery.set(statement.query, tables);
+    }
     if (tables === undefined) return;
     if (tables === null) {
       this.#unattributed++;
