@@ -3,8 +3,9 @@
  * (a service's public reads) that must never outlive what they were built from.
  *
  * Every write statement run through the service's Kysely connection is counted against the table it
- * names, when it runs (so inside a transaction too: a write that is rolled back only costs a kept
- * answer). A write whose table cannot be read from the query (raw SQL) counts against every table.
+ * names when it runs (inside a transaction too), and again when its transaction rolls back: what was
+ * read while the transaction was open is then no longer what the table holds. A write whose table
+ * cannot be read from the query counts against every table.
  * Writes by other connections to the same file (another process) are seen through SQLite's
  * `PRAGMA data_version`, which changes whenever another connection commits.
  *
@@ -22,6 +23,8 @@ export class TableWrites {
   /** Writes whose table is not known: they count against every table. */
   #unattributed = 0;
   #busy = 0;
+  /** Tables written since the open transaction began (null: some write's table is unknown). */
+  #inTransaction: Set<string> | null = new Set();
   readonly #sqlite: SqliteDatabase | null;
 
   /** `sqlite`: the connection the counted writes run on, to learn of other connections' commits. */
@@ -37,12 +40,37 @@ export class TableWrites {
       // A raw statement's node does not hold its text: judged each time.
       if (statement.query.kind !== 'RawNode') tablesOfQuery.set(statement.query, tables);
     }
-    if (tables === undefined) return;
-    if (tables === null) {
-      this.#unattributed++;
+    if (tables === undefined) {
+      if (statement.query.kind === 'RawNode') this.#transactionControl(statement.sql);
       return;
     }
-    for (const table of tables) this.#counts.set(table, (this.#counts.get(table) ?? 0) + 1);
+    if (tables === null) {
+      this.#unattributed++;
+      this.#inTransaction = null;
+      return;
+    }
+    for (const table of tables) {
+      this.#bump(table);
+      this.#inTransaction?.add(table);
+    }
+  }
+
+  #bump(table: string): void {
+    this.#counts.set(table, (this.#counts.get(table) ?? 0) + 1);
+  }
+
+  /** A rollback changes again every table its transaction wrote; begin and commit start afresh. */
+  #transactionControl(sql: string): void {
+    const verb = TRANSACTION_VERB.exec(sql)?.[1]?.toLowerCase();
+    if (verb === undefined) return;
+    if (verb === 'rollback') {
+      if (this.#inTransaction === null) this.#unattributed++;
+      else for (const table of this.#inTransaction) this.#bump(table);
+      // A rollback to a savepoint leaves the transaction open: what it wrote before still counts.
+      if (!/^\s*rollback\s+to\b/i.test(sql)) this.#inTransaction = new Set();
+      return;
+    }
+    if (verb === 'begin' || verb === 'commit' || verb === 'end') this.#inTransaction = new Set();
   }
 
   /**
@@ -66,6 +94,8 @@ export class TableWrites {
   }
 }
 
+/** The verb of a transaction control statement. */
+const TRANSACTION_VERB = /^\s*(begin|commit|end|rollback)\b/i;
 /** Raw statements that change no table: transaction control and reads. */
 const RAW_NOT_WRITING = /^\s*(?:begin|commit|end|rollback|savepoint|release|select)\b/i;
 /** The table a raw insert, update or delete names first. */
