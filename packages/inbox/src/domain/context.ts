@@ -4,6 +4,7 @@ import { DEFAULT_PROFILE, businessProfileSchema, type BusinessProfile } from './
 import { withDefaults, type Settings } from './settings/settings-document.js';
 import type { ReceiptSigning } from './receipts/issue-receipts.js';
 import type { Clock } from './types.js';
+import { deepFreeze, keptRead } from './kept-reads.js';
 
 export interface DomainContext {
   store: InboxStore;
@@ -16,37 +17,25 @@ export interface DomainContext {
 }
 
 /**
- * The last profiles parsed, by their stored text. Checking a profile against its schema (the time
- * zone through luxon) cost about a sixth of a create; the document is still read in the caller's
- * transaction each time, only the check of an unchanged text is skipped. Keyed by text, not version,
- * so inboxes sharing a process (tests) never see each other's profile.
+ * The profile, parsed and checked once per change (kept-reads.ts). Checking it against its schema
+ * (the time zone through luxon) cost about a sixth of a create, and reading it a statement; it is
+ * read and checked again whenever the store's stamp of it changes.
  */
-const parsedProfiles = new Map<string, BusinessProfile>();
-const PARSED_PROFILES_KEPT = 8;
-
 export async function loadProfile(store: InboxStore): Promise<{ profile: BusinessProfile; version: number }> {
-  const stored = await store.business.get();
-  if (!stored) return { profile: DEFAULT_PROFILE, version: 0 };
-  const text = JSON.stringify(stored.document);
-  let profile = parsedProfiles.get(text);
-  if (!profile) {
+  return keptRead(store, 'profile', async () => {
+    const stored = await store.business.get();
+    if (!stored) return { profile: DEFAULT_PROFILE, version: 0 };
     const parsed = businessProfileSchema.safeParse(stored.document);
-    profile = parsed.success ? deepFreeze(parsed.data) : DEFAULT_PROFILE;
-    if (parsedProfiles.size >= PARSED_PROFILES_KEPT) parsedProfiles.delete(parsedProfiles.keys().next().value as string);
-    parsedProfiles.set(text, profile);
-  }
-  return { profile, version: stored.version };
+    return { profile: parsed.success ? deepFreeze(parsed.data) : DEFAULT_PROFILE, version: stored.version };
+  });
 }
 
-/** A shared profile is frozen so no caller can change what the next one gets. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+/** The settings with their defaults, for reading only (frozen, kept while unchanged): the moves' and guards' view. */
+export async function readSettings(store: InboxStore): Promise<Settings> {
+  return keptRead(store, 'settings', async () => (await loadSettings(store)).settings);
 }
 
+/** The settings, their stored document and version, fresh: for callers that write them back. */
 export async function loadSettings(store: InboxStore): Promise<{ settings: Settings; stored: Record<string, unknown>; version: number }> {
   const stored = await store.settings.get();
   const document = (stored?.document ?? {}) as Record<string, never>;

@@ -169,7 +169,7 @@ import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
 
 /** What an answer kept in memory may be built from (ChangeStamps). */
-export type ChangeTopic = 'profile' | 'services' | 'products' | 'schedule' | 'items';
+export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks';
 
 /** Tells whether what an answer was built from may have changed since (answers kept in memory, operations/kept-answers.ts). */
 export interface ChangeStamps {
@@ -181,7 +181,7 @@ export interface ChangeStamps {
 }
 
 export interface InboxStore {
-  /** Whether the profile, catalogue, schedule or items may have changed since a stamp. */
+  /** Whether the profile, settings, catalogue, schedule, items, rules or webhook endpoints may have changed since a stamp. */
   readonly changes: ChangeStamps;
   readonly business: DocumentStore;
   readonly settings: DocumentStore;

@@ -4,7 +4,7 @@
  * these inside a store transaction; nothing here commits on its own.
  */
 import { Problem, escapeUnsafe, newId, problemFromZod } from '@svc/shared';
-import { loadProfile, loadSettings, type DomainContext } from '../context.js';
+import { loadProfile, readSettings, type DomainContext } from '../context.js';
 import { MACHINES, candidateTransitions, normaliseEventName, resolveTransition, type TransitionRow } from '../machines/index.js';
 import { foldText } from '../text.js';
 import type { Actor, Channel, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
@@ -123,7 +123,7 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
     });
   }
   const machine = MACHINES[item.type];
-  const { settings } = await loadSettings(ctx.store);
+  const settings = await readSettings(ctx.store);
   const nowMs = ctx.clock.now();
 
   let chosen: { row: TransitionRow; input: Record<string, unknown> } | null = null;
@@ -278,7 +278,7 @@ function parseTransitionInput(row: TransitionRow, raw: Record<string, unknown> |
 /** Rows the actor may fire now: candidates whose guards pass, one per event. */
 export async function openMoves(ctx: DomainContext, item: ItemRecord, actor: Actor): Promise<TransitionRow[]> {
   const machine = MACHINES[item.type];
-  const { settings } = await loadSettings(ctx.store);
+  const settings = await readSettings(ctx.store);
   const nowMs = ctx.clock.now();
   const open: TransitionRow[] = [];
   const seen = new Set<string>();

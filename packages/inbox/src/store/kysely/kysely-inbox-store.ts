@@ -19,10 +19,13 @@ import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from '
 /** The tables each topic is read from. */
 const TOPIC_TABLES: Record<ChangeTopic, readonly (keyof Database)[]> = {
   profile: ['business'],
+  settings: ['settings'],
   services: ['services'],
   products: ['products'],
   schedule: ['opening_hours', 'closures'],
   items: ['items'],
+  rules: ['rules'],
+  webhooks: ['webhook_endpoints'],
 };
 
 /** Stamps from the database's TableWrites; without one (a handle that counts nothing) every stamp is new. */
