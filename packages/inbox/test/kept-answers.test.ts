@@ -105,6 +105,37 @@ describe('public reads kept in memory', () => {
     expect((await tagged('/v1/services')).body.items.find((s: { id: string }) => s.id === 'haircut').name).toBe('Haircut and wash');
   });
 
+  it('the owner\'s list shows a new item and a move at once', async () => {
+    const before = await t.owner('GET', '/v1/owner/items');
+    expect(before.status).toBe(200);
+    const created = await t.request('POST', '/v1/messages', { body: { message: 'Are you open on Sunday?', contact: { name: 'Eva', email: 'eva@example.com' } } });
+    expect(created.status).toBe(201);
+    const listed = await t.owner('GET', '/v1/owner/items');
+    expect(listed.body.items[0]).toMatchObject({ id: created.body.id, state: 'open' });
+    expect(listed.body.items.length).toBe(before.body.items.length + 1);
+    // A conversation is never final: closed, it stays in the open list with its new state.
+    expect((await t.owner('POST', `/v1/owner/items/${created.body.id}/transitions`, { body: { event: 'close' } })).status).toBe(200);
+    expect((await t.owner('GET', '/v1/owner/items')).body.items[0]).toMatchObject({ id: created.body.id, state: 'closed', version: 2 });
+    expect((await t.owner('GET', '/v1/owner/items?state=open')).body.items.map((i: { id: string }) => i.id)).not.toContain(created.body.id);
+  });
+
+  it('never keep what a rolled-back transaction wrote', async () => {
+    const { loadProfile } = await import('../src/domain/context.js');
+    const store = t.inbox.store;
+    const before = await loadProfile(store);
+    await expect(
+      store.transaction(async (tx) => {
+        const current = await tx.business.get();
+        expect(await tx.business.put({ ...current!.document, name: 'Never committed' }, current!.version, t.clock.now())).toBe(true);
+        // Read (and kept) inside the transaction, then rolled back.
+        expect((await loadProfile(tx)).profile.name).toBe('Never committed');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect((await loadProfile(store)).profile.name).toBe(before.profile.name);
+    expect((await tagged('/v1/business')).body.name).toBe(before.profile.name);
+  });
+
   it('answer MCP calls with the same content as REST', async () => {
     const rest = await tagged('/v1/services');
     const mcp = await t.request('POST', '/mcp', {

@@ -1,6 +1,7 @@
 /**
- * Public reads answered from memory (issue 11): the profile, the services, the products and
- * availability are the same bytes for everyone until the owner changes something, so an answer is
+ * Reads answered from memory (issue 11): the profile, the services, the products and availability
+ * are the same bytes for everyone until the owner changes something (and the owner's item list
+ * until an item changes; who may read it is checked before, as for every owner call), so an answer is
  * kept with its JSON bytes and their ETag, under a stamp of what it was read from (the store's
  * ChangeStamps: taken before the reads, and different once any of it may have changed, whichever
  * process wrote it). A call whose stamp still matches is answered with the kept bytes; any other

@@ -65,8 +65,9 @@ export function mountRestOperations<Ctx, Admission = unknown>(app: FastifyInstan
         reply.code(outcome.status);
         if (outcome.status === 204 || outcome.status === 304) return reply.send();
         // The same Buffer each time: the compression hook keeps its compressed forms with it.
-        if (tagged && outcome.status === 200 && outcome.serialized && !reply.hasHeader('etag')) {
-          return answerWithEtag(request, reply, outcome.serialized.bytes, outcome.serialized.etag);
+        if (outcome.serialized && outcome.status === 200) {
+          if (tagged && !reply.hasHeader('etag')) return answerWithEtag(request, reply, outcome.serialized.bytes, outcome.serialized.etag);
+          return reply.type('application/json; charset=utf-8').send(outcome.serialized.bytes);
         }
         const json = outcome.json ?? JSON.stringify(outcome.body);
         if (tagged && outcome.status === 200 && !reply.hasHeader('etag')) return answerWithEtag(request, reply, json);
