@@ -13,7 +13,7 @@
  * reads makes the answer kept under the old stamp, which no later stamp equals.
  */
 import type { RootOperationNode } from 'kysely';
-import type { SqliteDatabase } from './sqlite-driver.js';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 
 /** The tables each query (compiled once and run again, compiled-query.ts) writes, read from its nodes once. */
 const tablesOfQuery = new WeakMap<RootOperationNode, string[] | null | undefined>();
@@ -25,11 +25,12 @@ export class TableWrites {
   #busy = 0;
   /** Tables written since the open transaction began (null: some write's table is unknown). */
   #inTransaction: Set<string> | null = new Set();
-  readonly #sqlite: SqliteDatabase | null;
+  /** `PRAGMA data_version` on the counted connection, prepared once (db.pragma prepares anew each call). */
+  readonly #dataVersion: SqliteStatement | null;
 
   /** `sqlite`: the connection the counted writes run on, to learn of other connections' commits. */
   constructor(sqlite: SqliteDatabase | null = null) {
-    this.#sqlite = sqlite;
+    this.#dataVersion = sqlite ? sqlite.prepare('PRAGMA data_version').pluck() : null;
   }
 
   /** Called with every statement the connection runs; reads and transaction control count for nothing. */
@@ -84,9 +85,9 @@ export class TableWrites {
   }
 
   #othersVersion(): string {
-    if (!this.#sqlite) return '0';
+    if (!this.#dataVersion) return '0';
     try {
-      return String(this.#sqlite.pragma('data_version', { simple: true }));
+      return String(this.#dataVersion.get());
     } catch {
       // The connection is busy (a statement still iterating): a stamp no other equals, so nothing kept is used.
       return `busy-${++this.#busy}`;
