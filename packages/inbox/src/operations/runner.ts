@@ -143,9 +143,11 @@ async function runAs(
     const body = await execute(tx);
     const headers = extras.headers ?? {};
     const status = extras.status ?? successStatus;
-    const response = sealStoredAnswer(deps.secrets, scopeKey, { body, headers }, isAnswerSecret(extras) ? principalOf(caller) : null);
+    // Serialised once: the stored answer holds these bytes, and the door sends them.
+    const json = JSON.stringify(body);
+    const response = sealStoredAnswer(deps.secrets, scopeKey, json, headers, isAnswerSecret(extras) ? principalOf(caller) : null);
     await tx.idempotency.save(scopeKey, { requestHash, status, response }, nowMs, IDEMPOTENCY_KEEP_MS);
-    return { status, body, headers };
+    return { status, body, headers, json };
   });
 }
 
@@ -195,8 +197,9 @@ interface SealedAnswer {
   secretFor: string | null;
 }
 
-function sealStoredAnswer(secrets: SecretBox, scopeKey: string, answer: Answer, secretFor: string | null): SealedAnswer {
-  return { sealed: secrets.seal(JSON.stringify(answer), STORED_ANSWER_PURPOSE, scopeKey), secretFor };
+/** Seals `{ body, headers }` (the body given as its JSON text) for the idempotency row. */
+function sealStoredAnswer(secrets: SecretBox, scopeKey: string, bodyJson: string, headers: Record<string, string>, secretFor: string | null): SealedAnswer {
+  return { sealed: secrets.seal(`{"body":${bodyJson},"headers":${JSON.stringify(headers)}}`, STORED_ANSWER_PURPOSE, scopeKey), secretFor };
 }
 
 function openStoredAnswer(secrets: SecretBox, scopeKey: string, response: unknown, principal: string | null): Answer {
