@@ -43,6 +43,7 @@ class GuardedSqliteDriver extends SqliteDriver {
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
   readonly #writes: TableWrites | null;
+  readonly #turns = new Turns();
   #connection: GuardedConnection | null = null;
 
   constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null) {
@@ -53,9 +54,23 @@ class GuardedSqliteDriver extends SqliteDriver {
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await super.acquireConnection();
+    // Our own turn first: Kysely's mutex wakes every waiter on each release and all but one go back
+    // to waiting (16 waiting requests, 16 wake-ups a turn); turns are handed to one waiter, in order.
+    await this.#turns.take();
+    let inner: DatabaseConnection;
+    try {
+      inner = await super.acquireConnection();
+    } catch (error) {
+      this.#turns.give();
+      throw error;
+    }
     if (this.#connection?.inner !== inner) this.#connection = new GuardedConnection(inner, this.#sqlite, this.#health, this.#writes);
     return this.#connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    this.#turns.give();
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -81,6 +96,27 @@ class GuardedSqliteDriver extends SqliteDriver {
       const firstMessage = first instanceof Error ? first.message : String(first);
       throw new Error(`rollback failed (${(rollbackError as Error).message}) after: ${firstMessage}`, { cause: first });
     }
+  }
+}
+
+/** The one connection's turns, handed to waiters in the order they asked: one wake-up per turn. */
+class Turns {
+  #held = false;
+  readonly #waiting: (() => void)[] = [];
+
+  take(): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    // Handed straight to the next waiter: the turn is never free in between.
+    if (next) next();
+    else this.#held = false;
   }
 }
 
