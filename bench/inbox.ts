@@ -87,6 +87,8 @@ interface Measured {
   load: number;
   /** Requests sent by the case, warm-up included (its request counter at the end). */
   sent: number;
+  /** The server's CPU time per request of the measured run (µs): steadier than req/s on a busy machine. */
+  cpuPerRequest: number;
 }
 
 interface Case {
@@ -127,11 +129,14 @@ async function run(base: string, c: Case, seconds: number, counter: { n: number 
   });
 }
 
-async function measure(base: string, c: Case, signal?: () => void): Promise<Measured> {
+async function measure(server: Started, c: Case, signal?: () => void): Promise<Measured> {
+  const base = String(server.info.address);
   const counter = { n: c.startAt ?? 0 };
   if (warmupSec > 0) await run(base, c, warmupSec, counter);
   signal?.();
+  const cpuBefore = await cpuOf(server);
   const result = await run(base, c, durationSec, counter);
+  const cpuAfter = await cpuOf(server);
   signal?.();
   const statuses: Record<string, number> = {};
   let wrong = 0;
@@ -152,11 +157,23 @@ async function measure(base: string, c: Case, signal?: () => void): Promise<Meas
     statuses,
     load: Math.round(loadavg()[0]! * 100) / 100,
     sent: counter.n,
+    cpuPerRequest: Math.round(((cpuAfter - cpuBefore) / Math.max(1, result.requests.total)) * 10) / 10,
   };
 }
 
+/** The server's CPU time so far (µs), asked for with SIGHUP (bench servers answer on fd 3). */
+async function cpuOf(server: Started): Promise<number> {
+  const seen = server.lines.length;
+  server.child.kill('SIGHUP');
+  for (;;) {
+    const line = server.lines.slice(seen).find((l) => typeof l.cpuMicros === 'number');
+    if (line) return Number(line.cpuMicros);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function line(m: Measured): string {
-  return `${m.name.padEnd(34)} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms  errors ${m.errors}`;
+  return `${m.name.padEnd(34)} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms  cpu ${String(m.cpuPerRequest).padStart(6)} µs/req  errors ${m.errors}`;
 }
 
 // ---- servers ------------------------------------------------------------------------------------
@@ -188,7 +205,6 @@ for (const [, path, file] of reads) {
   writeFileSync(join(bytesDir, `${file}.json`), text);
 }
 const baseline = await startProcess('inbox-baseline-server.ts', { BYTES_DIR: bytesDir });
-const baselineBase = String(baseline.info.address);
 
 // Free start times for bookings, from the inbox's own availability (from tomorrow, a week).
 const slots: { serviceId: string; startTime: string }[] = [];
@@ -248,6 +264,8 @@ interface Result {
   case: Measured;
   baseline: Measured;
   share: number;
+  /** The baseline's CPU per request over the case's, in %: the share the case would have if both had a core to themselves. */
+  cpuShare: number;
   goal: string | null;
 }
 const results: Result[] = [];
@@ -260,7 +278,7 @@ const readGoal = (m: Measured, b: Measured): string => (m.errors === 0 && m.rps 
 function record(round: number, m: Measured, b: Measured, goal: string | null): void {
   console.log(line(m));
   console.log(line(b));
-  results.push({ round, case: m, baseline: b, share: Math.round((m.rps / b.rps) * 1000) / 10, goal });
+  results.push({ round, case: m, baseline: b, share: Math.round((m.rps / b.rps) * 1000) / 10, cpuShare: Math.round((b.cpuPerRequest / m.cpuPerRequest) * 1000) / 10, goal });
 }
 
 /** Owner moves: open messages answered, then closed, then reopened, one item per request. */
@@ -307,14 +325,14 @@ for (let round = 1; round <= rounds; round++) {
   if (rounds > 1) console.log(`\n-- round ${round} of ${rounds} (writes), load ${loadavg()[0]!.toFixed(2)}`);
   for (const c of createCases) {
     if (!wanted(c.name)) continue;
-    const b = await measure(baselineBase, insertCase);
-    const m = await measure(base, { ...c, body: (n) => c.body!(round * 10_000_000 + n) }, profileSignal(c.name));
+    const b = await measure(baseline, insertCase);
+    const m = await measure(inbox, { ...c, body: (n) => c.body!(round * 10_000_000 + n) }, profileSignal(c.name));
     record(round, m, b, writeGoal(m, b));
   }
   if (wanted('owner moves')) {
     const move = await ownerMoves(movesSent);
-    const b = await measure(baselineBase, insertCase);
-    const m = await measure(base, move, profileSignal(move.name));
+    const b = await measure(baseline, insertCase);
+    const m = await measure(inbox, move, profileSignal(move.name));
     movesSent = m.sent;
     record(round, m, b, null);
   }
@@ -329,7 +347,6 @@ if (wanted('owner list')) {
 // The baselines again, now serving the owner list's bytes too.
 await stop(baseline);
 const baseline2 = await startProcess('inbox-baseline-server.ts', { BYTES_DIR: bytesDir });
-const baseline2Base = String(baseline2.info.address);
 
 const readCases: [Case, string][] = reads.map(([name, path, file]) => [{ name, method: 'GET', path, expect: 200 }, `/bytes/${file}`]);
 if (wanted('owner list')) readCases.push([{ name: 'GET /v1/owner/items', method: 'GET', path: '/v1/owner/items', headers: owner, expect: 200 }, '/bytes/owner-items']);
@@ -337,8 +354,8 @@ for (let round = 1; round <= rounds; round++) {
   if (rounds > 1) console.log(`\n-- round ${round} of ${rounds} (reads), load ${loadavg()[0]!.toFixed(2)}`);
   for (const [c, bytesPath] of readCases) {
     if (!wanted(c.name)) continue;
-    const m = await measure(base, c, profileSignal(c.name));
-    const b = await measure(baseline2Base, { name: `baseline: same bytes (${readBytes[c.path]} B)`, method: 'GET', path: bytesPath, expect: 200 });
+    const m = await measure(inbox, c, profileSignal(c.name));
+    const b = await measure(baseline2, { name: `baseline: same bytes (${readBytes[c.path]} B)`, method: 'GET', path: bytesPath, expect: 200 });
     record(round, m, b, c.path.startsWith('/v1/owner') ? null : readGoal(m, b));
   }
 }
@@ -354,7 +371,7 @@ const median = (values: number[]): number => {
 const spread = (values: number[]): string => (values.length > 1 ? `${median(values)} (${Math.min(...values)}–${Math.max(...values)})` : String(values[0]));
 
 console.log(`\nNode ${process.version}, ${connections} connections, ${durationSec} s a case (after ${warmupSec} s of warm-up), ${rounds} round(s); load at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-console.log(`${'case'.padEnd(40)} ${'req/s'.padStart(18)} ${'p99 ms'.padStart(14)} ${'baseline req/s'.padStart(22)} ${'share %'.padStart(18)}  goal`);
+console.log(`${'case'.padEnd(40)} ${'req/s'.padStart(18)} ${'p99 ms'.padStart(14)} ${'baseline req/s'.padStart(22)} ${'share %'.padStart(18)} ${'cpu µs/req'.padStart(20)} ${'cpu share %'.padStart(18)}  goal`);
 const names = [...new Set(results.map((r) => r.case.name))];
 const summary = names.map((name) => {
   const of = results.filter((r) => r.case.name === name);
@@ -365,11 +382,14 @@ const summary = names.map((name) => {
     p99: of.map((r) => r.case.p99),
     baseline: of.map((r) => r.baseline.rps),
     share: of.map((r) => r.share),
+    cpu: of.map((r) => r.case.cpuPerRequest),
+    baselineCpu: of.map((r) => r.baseline.cpuPerRequest),
+    cpuShare: of.map((r) => r.cpuShare),
     goal: goals[0] === null ? null : `${goals.filter((g) => g === 'met').length}/${goals.length} met`,
     errors: of.reduce((sum, r) => sum + r.case.errors, 0),
   };
   console.log(
-    `${name.padEnd(40)} ${spread(row.rps).padStart(18)} ${spread(row.p99).padStart(14)} ${spread(row.baseline).padStart(22)} ${spread(row.share).padStart(18)}  ${row.goal ?? '(no goal)'}${row.errors ? `  ERRORS ${row.errors}` : ''}`,
+    `${name.padEnd(40)} ${spread(row.rps).padStart(18)} ${spread(row.p99).padStart(14)} ${spread(row.baseline).padStart(22)} ${spread(row.share).padStart(18)} ${spread(row.cpu).padStart(20)} ${spread(row.cpuShare).padStart(18)}  ${row.goal ?? '(no goal)'}${row.errors ? `  ERRORS ${row.errors}` : ''}`,
   );
   return row;
 });
