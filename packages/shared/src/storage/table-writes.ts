@@ -25,6 +25,9 @@ export class TableWrites {
   #busy = 0;
   /** Tables written since the open transaction began (null: some write's table is unknown). */
   #inTransaction: Set<string> | null = new Set();
+  /** Whether a transaction is open, and the data version its snapshot sees (read once: it cannot change inside it). */
+  #transactionOpen = false;
+  #transactionVersion: string | null = null;
   /** `PRAGMA data_version` on the counted connection, prepared once (db.pragma prepares anew each call). */
   readonly #dataVersion: SqliteStatement | null;
 
@@ -68,10 +71,20 @@ export class TableWrites {
       if (this.#inTransaction === null) this.#unattributed++;
       else for (const table of this.#inTransaction) this.#bump(table);
       // A rollback to a savepoint leaves the transaction open: what it wrote before still counts.
-      if (!/^\s*rollback\s+to\b/i.test(sql)) this.#inTransaction = new Set();
+      if (!/^\s*rollback\s+to\b/i.test(sql)) this.#endTransaction();
       return;
     }
-    if (verb === 'begin' || verb === 'commit' || verb === 'end') this.#inTransaction = new Set();
+    if (verb === 'begin') {
+      this.#inTransaction = new Set();
+      this.#transactionOpen = true;
+      this.#transactionVersion = null;
+    } else if (verb === 'commit' || verb === 'end') this.#endTransaction();
+  }
+
+  #endTransaction(): void {
+    this.#inTransaction = new Set();
+    this.#transactionOpen = false;
+    this.#transactionVersion = null;
   }
 
   /**
@@ -86,8 +99,13 @@ export class TableWrites {
 
   #othersVersion(): string {
     if (!this.#dataVersion) return '0';
+    // Inside a transaction the snapshot is fixed, and so is what it sees of other connections:
+    // read once (the pragma costs a few µs: it looks at the WAL index under a lock).
+    if (this.#transactionOpen && this.#transactionVersion !== null) return this.#transactionVersion;
     try {
-      return String(this.#dataVersion.get());
+      const version = String(this.#dataVersion.get());
+      if (this.#transactionOpen) this.#transactionVersion = version;
+      return version;
     } catch {
       // The connection is busy (a statement still iterating): a stamp no other equals, so nothing kept is used.
       return `busy-${++this.#busy}`;
