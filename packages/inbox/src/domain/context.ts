@@ -3,7 +3,7 @@ import type { InboxStore } from '../store/store.js';
 import { DEFAULT_PROFILE, businessProfileSchema, type BusinessProfile } from './catalogue/profile.js';
 import { withDefaults, type Settings } from './settings/settings-document.js';
 import type { ReceiptSigning } from './receipts/issue-receipts.js';
-import type { Clock } from './types.js';
+import type { Clock, Closure, OpeningHoursRange } from './types.js';
 import { deepFreeze, keptRead } from './kept-reads.js';
 
 export interface DomainContext {
@@ -27,6 +27,14 @@ export async function loadProfile(store: InboxStore): Promise<{ profile: Busines
     if (!stored) return { profile: DEFAULT_PROFILE, version: 0 };
     const parsed = businessProfileSchema.safeParse(stored.document);
     return { profile: parsed.success ? deepFreeze(parsed.data) : DEFAULT_PROFILE, version: stored.version };
+  });
+}
+
+/** The opening hours and closures, for reading only (frozen, kept while unchanged): what each booking is checked against. */
+export async function readSchedule(store: InboxStore): Promise<{ openingHours: readonly OpeningHoursRange[]; closures: readonly Closure[] }> {
+  return keptRead(store, 'schedule', async () => {
+    const [openingHours, closures] = await Promise.all([store.catalogue.getOpeningHours(), store.catalogue.getClosures()]);
+    return { openingHours, closures };
   });
 }
 

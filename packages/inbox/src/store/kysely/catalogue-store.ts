@@ -9,6 +9,8 @@ import type { Database, ProductsTable, ServicesTable } from './schema.js';
 const serviceById = compileOnce((db: Kysely<Database>, p: { id: string }) => db.selectFrom('services').selectAll().where('id', '=', p.id));
 const productById = compileOnce((db: Kysely<Database>, p: { id: string }) => db.selectFrom('products').selectAll().where('id', '=', p.id));
 const productBySku = compileOnce((db: Kysely<Database>, p: { sku: string }) => db.selectFrom('products').selectAll().where('sku', '=', p.sku));
+const openingHours = compileOnce((db: Kysely<Database>) => db.selectFrom('opening_hours').selectAll().orderBy('day_of_week').orderBy('opens'));
+const closures = compileOnce((db: Kysely<Database>) => db.selectFrom('closures').selectAll().orderBy('start_date'));
 
 export class KyselyCatalogueStore implements CatalogueStore {
   readonly #db: Kysely<Database>;
@@ -97,7 +99,7 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getOpeningHours(): Promise<OpeningHoursRange[]> {
-    const rows = await this.#db.selectFrom('opening_hours').selectAll().orderBy('day_of_week').orderBy('opens').execute();
+    const rows = await openingHours.all(this.#db, {});
     return rows.map((r) => ({ dayOfWeek: r.day_of_week, opens: r.opens, closes: r.closes }));
   }
 
@@ -112,7 +114,7 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getClosures(): Promise<Closure[]> {
-    const rows = await this.#db.selectFrom('closures').selectAll().orderBy('start_date').execute();
+    const rows = await closures.all(this.#db, {});
     return rows.map((r) => ({ id: r.id, startDate: r.start_date, endDate: r.end_date, reason: r.reason }));
   }
 
