@@ -27,6 +27,7 @@ const updateItem = compileOnce((db: Kysely<Database>, p: ItemsTable & { expected
 );
 const insertEvent = compileOnce((db: Kysely<Database>, row: ItemEventsTable) => db.insertInto('item_events').values(slotsOf(row, EVENT_COLUMNS)));
 const insertMessage = compileOnce((db: Kysely<Database>, row: MessagesTable) => db.insertInto('messages').values(slotsOf(row, MESSAGE_COLUMNS)));
+const listEvents = compileOnce((db: Kysely<Database>, p: { itemId: string }) => db.selectFrom('item_events').selectAll().where('item_id', '=', p.itemId).orderBy('id'));
 const listMessages = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
   db.selectFrom('messages').selectAll().where('item_id', '=', p.itemId).orderBy('id'),
 );
@@ -141,8 +142,7 @@ export class KyselyItemStore implements ItemStore {
   }
 
   async listEvents(itemId: string): Promise<ItemEventRecord[]> {
-    const rows = await this.#db.selectFrom('item_events').selectAll().where('item_id', '=', itemId).orderBy('id').execute();
-    return rows.map(eventFromRow);
+    return (await listEvents.all(this.#db, { itemId })).map(eventFromRow);
   }
 
   async addMessage(m: MessageRecord): Promise<void> {
