@@ -6,11 +6,13 @@
  *   a transaction, answering a small JSON 201.
  * - GET /bytes/<name>: a bare Fastify route serving the bytes of a public read, as captured from the
  *   inbox (files <name>.json in BYTES_DIR, read at start), with the same content type.
+ * - POST /verify-insert (bench/receipt-ack.ts): takes {ack}, a compact JWS carrying its Ed25519 public
+ *   key in its header, verifies its one signature with node:crypto and inserts one row as /insert does.
  */
 import { mkdtempSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import Fastify from 'fastify';
 import { sqliteDriver } from '../packages/shared/dist/index.js';
 
@@ -34,6 +36,15 @@ app.post('/insert', async (request, reply) => {
   const id = randomBytes(12).toString('base64url');
   insertOne(id, JSON.stringify(request.body), Date.now());
   return reply.code(201).send({ id, state: 'created' });
+});
+app.post<{ Body: { ack: string } }>('/verify-insert', async (request, reply) => {
+  const [header, payload, signature] = String(request.body.ack).split('.') as [string, string, string];
+  const { jwk } = JSON.parse(Buffer.from(header, 'base64url').toString('utf8')) as { jwk: { kty: string; crv: string; x: string } };
+  const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
+  if (!verify(null, Buffer.from(`${header}.${payload}`, 'ascii'), key, Buffer.from(signature, 'base64url'))) return reply.code(422).send({ error: 'bad signature' });
+  const id = randomBytes(12).toString('base64url');
+  insertOne(id, request.body.ack, Date.now());
+  return reply.code(200).send({ id, acknowledged: true });
 });
 app.get<{ Params: { name: string } }>('/bytes/:name', async (request, reply) => {
   const body = bodies.get(request.params.name);

@@ -1,6 +1,6 @@
 // `npm start`: the directory network at http://127.0.0.1:8080 and a business inbox at
 // http://127.0.0.1:8787 that registers itself with it, on embedded defaults (see README.md).
-import { startDirectoryFromEnvironment } from '@svc/directory';
+import { SAMPLE_SITES, startDirectoryFromEnvironment, startLocalWeb } from '@svc/directory';
 import { startInboxFromEnvironment } from '@svc/inbox';
 
 const env = process.env;
@@ -19,7 +19,13 @@ async function stop(error, ...running) {
   process.exit(1);
 }
 
-const { directory, lines: directoryLines } = await startDirectoryFromEnvironment(env).catch((error) => stop(error));
+// The local web of sample business sites (development only: the directory reaches it through
+// DIRECTORY_CHECK_LOCAL_WEB, off by default), so the agentic check, the leaderboard and found
+// listings have real sites to read. DIRECTORY_LOCAL_WEB=off leaves it out.
+const localWeb = env.DIRECTORY_LOCAL_WEB === 'off' ? null : await startLocalWeb({ port: Number(env.DIRECTORY_LOCAL_WEB_PORT || 0) }).catch((error) => stop(error));
+if (localWeb) env.DIRECTORY_CHECK_LOCAL_WEB ??= localWeb.address;
+
+const { directory, lines: directoryLines } = await startDirectoryFromEnvironment(env).catch((error) => stop(error, ...(localWeb ? [localWeb] : [])));
 // The inbox makes its first owner key only once it listens; if it cannot, it says why and makes none.
 const { inbox, lines: inboxLines, keyLines } = await startInboxFromEnvironment(env).catch((error) => stop(error, directory));
 
@@ -31,6 +37,17 @@ try {
     instance = await directory.store.instances.get(inboxDomain);
     if (instance?.status === 'verified' && instance.lastPingAt !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  // Check every sample site now (the operator's own checks: no caller budget), the well-behaved ones
+  // first, so the leaderboard, the found listings and the stats counts are real results: the start
+  // waits for them a few seconds at most (DIRECTORY_LOCAL_WEB_WAIT_MS), the rest finish in the
+  // background (the slow and huge sites take the crawler's full timeouts).
+  if (localWeb && env.DIRECTORY_CHECK_LOCAL_WEB === localWeb.address) {
+    for (const site of SAMPLE_SITES.filter((s) => !s.slow)) await directory.checks.schedule(site.host);
+    const checked = directory.checkWorker.drain(120_000).catch(() => undefined);
+    const waitMs = Number(env.DIRECTORY_LOCAL_WEB_WAIT_MS || 2_500);
+    await Promise.race([checked, new Promise((resolve) => setTimeout(resolve, waitMs).unref())]);
+    for (const site of SAMPLE_SITES.filter((s) => s.slow)) await directory.checks.schedule(site.host);
   }
   await directory.search.hour();
   instance = await directory.store.instances.get(inboxDomain);
@@ -47,6 +64,9 @@ process.stdout.write(
     '',
     ...directoryLines,
     `  the inbox        ${inboxDomain}: ${instance?.status ?? 'not registered'} in the directory`,
+    ...(localWeb
+      ? [`  local web        ${SAMPLE_SITES.length} sample sites on ${localWeb.address} (names under .test, development only), checked at start: ${directory.context.settings.baseUrl}/leaderboard.json`]
+      : []),
     '',
     // Last, after every startup log line, so the one-time owner key is not lost among them.
     ...(keyLines.length > 0 ? [...keyLines, ''] : []),
@@ -55,6 +75,6 @@ process.stdout.write(
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
-    void Promise.allSettled([inbox.close(), directory.close()]).then(() => process.exit(0));
+    void Promise.allSettled([inbox.close(), directory.close(), ...(localWeb ? [localWeb.close()] : [])]).then(() => process.exit(0));
   });
 }

@@ -3,7 +3,11 @@
  * runner (manifest verification and refresh) and the HTTP server. Tests build it with their own
  * clock and data folder.
  */
-import { JobRunner, rateLimitScale, trustProxyFromSetting } from '@svc/shared';
+import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, trustProxyFromSetting, type Mailer } from '@svc/shared';
+import { instanceAuth } from './doors/rest/instance-auth.js';
+import { loadNetworkPepper } from './domain/persons/network-pepper.js';
+import { networkHost, type PersonsDeps } from './domain/persons/persons.js';
+import { installPersonRoutes } from './doors/rest/person-routes.js';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { answerWorkersFromEnvironment } from './config.js';
@@ -20,6 +24,10 @@ import { DIRECTORY_OPERATIONS } from './operations/index.js';
 import { openDirectoryStore } from './store/kysely/kysely-directory-store.js';
 import { DIRECTORY_CACHE_KIB } from './store/kysely/database.js';
 import { AnswerWorkers } from './workers/answer-workers.js';
+import { CheckService, DEFAULT_CHECK_SETTINGS, type CheckSettings } from './domain/checks/check-service.js';
+import { CheckWorker } from './checks/check-worker.js';
+import { readOwnerChoice } from './checks/owner-file.js';
+import { defaultCrawlerSettings } from './checks/site-fetcher.js';
 import type { DirectoryStore } from './store/store.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
@@ -44,8 +52,16 @@ export interface DirectoryOptions {
   cacheAnswers?: boolean;
   /** How long a search may run before it answers 503 (10 s; tests shorten it). */
   searchDeadlineMs?: number;
+  /** Where mail to persons goes (their keys); by default SMTP at DIRECTORY_SMTP_URL, else a sink under the data folder. */
+  mailer?: Mailer;
   /** Worker threads assembling search answers (DIRECTORY_ANSWER_WORKERS; default one fewer than the cores, at least 1, at most 4; 0: on the server's thread). */
   answerWorkers?: number;
+  /** How long an answer worker may take before its answer is made on the server's thread (2 s; tests on a loaded machine lengthen it). */
+  answerTimeoutMs?: number;
+  /** The agentic check's settings (docs/checks.md); defaults, with DIRECTORY_CHECK_* read by main.ts. */
+  checks?: Partial<CheckSettings>;
+  /** Run checks in the background (default: with runJobs). */
+  runChecks?: boolean;
 }
 
 export interface Directory {
@@ -54,10 +70,16 @@ export interface Directory {
   search: DirectorySearch;
   jobs: JobRunner<DirectoryStore>;
   context: DirectoryContext;
+  /** The agentic check: results, the queue, boards and counts. */
+  checks: CheckService;
+  /** Runs queued checks (started with runChecks; `drain()` runs them to the end). */
+  checkWorker: CheckWorker;
   /** The worker threads assembling search answers; null when answers are assembled on the server's thread. */
   answerWorkers: AnswerWorkers | null;
   /** Settles when every listed listing has a current search-result page (rendered at start when missing or stale); gives how many were rendered. */
   pagesReady: Promise<number>;
+  /** Where mail to persons goes. */
+  mailer: Mailer;
   close(): Promise<void>;
 }
 
@@ -83,6 +105,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
           file,
           pageVersion: pages.version,
           cacheKib: DIRECTORY_CACHE_KIB,
+          ...(options.answerTimeoutMs !== undefined ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
           // Called only once the server runs (http is declared below).
           onError: (message, error) => http.log.warn({ err: error }, message),
         })
@@ -92,9 +115,12 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
   });
+  const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
+  const checks = new CheckService(context, checkSettings);
+  const crawler = defaultCrawlerSettings(baseUrl, checkSettings.localWeb);
   const http = buildDirectoryHttp({
     operations: DIRECTORY_OPERATIONS,
-    context: { domain: context, search },
+    context: { domain: context, search, checks, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
     storageHealth: store.storageHealth,
@@ -105,11 +131,25 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   });
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
+  // Persons, keys and passes (docs/identity.md "The network side"); keys go out by mail.
+  const host = networkHost(baseUrl);
+  const mailSettings = mailEnvironment('DIRECTORY', /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$/i.test(new URL(baseUrl).hostname) ? `keys@${new URL(baseUrl).hostname}` : 'keys@network.localhost');
+  if (!isMailAddress(mailSettings.from)) throw new Error(`DIRECTORY_MAIL_FROM must be a plain mail address, not ${mailSettings.from}`);
+  const sinkFolder = join(options.dataDir, 'network-mail');
+  const mailer = options.mailer ?? (mailSettings.smtpUrl ? smtpMailer({ url: mailSettings.smtpUrl, from: mailSettings.from }) : sinkMailer(sinkFolder, mailSettings.from, `${baseUrl}/dev/mail`));
+  const persons: PersonsDeps = { ctx: context, pepper: loadNetworkPepper(options.dataDir), host, mailer, name: `The network at ${host}` };
+  installPersonRoutes(http, persons, instanceAuth(context));
+  if (mailer.kind === 'sink' && !options.mailer) installSinkPage(http, sinkFolder);
   const jobs = new JobRunner<DirectoryStore>(store, clock, { [VERIFY_JOB]: verificationHandler(context) }, (message, detail) =>
     http.log.warn({ err: detail }, message),
     { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
   );
   if (options.runJobs ?? true) jobs.start();
+  const checkWorker = new CheckWorker(checks, crawler, clock, {
+    pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
+    log: (message, detail) => http.log.warn({ err: detail }, message),
+  });
+  if (options.runChecks ?? options.runJobs ?? true) checkWorker.start();
 
   let hourTimer: NodeJS.Timeout | null = null;
   const scheduleHour = () => {
@@ -132,15 +172,20 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     search,
     jobs,
     context,
+    checks,
+    checkWorker,
     answerWorkers,
     pagesReady,
+    mailer,
     async close() {
       if (hourTimer) clearTimeout(hourTimer);
       stopRefresh.abort();
       await pagesReady.catch(() => 0);
       await jobs.stop();
+      await checkWorker.stop();
       await http.close();
       await answerWorkers?.close();
+      mailer.close();
       await store.close();
     },
   };

@@ -11,6 +11,8 @@ export interface DirectoryEnvironment {
   seedDemo: boolean;
   demoListings: number;
   logLevel: string;
+  /** The agentic check (docs/checks.md). */
+  checks: { enabled: boolean; dailyBudget: number; concurrency: number; localWeb: string | null };
 }
 
 function integer(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
@@ -32,6 +34,12 @@ export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): 
     seedDemo: env.DIRECTORY_SEED_DEMO !== 'false',
     demoListings: integer(env.DIRECTORY_DEMO_LISTINGS, 3000, 'DIRECTORY_DEMO_LISTINGS', 0, 2_000_000),
     logLevel: env.LOG_LEVEL || 'info',
+    checks: {
+      enabled: env.DIRECTORY_CHECKS !== 'off',
+      dailyBudget: integer(env.DIRECTORY_CHECK_DAILY_BUDGET, 1_000, 'DIRECTORY_CHECK_DAILY_BUDGET', 0, 1_000_000),
+      concurrency: integer(env.DIRECTORY_CHECK_CONCURRENCY, 4, 'DIRECTORY_CHECK_CONCURRENCY', 1, 64),
+      localWeb: localWebSetting(env.DIRECTORY_CHECK_LOCAL_WEB),
+    },
   };
 }
 
@@ -42,4 +50,11 @@ export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): 
  */
 export function answerWorkersFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
   return integer(env.DIRECTORY_ANSWER_WORKERS, Math.min(4, Math.max(1, availableParallelism() - 1)), 'DIRECTORY_ANSWER_WORKERS', 0, 16);
+}
+
+/** DIRECTORY_CHECK_LOCAL_WEB: development only, the local web of sample sites at 127.0.0.1:<port> (unset: off). */
+function localWebSetting(value: string | undefined): string | null {
+  if (value === undefined || value === '' || value === 'off') return null;
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{1,5}$/.test(value)) throw new Error(`DIRECTORY_CHECK_LOCAL_WEB must be 127.x.x.x:<port> (the local web of sample sites), not ${value}`);
+  return value;
 }

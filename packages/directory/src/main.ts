@@ -11,6 +11,7 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     baseUrl: settings.baseUrl,
     allowLocalInboxes: settings.allowLocalInboxes,
     logLevel: settings.logLevel,
+    checks: settings.checks,
   });
   const seeded = settings.seedDemo ? await seedDemoDirectory(directory.store, settings.demoListings, Date.now()) : 0;
   try {
@@ -26,7 +27,10 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     `  one business     ${base}/v1/businesses/{domain}`,
     `  categories       ${base}/v1/categories   attributes ${base}/v1/attributes   ranking rules ${base}/v1/ranking`,
     `  stats            ${base}/v1/stats   OpenAPI ${base}/openapi.json`,
-    `  MCP              ${base}/mcp (every public read as a tool)`,
+    `  MCP              ${base}/mcp (every public read as a tool, and check_business)`,
+    `  agentic check    POST ${base}/check {"url": "…"}   results ${base}/b/{domain}.json   ${base}/leaderboard.json   rules ${base}/v1/score-rules`,
+    `  persons          POST ${base}/v1/persons, /v1/presentations (signed by member inboxes), /v1/passes (a person's key)`,
+    `  mail             ${directory.mailer.describe} (DIRECTORY_SMTP_URL, DIRECTORY_MAIL_FROM)`,
   ];
   return { directory, lines };
 }

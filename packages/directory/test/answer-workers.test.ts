@@ -182,6 +182,8 @@ describe('an answer worker that cannot start', () => {
       pageVersion: 'any',
       cacheKib: 1024,
       onError: (message, error) => errors.push(`${message}: ${String(error)}`),
+      // Its failure to open must be what ends the wait, however slowly it starts on a busy machine.
+      answerTimeoutMs: 20_000,
     });
     const plan = PLAN;
     try {

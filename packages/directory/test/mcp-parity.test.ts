@@ -22,16 +22,17 @@ afterAll(async () => {
 });
 
 describe('the tools of the directory /mcp', () => {
-  it('are the REST reads, one for one, with the same contract', async () => {
+  it('are the REST reads and check_business, one for one, with the same contract', async () => {
     const openapi = await t.get('/openapi.json');
     expect(openapi.status).toBe(200);
     const contracts = restContracts(openapi.body);
     const reads = [...contracts.values()].filter((c) => c.method === 'GET').map((c) => c.operationId);
     const { tools } = await connection.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(reads.sort());
+    // Asking for a check is the one write the MCP door offers (registration and pings stay REST-only).
+    expect(tools.map((tool) => tool.name).sort()).toEqual([...reads, 'check_business'].sort());
     for (const tool of tools) {
       expectToolMatchesRest(tool, contracts.get(tool.name), openapi.body.components.schemas.Problem);
-      expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(tool.name !== 'check_business');
     }
   });
 });

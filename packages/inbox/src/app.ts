@@ -6,14 +6,25 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import type { Clock } from './domain/types.js';
 import { buildHttpServer } from './doors/rest/http-server.js';
-import { JobRunner, rateLimitScale, trustProxyFromSetting } from '@svc/shared';
+import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, trustProxyFromSetting, type Mailer } from '@svc/shared';
+import { loadIdentityKeys } from './domain/identity/identity-keys.js';
+import { defaultFromAddress, type MailServices } from './domain/mail/mail-services.js';
+import { NOTICE_JOB } from './domain/mail/notices.js';
+import { SEND_MAIL_JOB } from './domain/mail/queued-mail.js';
+import { noticeHandler, sendMailHandler } from './jobs/mail-job.js';
+import { installEmailInbound } from './doors/rest/email-inbound-route.js';
+import { ISSUE_JOB, OUTCOMES_JOB } from './domain/identity/item-identity.js';
+import { issuePersonHandler, reportOutcomesHandler } from './networks/person-jobs.js';
+import type { NetworkSigner } from './networks/person-client.js';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
 import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
+import { publishHandler } from './networks/receipt-publication-job.js';
+import { PUBLISH_JOB } from './domain/receipts/publication-queue.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
 import { SigningKeyRing, ensureSigningKey } from './domain/receipts/signing-keys.js';
-import type { ReceiptSigning } from './domain/receipts/issue-receipts.js';
+import type { ReceiptSigning } from './domain/receipts/signing-keys.js';
 import { sealedSettingsCodec } from './domain/settings/sealed-settings.js';
 import { pruneOAuth, retireGrantsForOtherResources } from './domain/access/oauth/maintenance.js';
 import { PRUNE_EVERY_MS as OAUTH_PRUNE_EVERY_MS } from './domain/access/oauth/oauth-limits.js';
@@ -29,6 +40,7 @@ const IDEMPOTENCY_PRUNE_EVERY_MS = 3_600_000;
 /** Webhook deliveries are kept thirty days (inbox spec §8), pruned hourly; events stay with their items. */
 const DELIVERY_RETENTION_MS = 30 * 86_400_000;
 const DELIVERY_PRUNE_EVERY_MS = 3_600_000;
+const SIGNATURE_PRUNE_EVERY_MS = 600_000;
 
 export interface InboxOptions {
   dataDir: string;
@@ -49,6 +61,10 @@ export interface InboxOptions {
   allowLocalWebhooks?: boolean;
   /** Start the webhook dispatcher (default: as runJobs; tests may drain it by hand). */
   runWebhooks?: boolean;
+  /** Where mail goes; by default SMTP at INBOX_SMTP_URL, else the development sink under the data folder (docs/mail.md). */
+  mailer?: Mailer;
+  /** The sender address; INBOX_MAIL_FROM, else inbox@<public host>. */
+  mailFrom?: string;
   /** Start the background job loop (tests may drive jobs by hand). */
   runJobs?: boolean;
   jobPollIntervalMs?: number;
@@ -64,6 +80,8 @@ export interface Inbox {
   secrets: SecretBox;
   /** Signs receipts (docs/receipts.md); tests move items in their own transactions with it. */
   receipts: ReceiptSigning;
+  /** Outbound mail: the mailer (SMTP or the sink) and the sender (docs/mail.md). */
+  mail: MailServices;
   close(): Promise<void>;
 }
 
@@ -84,19 +102,51 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     allowLocalWebhooks: options.allowLocalWebhooks ?? false,
     allowLocalNetworks: options.allowLocalNetworks ?? false,
   };
+  // Mail: SMTP when set, else the development sink; the pepper keys codes, addresses and reply tokens (docs/mail.md).
+  const identityKeys = await loadIdentityKeys(store, secrets, clock.now());
+  const mailSettings = mailEnvironment('INBOX', defaultFromAddress(config.publicBaseUrl));
+  const fromAddress = options.mailFrom ?? mailSettings.from;
+  if (!isMailAddress(fromAddress)) throw new Error(`INBOX_MAIL_FROM must be a plain mail address, such as inbox@salon.example, not ${fromAddress}`);
+  const sinkFolder = join(options.dataDir, 'mail');
+  const mailer =
+    options.mailer ??
+    (mailSettings.smtpUrl ? smtpMailer({ url: mailSettings.smtpUrl, from: fromAddress }) : sinkMailer(sinkFolder, fromAddress, `${config.publicBaseUrl}/dev/mail`));
+  const mail: MailServices = { mailer, fromAddress, keys: identityKeys, publicBaseUrl: config.publicBaseUrl };
+  // Calls to networks about customers are signed with the receipt key; without one the identity says cannot_sign.
+  const networkSigner = async (): Promise<NetworkSigner | null> => {
+    try {
+      const key = await receipts.keys.active(store);
+      return { instance: receipts.issuer, privateJwk: key.privateJwk, allowLocal: config.allowLocalNetworks, now: () => clock.now() };
+    } catch {
+      return null;
+    }
+  };
   // Receipts name this instance by its origin (docs/receipts.md "Claims").
   const receipts: ReceiptSigning = { issuer: new URL(config.publicBaseUrl).origin, keys: new SigningKeyRing(secrets) };
   const http = buildHttpServer({
-    deps: { store, clock, config, validateOutput: process.env.VALIDATE_OUTPUT === '1', secrets, receipts },
+    deps: {
+      store,
+      clock,
+      config,
+      validateOutput: process.env.VALIDATE_OUTPUT === '1',
+      secrets,
+      receipts,
+      identity: { keys: identityKeys, mailHost: fromAddress.slice(fromAddress.lastIndexOf('@') + 1) },
+      networkSigner,
+    },
     operations: OPERATIONS,
     logLevel,
     storageHealth: store.storageHealth,
     rateLimitScale: options.rateLimit ?? rateLimitScale(process.env.INBOX_RATE_LIMIT, 'INBOX_RATE_LIMIT'),
     trustProxy: options.trustProxy ?? trustProxyFromSetting(process.env.TRUST_PROXY),
+    // Development: agents' platforms on 127.0.0.1 under the same setting as local networks.
+    allowLocalAgents: config.allowLocalNetworks,
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
+  installEmailInbound(http, { domain: () => ({ store, clock, receipts }), keys: identityKeys });
+  if (mailer.kind === 'sink' && !options.mailer) installSinkPage(http, sinkFolder);
   if (signingKey === 'replaced') http.log.warn('The signing key could not be opened with this secret key; a new one was made. Receipts signed before stay verifiable by their published keys.');
   const webhooks = new WebhookDispatcher({
     store,
@@ -107,6 +157,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     log: (message, detail) => http.log.warn({ err: detail }, message),
   });
   const reporting = { publicBaseUrl: config.publicBaseUrl, softwareVersion: SOFTWARE_VERSION, allowLocalNetworks: config.allowLocalNetworks };
+  // Registration, pings and publication are signed with the receipt key (docs/receipts.md).
+  const networkCaller = { store, clock, reporting, signing: receipts };
   const jobs = new JobRunner(
     store,
     clock,
@@ -114,9 +166,14 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       'item.system_event': systemEventHandler(clock, receipts),
       [RULES_JOB]: rulesHandler(clock, receipts),
       [DELAYED_RULE_JOB]: delayedRuleHandler(clock, receipts),
-      [REGISTER_JOB]: registerHandler(store, clock, reporting),
-      [PING_JOB]: pingHandler(store, clock, reporting),
+      [REGISTER_JOB]: registerHandler(networkCaller),
+      [PING_JOB]: pingHandler(networkCaller),
+      [PUBLISH_JOB]: publishHandler(networkCaller),
       [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
+      [NOTICE_JOB]: noticeHandler(store, clock, mail),
+      [SEND_MAIL_JOB]: sendMailHandler(store, clock, mail, secrets),
+      [ISSUE_JOB]: issuePersonHandler(store, clock, networkSigner),
+      [OUTCOMES_JOB]: reportOutcomesHandler(store, networkSigner),
     },
     (message, detail) => http.log.warn({ err: detail }, message),
     {
@@ -125,6 +182,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
         { everyMs: IDEMPOTENCY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.idempotency.prune(nowMs)) },
         { everyMs: OAUTH_PRUNE_EVERY_MS, run: (nowMs) => pruneOAuth(store, nowMs) },
         { everyMs: DELIVERY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.webhooks.pruneDeliveries(nowMs - DELIVERY_RETENTION_MS)) },
+        // Signatures of changes are remembered until they expire (plus a minute), then forgotten.
+        { everyMs: SIGNATURE_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.identity.pruneSignatures(nowMs)) },
       ],
     },
   );
@@ -140,10 +199,12 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     clock,
     secrets,
     receipts,
+    mail,
     async close() {
       await jobs.stop();
       await webhooks.stop();
       await http.close();
+      mailer.close();
       await store.close();
     },
   };

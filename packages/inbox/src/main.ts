@@ -30,7 +30,8 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     const current = await loadSettings(inbox.store);
     // Only added once: an owner who later turns the network off keeps it off.
     if (!(origin in current.settings.networks)) {
-      const next = applySettingsWrite(current.stored, { networks: { [origin]: { enabled: true } } }, { allowLocalNetworks: env.allowLocalNetworks });
+      // The network of the start issues keys to first-time customers (docs/identity.md); the owner may turn it off.
+      const next = applySettingsWrite(current.stored, { networks: { [origin]: { enabled: true, issue: true } } }, { allowLocalNetworks: env.allowLocalNetworks });
       await inbox.store.settings.put(next, current.version === 0 ? null : current.version, nowMs);
     }
     await scheduleNetworkRegistrations(inbox.store, nowMs);
@@ -63,10 +64,14 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     `  MCP              ${base}/mcp (public)   ${base}/mcp/owner (owner: Bearer key, or OAuth 2.1 for AI apps)`,
     `  webhooks, events ${base}/v1/owner/webhooks   ${base}/v1/owner/events`,
     `  health           ${base}/healthz`,
+    `  owner app        ${base}/app  (sign in once with the owner key)`,
+    // Said at every start (docs/mail.md): where customer mail goes, and the mail door.
+    `  mail             ${inbox.mail.mailer.describe}; from ${inbox.mail.fromAddress} (INBOX_SMTP_URL, INBOX_MAIL_FROM)`,
+    `  email door       POST ${base}/v1/email/inbound (raw MIME; header X-Inbox-Email-Secret = settings email.inboundSecret)`,
     // Said plainly at every start (docs/keys-and-scopes.md): logged-first is the contract's default.
     security.enforceScopes
       ? '  scopes           ENFORCED: calls outside a key\'s or AI app\'s scopes are refused (403) and recorded'
-      : '  scopes           recorded, NOT enforced: calls outside a key\'s scopes go through and are listed on the key; turn on security.enforceScopes to refuse them',
+      : '  scopes           recorded, NOT enforced: calls outside a key\'s scopes go through and are listed on the key; turn on security.enforceScopes in the owner app (Setup › Settings) to refuse them',
     ...(firstKey ? [] : ['  owner key        made at first start; make another with: npm run new-owner-key']),
   ];
   // The first key is shown once: a block of its own, printed last, so it stands apart from the log lines.

@@ -199,7 +199,7 @@ describe('receipts are issued at the moves that make them due', () => {
     expect(paid.claims.ref).toBeUndefined();
     expect(fulfilled.claims).toMatchObject({ out: 'order.fulfilled', ref: accepted.receipt_id, pay: 1, due: accepted.claims.due });
     // The phone number is not in it either.
-    for (const r of receipts) expect(Buffer.from(r.jws.split('.')[1]!, 'base64url').toString()).not.toMatch(/912|345|678/);
+    for (const r of receipts) expect(Buffer.from(r.jws.split('.')[1]!, 'base64url').toString()).not.toMatch(/912\s?345\s?678|351\s?912/);
 
     const declined = await createOrder(t);
     await ownerMove(t, declined.id, 'request_info');

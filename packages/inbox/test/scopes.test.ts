@@ -132,14 +132,18 @@ describe('scopes over HTTP', () => {
       // Sent with the default value it already has: accepted, nothing in the stored section moves.
       const same = await call('PUT', '/v1/owner/settings', { body: { settings: { security: { enforceScopes: false } } } });
       expect(same.status).toBe(200);
-      expect((await t.inbox.store.settings.get())?.document.security).toEqual({ aiMayCreateKeys: true });
+      // (The app's settings form stores both values of the section.)
+      expect((await t.inbox.store.settings.get())?.document.security).toEqual({ aiMayCreateKeys: true, enforceScopes: false });
       // Left out: accepted.
       expect((await call('PUT', '/v1/owner/settings', { body: { settings: { orders: { payDays: 6 } } } })).status).toBe(200);
 
-      // The owner changes it.
-      const owner = await t.owner('PUT', '/v1/owner/settings', { body: { settings: { security: { enforceScopes: true } } } });
-      expect(owner.status).toBe(200);
-      expect(owner.body.settings.security).toEqual({ aiMayCreateKeys: true, enforceScopes: true });
+      // The owner key on REST may not change it either: only the owner in the owner app (inbox spec §5).
+      const ownerKey = await t.owner('PUT', '/v1/owner/settings', { body: { settings: { security: { enforceScopes: true } } } });
+      expectProblem(ownerKey, 403, 'not_allowed');
+      expect(ownerKey.body.detail).toContain('owner app');
+      // The owner in the app changes it.
+      await setSecurity(t, { enforceScopes: true });
+      expect((await t.owner('GET', '/v1/owner/settings')).body.settings.security).toEqual({ aiMayCreateKeys: true, enforceScopes: true });
     });
 
     it("the owner's AI may not change it either, but may write it back unchanged", () => {

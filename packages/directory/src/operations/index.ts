@@ -4,6 +4,7 @@ import type { DirectoryOperationContext } from './context.js';
 import { getInstanceStatus, pingInstanceOperation, registerInstanceOperation } from './instance-operations.js';
 import { getBusiness, searchBusinesses } from './search-operations.js';
 import { getStats } from './stats-operations.js';
+import { checkBusiness, getCheckResult, getLeaderboard, getScoreRules, updateCheckVisibility } from './check-operations.js';
 import { getPlaceCategory, getRankingRules, listAttributes, listCategories } from './vocabulary-operations.js';
 
 export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationContext>[] = [
@@ -13,6 +14,11 @@ export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationConte
   getPlaceCategory,
   listAttributes,
   getRankingRules,
+  getScoreRules,
+  getCheckResult,
+  getLeaderboard,
+  checkBusiness,
+  updateCheckVisibility,
   getStats,
   getInstanceStatus,
   registerInstanceOperation,

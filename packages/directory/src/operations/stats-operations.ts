@@ -59,7 +59,9 @@ export const getStats = directoryOperation({
         jobs_lag_seconds: Math.round(lagSeconds),
         last_sweep_at: state ? new Date(state.computedAt).toISOString() : null,
       },
-      directory: state ? state.counts : emptyCounts(),
+      // From check results and members, taken at most every ten minutes (domain/checks/check-counts.ts),
+      // once the service is up (before its first hour is prepared no count was taken: the zero time).
+      directory: state ? await ctx.checks.counts() : emptyCounts(),
       generated_at: new Date(nowMs).toISOString(),
     };
   },

@@ -3,8 +3,10 @@
  * index is built from `allListed()` and the stored hourly order, not from SQL at query time.
  */
 import type { JobStore } from '@svc/shared';
+import type { PersonStore } from './person-store.js';
 import type { ListingRecord } from '../domain/listings/listing.js';
 import type { ListingPage, StoredListingPage } from '../domain/listings/listing-page.js';
+import type { BoardSummary, CheckOutcome } from '../domain/checks/assess.js';
 
 /** Renders a listing's search-result page (domain/listings/listing-page.ts); given to the store so every write keeps it current. */
 export interface PageRenderer {
@@ -111,8 +113,73 @@ export interface OrderStore {
   prune(beforeHour: number): Promise<void>;
 }
 
+/** The states of a check result a row can be in (not_checked is no row). */
+export type StoredCheckState = 'queued' | 'checking' | 'scoring' | 'done' | 'blocked' | 'failed' | 'hidden' | 'not_checkable';
+
+/** One checked site: its check as a durable queue entry, and its last finished result. */
+export interface CheckRecord {
+  domain: string;
+  state: StoredCheckState;
+  /** When a caller last asked for a check (null for scheduled re-checks only). */
+  requestedAt: number | null;
+  /** Its place in the queue (oldest first) while queued. */
+  queuedAt: number | null;
+  /** While checking or scoring: until when the worker holds it (a crashed worker's check is taken again after). */
+  leaseUntil: number | null;
+  attempts: number;
+  /** The state of the last finished check, kept while a re-check is queued or running. */
+  lastState: 'done' | 'blocked' | 'failed' | 'hidden' | 'not_checkable' | null;
+  /** Why the last check ended as it did (our words), for blocked, failed, hidden and not_checkable. */
+  lastReason: string | null;
+  /** The last done check's outcome. */
+  outcome: CheckOutcome | null;
+  checkedAt: number | null;
+  nextCheckAt: number | null;
+}
+
+/** What a leaderboard and the counts read of a done check. */
+export interface CheckBoardRow {
+  domain: string;
+  score: number;
+  checkedAt: number;
+  agentReady: boolean;
+  aiOptOut: boolean;
+  kind: string | null;
+  category: string | null;
+  country: string | null;
+  place: string | null;
+  summary: BoardSummary;
+}
+
+export interface CheckStore {
+  get(domain: string): Promise<CheckRecord | null>;
+  put(check: CheckRecord): Promise<void>;
+  /** Takes up to `limit` queued checks (oldest first) and checks whose lease ran out, marking them checking until `leaseUntil`. */
+  claim(nowMs: number, leaseUntil: number, limit: number): Promise<CheckRecord[]>;
+  /** 1 + how many queued checks are ahead of this one. */
+  queuePosition(domain: string, queuedAt: number): Promise<number>;
+  /** Domains of finished checks whose re-check is due. */
+  due(nowMs: number, limit: number): Promise<string[]>;
+  /** Done checks that are not hidden, with the columns boards read. */
+  board(): Promise<CheckBoardRow[]>;
+  /** Every done outcome that is not hidden (for the stats counts). */
+  outcomes(): AsyncIterable<CheckOutcome>;
+  /** Number of the latest change of any check (0 before any). */
+  revision(): Promise<number>;
+  /** Counts one check against the day's budget; false when `limit` checks already ran that day. */
+  takeBudget(day: string, limit: number): Promise<boolean>;
+  budgetUsed(day: string): Promise<number>;
+  /** Counts a caller's request in its window; false when it already made `limit`. */
+  takeCallerRequest(caller: string, windowStart: number, limit: number): Promise<boolean>;
+  /** Forgets caller windows that ended before `before`. */
+  pruneCallers(before: number): Promise<void>;
+}
+
 export interface DirectoryStore {
+  /** Persons, keys, passes and presentations (docs/identity.md "The network side"). */
+  readonly persons: PersonStore;
   readonly listings: ListingStore;
+  readonly checks: CheckStore;
   readonly instances: InstanceStore;
   readonly orders: OrderStore;
   readonly jobs: JobStore;

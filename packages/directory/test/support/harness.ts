@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDirectory, type Directory } from '../../src/app.js';
 import type { ListingRecord } from '../../src/domain/listings/listing.js';
+import type { CheckSettings } from '../../src/domain/checks/check-service.js';
 
 /** A clock tests move by hand. Defaults to Monday 2026-11-23T10:15:00Z. */
 export class TestClock extends SharedClock {
@@ -44,6 +45,12 @@ export interface StartDirectoryOptions {
   answerWorkers?: number;
   /** Log lines (info and up) go here; the directory logs nothing when absent. */
   logStream?: { write(line: string): void };
+  /** The agentic check's settings (the local web of sample sites: `localWeb`). */
+  checks?: Partial<CheckSettings>;
+  /** Run checks in the background (default off: tests drain the worker). */
+  runChecks?: boolean;
+  /** Scale of the burst budgets (off in tests unless a test is about them). */
+  rateLimit?: number;
 }
 
 export async function startDirectory(options: StartDirectoryOptions = {}): Promise<TestDirectory> {
@@ -62,6 +69,12 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     cacheAnswers: options.cacheAnswers ?? false,
     ...(options.searchDeadlineMs !== undefined ? { searchDeadlineMs: options.searchDeadlineMs } : {}),
     ...(options.answerWorkers !== undefined ? { answerWorkers: options.answerWorkers } : {}),
+    // A worker's first answer includes its start; on a loaded machine that can pass the 2 s the
+    // service allows, and the answer would quietly come from the server's thread instead.
+    answerTimeoutMs: 20_000,
+    ...(options.checks ? { checks: options.checks } : {}),
+    runChecks: options.runChecks ?? false,
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   });
   if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
   const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });

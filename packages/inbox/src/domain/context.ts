@@ -2,8 +2,9 @@
 import type { InboxStore } from '../store/store.js';
 import { DEFAULT_PROFILE, businessProfileSchema, type BusinessProfile } from './catalogue/profile.js';
 import { withDefaults, type Settings } from './settings/settings-document.js';
-import type { ReceiptSigning } from './receipts/issue-receipts.js';
+import type { ReceiptSigning } from './receipts/signing-keys.js';
 import type { Clock, Closure, OpeningHoursRange } from './types.js';
+import type { IdentityKeys } from './identity/identity-keys.js';
 import { deepFreeze, keptRead } from './kept-reads.js';
 
 export interface DomainContext {
@@ -14,6 +15,8 @@ export interface DomainContext {
    * it; a move that makes a receipt due without it fails rather than happen unsigned.
    */
   receipts?: ReceiptSigning;
+  /** Keyed hashes of customer data (addresses), for finding a person on later items (docs/identity.md). */
+  keys?: IdentityKeys;
 }
 
 /**

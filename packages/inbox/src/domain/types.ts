@@ -1,4 +1,5 @@
 /** Domain vocabulary shared by every part of the inbox. No storage or transport here. */
+import type { CallIdentity } from './identity/network-status.js';
 
 export const ITEM_TYPES = ['message', 'quote_request', 'booking', 'order', 'refund'] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
@@ -27,9 +28,29 @@ export interface Actor {
 /** The door a call came through; an open list. */
 export type Channel = 'rest' | 'mcp_public' | 'mcp_owner' | 'owner_ui' | 'email' | 'system' | (string & {});
 
-/** An authenticated owner-side principal, or a customer (anonymous capability holder). */
+/**
+ * An agent whose request signature verified (svc-agent/1, docs/identity.md): its key's thumbprint,
+ * the platform that vouches for the key (Signature-Agent) or null for its own key, and whether the
+ * signature is bound to this very request (covers method and path), so it may stand in for a token.
+ */
+export interface SignedAgent {
+  jkt: string;
+  platform: string | null;
+  publicJwk: Record<string, unknown>;
+  bound: boolean;
+  /** base64url SHA-256 of the signature: a change's signature is taken once (signature_uses). */
+  signatureId: string;
+  /** Until when its use is remembered (ms). */
+  keepUntilMs: number;
+  /** Why the signature may not be forwarded to a network, or null. */
+  forwardRefusal: 'covers_other_headers' | 'secret_in_url' | null;
+  /** What a network needs to check the signature itself. */
+  forward: { label: string; signature_input: string; signature: string; signature_base: string };
+}
+
+/** An authenticated owner-side principal, or a customer (anonymous capability holder, maybe a signed agent). */
 export type Caller =
-  | { kind: 'customer'; actor: Actor; channel: Channel }
+  | { kind: 'customer'; actor: Actor; channel: Channel; agent?: SignedAgent | undefined; identity?: CallIdentity | undefined }
   | { kind: 'owner'; actor: Actor; channel: Channel; keyId: string | null; scopes: readonly string[] }
   | { kind: 'system'; actor: Actor; channel: Channel };
 

@@ -6,7 +6,7 @@
  */
 import { runDelayedRule, runRulesAfterEvent } from '../domain/rules/rule-engine.js';
 import { DELAYED_RULE_JOB, RULES_JOB, type RuleJobPayload } from '../domain/rules/schedule-rules.js';
-import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
+import type { ReceiptSigning } from '../domain/receipts/signing-keys.js';
 import type { Clock } from '../domain/types.js';
 import type { InboxStore, JobRecord } from '../store/store.js';
 

@@ -5,7 +5,7 @@
  */
 import { Problem } from '@svc/shared';
 import { moveItem } from '../domain/items/item-writer.js';
-import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
+import type { ReceiptSigning } from '../domain/receipts/signing-keys.js';
 import type { Clock } from '../domain/types.js';
 import type { InboxStore, JobRecord } from '../store/store.js';
 

@@ -4,6 +4,7 @@
  * unexpected reads as "not known" rather than failing a ping that did go through.
  */
 import { z } from 'zod';
+import type { NetworkStanding } from '../store/network-status-store.js';
 
 export const REGISTRATION_STATES = ['pending', 'verified', 'unreachable'] as const;
 
@@ -44,4 +45,55 @@ function parseJson(body: string): unknown {
 export function fewWords(message: string): string {
   const line = message.replace(/\s+/g, ' ').trim();
   return line.length <= 200 ? line : `${line.slice(0, 199)}…`;
+}
+
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** The answer to a signed ping (docs/receipts.md "What get_networks shows"): the standing it reports. */
+const pingAnswer = z.object({
+  standing: z.object({
+    tier: z.enum(['new', 'building', 'trusted']),
+    score: z.number().min(0).max(1),
+    ranked: z.boolean(),
+    kept: count,
+    broken: count,
+    customers: count,
+    as_of: z.iso.datetime({ offset: true }).nullable(),
+  }),
+  receipts: z.object({ accepted: count, acknowledged: count }).optional(),
+  rules: z.number().int().min(0).max(1_000_000).optional(),
+});
+
+export interface PingAnswer {
+  standing: NetworkStanding;
+  receipts: { accepted: number; acknowledged: number } | null;
+  rules: number | null;
+}
+
+/** The standing a ping answer carries, or null when it carries none we can read (a network that does not report one). */
+export function parsePingAnswer(body: string): PingAnswer | null {
+  const parsed = pingAnswer.safeParse(parseJson(body));
+  if (!parsed.success) return null;
+  const { standing, receipts, rules } = parsed.data;
+  return {
+    standing: {
+      tier: standing.tier,
+      score: standing.score,
+      ranked: standing.ranked,
+      kept: standing.kept,
+      broken: standing.broken,
+      customers: standing.customers,
+      asOf: standing.as_of === null ? null : new Date(standing.as_of).toISOString(),
+    },
+    receipts: receipts ?? null,
+    rules: rules ?? null,
+  };
+}
+
+/** The reason in `Svc-Signature: invalid; reason="…"` (a network that took a ping as unsigned), or null. */
+export function invalidSignatureReason(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value || !/^\s*invalid\b/i.test(value)) return null;
+  const reason = /reason="?([A-Za-z0-9_.:-]{1,60})"?/.exec(value)?.[1];
+  return reason ?? 'invalid';
 }

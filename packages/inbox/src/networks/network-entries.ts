@@ -1,11 +1,12 @@
 /**
- * get_networks (inbox spec §2 "Network entry"): one entry per network in settings, from the
- * settings and what the reporting jobs recorded. Parts this inbox cannot know yet are null, and
- * `not_known` says why in plain words (docs/keys-and-scopes.md).
+ * get_networks (inbox spec §2 "Network entry"; docs/receipts.md "What get_networks shows"): one entry
+ * per network in settings, from the settings, what the reporting jobs recorded and the publication
+ * outbox. A part this inbox cannot know yet is null, and `not_known` says why in plain words.
  */
 import { loadSettings } from '../domain/context.js';
 import type { InboxStore } from '../store/store.js';
-import type { NetworkStatusRecord } from '../store/network-status-store.js';
+import type { NetworkStatusRecord, PingSignatureState } from '../store/network-status-store.js';
+import type { PublicationCounts } from '../store/receipt-publication-store.js';
 import { REGISTRATION_STATES } from './instance-status.js';
 
 type RegistrationState = (typeof REGISTRATION_STATES)[number];
@@ -14,12 +15,11 @@ function registrationState(value: string | null | undefined): RegistrationState 
   return REGISTRATION_STATES.find((state) => state === value) ?? null;
 }
 
-/** Why a field is null: these come with signed pings and receipts, which this inbox does not have yet. */
-export const NOT_KNOWN_YET = {
-  rules: 'The network does not tell this inbox which rules it applies yet.',
-  standing: "Standing (tier, score, ranked) comes in a network's signed ping answer; this network's answers carry none yet.",
-  ping_signature: 'This inbox does not sign its pings yet, so there is no signature to follow.',
-  receipts: 'This inbox does not publish receipts to networks yet.',
+/** Why a part is null. */
+const NOT_KNOWN = {
+  rules: 'The network has not said which ranking rules it applies: its signed ping answers carry none yet.',
+  standing: 'No signed ping of this inbox has been answered with a standing by this network yet.',
+  ping_signature: 'This inbox has not pinged this network yet.',
 } as const;
 
 export interface NetworkEntry {
@@ -35,29 +35,58 @@ export interface NetworkEntry {
   registered_at: string | null;
   last_ping_at: string | null;
   last_error: { message: string; at: string } | null;
-  rules: null;
-  standing: null;
-  ping_signature: null;
-  receipts: null;
-  not_known: typeof NOT_KNOWN_YET;
+  rules: number | null;
+  standing: {
+    tier: 'new' | 'building' | 'trusted';
+    score: number;
+    ranked: boolean;
+    kept: number;
+    broken: number;
+    customers: number;
+    as_of: string | null;
+    reported_at: string;
+  } | null;
+  ping_signature: { state: PingSignatureState; reason: string | null; at: string } | null;
+  receipts: {
+    published: number;
+    waiting: number;
+    held: number;
+    refused: number;
+    acknowledgements_sent: number;
+    last_published_at: string | null;
+    last_refusal: { receipt_id: string; reason: string; at: string } | null;
+    next_attempt_at: string | null;
+    network_says: { accepted: number; acknowledged: number; at: string } | null;
+  };
+  not_known: Partial<Record<keyof typeof NOT_KNOWN, string>>;
 }
 
 const iso = (ms: number | null | undefined): string | null => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
-/** What an enabled network receives from this inbox today (network-jobs.ts). */
-const SENT_TO_ENABLED = ['registration', 'hourly_ping'];
+/** What an enabled network receives from this inbox (network-jobs.ts, receipt-publication-job.ts). */
+const SENT_TO_ENABLED = ['registration', 'hourly_ping', 'receipts'];
+
+const NO_RECEIPTS: PublicationCounts = { waiting: 0, held: 0, accepted: 0, refused: 0, acknowledgementsSent: 0, lastAcceptedAt: null, lastRefusal: null };
 
 export async function describeNetworks(store: InboxStore): Promise<NetworkEntry[]> {
   const { settings } = await loadSettings(store);
   const recorded = new Map((await store.networkStatus.list()).map((r) => [r.origin, r]));
+  const counts = await store.receiptPublications.countsByNetwork();
   return Object.entries(settings.networks)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([origin, entry]) => toEntry(origin, entry, recorded.get(origin)));
+    .map(([origin, entry]) => toEntry(origin, entry, recorded.get(origin), counts.get(origin) ?? NO_RECEIPTS));
 }
 
-function toEntry(origin: string, entry: { enabled: boolean; issue?: boolean | undefined }, status: NetworkStatusRecord | undefined): NetworkEntry {
+function toEntry(
+  origin: string,
+  entry: { enabled: boolean; issue?: boolean | undefined },
+  status: NetworkStatusRecord | undefined,
+  counts: PublicationCounts,
+): NetworkEntry {
   const verification = registrationState(status?.verification);
-  return {
+  const standing = status?.standing && status.standingAt !== null ? { ...status.standing, reportedAt: status.standingAt } : null;
+  const pending = counts.waiting + counts.held > 0;
+  const described: Omit<NetworkEntry, 'not_known'> = {
     origin,
     enabled: entry.enabled,
     issue: entry.issue ?? false,
@@ -70,10 +99,35 @@ function toEntry(origin: string, entry: { enabled: boolean; issue?: boolean | un
     registered_at: iso(status?.registeredAt),
     last_ping_at: iso(status?.lastPingAt),
     last_error: status?.lastError && status.lastErrorAt !== null ? { message: status.lastError, at: new Date(status.lastErrorAt).toISOString() } : null,
-    rules: null,
-    standing: null,
-    ping_signature: null,
-    receipts: null,
-    not_known: NOT_KNOWN_YET,
+    rules: status?.rulesVersion ?? null,
+    standing: standing && {
+      tier: standing.tier,
+      score: standing.score,
+      ranked: standing.ranked,
+      kept: standing.kept,
+      broken: standing.broken,
+      customers: standing.customers,
+      as_of: standing.asOf,
+      reported_at: new Date(standing.reportedAt).toISOString(),
+    },
+    ping_signature:
+      status?.pingSignature && status.pingSignatureAt !== null
+        ? { state: status.pingSignature, reason: status.pingSignatureReason, at: new Date(status.pingSignatureAt).toISOString() }
+        : null,
+    receipts: {
+      published: counts.accepted,
+      waiting: counts.waiting,
+      held: counts.held,
+      refused: counts.refused,
+      acknowledgements_sent: counts.acknowledgementsSent,
+      last_published_at: iso(counts.lastAcceptedAt),
+      last_refusal: counts.lastRefusal && { receipt_id: counts.lastRefusal.receiptId, reason: counts.lastRefusal.reason, at: new Date(counts.lastRefusal.at).toISOString() },
+      next_attempt_at: pending && entry.enabled ? iso(status?.publishRetryAt) : null,
+      network_says:
+        status?.networkReceipts && status.standingAt !== null ? { ...status.networkReceipts, at: new Date(status.standingAt).toISOString() } : null,
+    },
   };
+  const notKnown: NetworkEntry['not_known'] = {};
+  for (const field of Object.keys(NOT_KNOWN) as (keyof typeof NOT_KNOWN)[]) if (described[field] === null) notKnown[field] = NOT_KNOWN[field];
+  return { ...described, not_known: notKnown };
 }

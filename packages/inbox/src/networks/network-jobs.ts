@@ -1,138 +1,158 @@
 /**
- * Reporting to directory networks (inbox spec §1 "reports to directory networks"): for each network
- * enabled in settings, the inbox registers its domain (POST /v1/instances) and then pings every
- * hour with its software version and last day's counts. Both are durable jobs; a network that is
- * down is retried, and never holds up anything else.
+ * Reporting to directory networks (inbox spec §1; docs/receipts.md "Signed instance requests"): for
+ * each network enabled in settings, the inbox registers its domain (POST /v1/instances) and then pings
+ * every hour with its software version and last day's counts. Both are signed (svc-instance/1, the
+ * receipt key) and durable jobs. A failure never ends them: it is recorded for get_networks and the
+ * job comes back after a growing wait (at most an hour), so a network down for a day is still
+ * registered and pinged once it is back. A ping's answer carries the owner's standing there, kept
+ * until the next signed ping says otherwise.
  */
-import { newId, publicFetch, PublicFetchError, type JobRecord } from '@svc/shared';
+import { newId, PublicFetchError, type JobRecord } from '@svc/shared';
 import { loadSettings } from '../domain/context.js';
-import type { Clock } from '../domain/types.js';
+import { wakePublisher } from '../domain/receipts/publication-queue.js';
 import type { InboxStore } from '../store/store.js';
-import { fewWords, parseInstanceStatus, registrationStatus, type InstanceStatus } from './instance-status.js';
+import type { NetworkStatusChange, PingSignatureState } from '../store/network-status-store.js';
+import { fewWords, invalidSignatureReason, parseInstanceStatus, parsePingAnswer, registrationStatus, type InstanceStatus, type PingAnswer } from './instance-status.js';
+import { REPORT_RETRY, retryDelayMs } from './retry-delay.js';
+import { getJson, inboxDomain, networkUrl, postSigned, problemOf, type NetworkCaller } from './signed-requests.js';
 
-/** What a ping's prepare step found: sent (with the status read after it, when readable), or why not. */
-type PingOutcome = { sent: InstanceStatus | null } | 'unknown' | 'disabled';
-/** Registered (with the state the network answered, when it said one), or false when the network was turned off meanwhile. */
-type RegisterOutcome = { verification: InstanceStatus['status'] | null } | false;
+export { inboxDomain, type NetworkReporting } from './signed-requests.js';
 
 export const REGISTER_JOB = 'network.register';
 export const PING_JOB = 'network.ping';
 export const PING_EVERY_MS = 3_600_000;
-const NETWORK_TIMEOUT_MS = 5_000;
-const NETWORK_MAX_BYTES = 64 * 1024;
 
-export interface NetworkReporting {
-  /** This inbox's public origin; its host is the domain it registers. */
-  publicBaseUrl: string;
-  softwareVersion: string;
-  /** Development: networks on 127.0.0.1 over http. Off by default. */
-  allowLocalNetworks: boolean;
+/** Why a call did not go through, in a few words, and what became of its signature when the network said. */
+interface Failed {
+  failed: string;
+  signature?: { state: PingSignatureState; reason: string | null };
 }
 
-export function inboxDomain(publicBaseUrl: string): string {
-  return new URL(publicBaseUrl).host;
-}
+type RegisterOutcome = { verification: InstanceStatus['status'] | null } | Failed | 'disabled';
 
-/** Queues registration with every enabled network (idempotent: one pending job per network). */
+type PingOutcome =
+  | {
+      /** The status read after the ping, when readable (a failure there does not undo the ping). */
+      status: InstanceStatus | null;
+      statusError: string | null;
+      answer: PingAnswer | null;
+      signature: { state: PingSignatureState; reason: string | null };
+    }
+  | Failed
+  | 'unknown'
+  | 'disabled';
+
+/** Queues registration with every enabled network (one pending job per network), and the publication of what waits for it. */
 export async function scheduleNetworkRegistrations(store: InboxStore, nowMs: number): Promise<number> {
   const { settings } = await loadSettings(store);
   let queued = 0;
   for (const [origin, entry] of Object.entries(settings.networks)) {
     if (!entry.enabled) continue;
-    await store.jobs.enqueue({ id: newId(nowMs), kind: REGISTER_JOB, payload: { origin }, runAt: nowMs, dedupeKey: `register:${origin}` }, nowMs);
+    await store.jobs.enqueue(registerJob(origin, nowMs, nowMs), nowMs);
     queued += 1;
+  }
+  // Receipts queued before a restart, or for a network turned on again, go out without waiting for a new one.
+  for (const network of await store.receiptPublications.networksWithPending()) {
+    if (settings.networks[network]?.enabled) await wakePublisher({ store, clock: { now: () => nowMs } }, network);
   }
   return queued;
 }
 
-async function post(reporting: NetworkReporting, url: string, body: unknown): Promise<number> {
-  return (await send(reporting, url, body)).status;
-}
-
-async function send(reporting: NetworkReporting, url: string, body?: unknown): Promise<{ status: number; body: string }> {
-  const answer = await publicFetch(url, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: body === undefined ? { accept: 'application/json' } : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    timeoutMs: NETWORK_TIMEOUT_MS,
-    maxBytes: NETWORK_MAX_BYTES,
-    allowLoopback: reporting.allowLocalNetworks,
-    allowHttp: reporting.allowLocalNetworks,
-  });
-  return { status: answer.status, body: answer.body };
-}
-
-/** Reads what the network says of this inbox (directory spec §4 GET /v1/instances/{domain}/status). */
-async function readInstanceStatus(reporting: NetworkReporting, origin: string): Promise<InstanceStatus> {
-  const answer = await send(reporting, `${origin.replace(/\/$/, '')}/v1/instances/${encodeURIComponent(inboxDomain(reporting.publicBaseUrl))}/status`);
-  if (answer.status !== 200) throw new Error(`the network answered HTTP ${answer.status} for our status`);
-  return parseInstanceStatus(answer.body);
-}
+const registerJob = (origin: string, runAt: number, nowMs: number) => ({ id: newId(nowMs), kind: REGISTER_JOB, payload: { origin }, runAt, dedupeKey: `register:${origin}` });
+const pingJob = (origin: string, runAt: number, nowMs: number) => ({ id: newId(nowMs), kind: PING_JOB, payload: { origin }, runAt, dedupeKey: `ping:${origin}` });
 
 async function stillEnabled(store: InboxStore, origin: string): Promise<boolean> {
   const { settings } = await loadSettings(store);
   return settings.networks[origin]?.enabled === true;
 }
 
-function failure(error: unknown): Error {
-  return new Error(error instanceof PublicFetchError ? `${error.reason}: ${error.message}` : error instanceof Error ? error.message : String(error));
+function failureMessage(error: unknown): string {
+  return error instanceof PublicFetchError ? `${error.reason}: ${error.message}` : error instanceof Error ? error.message : String(error);
 }
 
-/** Notes a failure for get_networks (outside any transaction: the job's own rollback must not erase it), then fails the job. */
-async function recordFailure(store: InboxStore, clock: Clock, origin: string, what: string, error: unknown): Promise<Error> {
-  const failed = failure(error);
-  await store.networkStatus.record(origin, { lastError: fewWords(`${what}: ${failed.message}`), lastErrorAt: clock.now() }, clock.now());
-  return failed;
+/** A non-2xx answer in a few words: the status and the problem's code and detail when it sent one. */
+function answerFailure(status: number, body: string): Failed {
+  const problem = problemOf(body);
+  const words = problem ? `the network answered HTTP ${status} ${problem.code}${problem.detail ? `: ${problem.detail}` : ''}` : `the network answered HTTP ${status}`;
+  if (status !== 401) return { failed: words };
+  // 401 is about the signature: the network says which part when it sends a problem document.
+  return { failed: words, signature: { state: 'refused', reason: problem?.signatureError ?? problem?.code ?? null } };
 }
 
-export function registerHandler(store: InboxStore, clock: Clock, reporting: NetworkReporting) {
+/** Records a failure and asks for the job again after the wait its failure run calls for. */
+async function retryLater(tx: InboxStore, origin: string, what: string, failed: Failed, job: (origin: string, runAt: number, nowMs: number) => ReturnType<typeof pingJob>, nowMs: number) {
+  const failures = ((await tx.networkStatus.get(origin))?.pingFailures ?? 0) + 1;
+  const change: NetworkStatusChange = { lastError: fewWords(`${what}: ${failed.failed}`), lastErrorAt: nowMs, pingFailures: failures };
+  if (failed.signature) Object.assign(change, { pingSignature: failed.signature.state, pingSignatureReason: failed.signature.reason, pingSignatureAt: nowMs });
+  await tx.networkStatus.record(origin, change, nowMs);
+  await tx.jobs.enqueue(job(origin, nowMs + retryDelayMs(failures, REPORT_RETRY), nowMs), nowMs);
+}
+
+export function registerHandler(caller: NetworkCaller) {
+  const { store, clock, reporting } = caller;
   return {
     prepare: async (job: JobRecord): Promise<RegisterOutcome> => {
       const origin = String(job.payload.origin);
-      if (!(await stillEnabled(store, origin))) return false;
+      if (!(await stillEnabled(store, origin))) return 'disabled';
       try {
-        const answer = await send(reporting, `${origin.replace(/\/$/, '')}/v1/instances`, { domain: inboxDomain(reporting.publicBaseUrl) });
-        if (answer.status !== 202 && answer.status !== 200) throw new Error(`the network answered HTTP ${answer.status}`);
+        const answer = await postSigned(caller, networkUrl(origin, '/v1/instances'), { domain: inboxDomain(reporting.publicBaseUrl) });
+        if (answer.status !== 202 && answer.status !== 200) return answerFailure(answer.status, answer.body);
         return { verification: registrationStatus(answer.body) };
       } catch (error) {
-        throw await recordFailure(store, clock, origin, 'registration', error);
+        return { failed: failureMessage(error) };
       }
     },
-    commit: async (job: JobRecord, tx: InboxStore, registered: unknown): Promise<void> => {
-      if (registered === false) return;
+    commit: async (job: JobRecord, tx: InboxStore, prepared: unknown): Promise<void> => {
       const origin = String(job.payload.origin);
-      // The first ping follows soon after the network has had a moment to verify us.
       const nowMs = clock.now();
-      const { verification } = registered as Exclude<RegisterOutcome, false>;
-      await tx.networkStatus.record(origin, { registeredAt: nowMs, ...(verification === null ? {} : { verification, statusCheckedAt: nowMs }) }, nowMs);
-      await tx.jobs.enqueue({ id: newId(nowMs), kind: PING_JOB, payload: { origin }, runAt: nowMs + 2_000, dedupeKey: `ping:${origin}` }, nowMs);
+      const outcome = prepared as RegisterOutcome;
+      if (outcome === 'disabled') return;
+      if ('failed' in outcome) return retryLater(tx, origin, 'registration', outcome, registerJob, nowMs);
+      const { verification } = outcome;
+      await tx.networkStatus.record(origin, { registeredAt: nowMs, pingFailures: 0, ...(verification === null ? {} : { verification, statusCheckedAt: nowMs }) }, nowMs);
+      // The first ping follows soon after the network has had a moment to verify us.
+      await tx.jobs.enqueue(pingJob(origin, nowMs + 2_000, nowMs), nowMs);
     },
   };
 }
 
-export function pingHandler(store: InboxStore, clock: Clock, reporting: NetworkReporting) {
+/** What became of a ping's signature, read off an answer the network took. */
+function signatureOfAnswer(answer: PingAnswer | null, svcSignature: string | string[] | undefined): { state: PingSignatureState; reason: string | null } {
+  if (answer) return { state: 'verified', reason: null };
+  const invalid = invalidSignatureReason(svcSignature);
+  return invalid ? { state: 'invalid', reason: invalid } : { state: 'not_checked', reason: null };
+}
+
+export function pingHandler(caller: NetworkCaller) {
+  const { store, clock, reporting } = caller;
+  const domain = () => encodeURIComponent(inboxDomain(reporting.publicBaseUrl));
   return {
     prepare: async (job: JobRecord): Promise<PingOutcome> => {
       const origin = String(job.payload.origin);
       if (!(await stillEnabled(store, origin))) return 'disabled';
       const counts = await store.items.countCreatedSince(clock.now() - 86_400_000);
+      let answer: PingAnswer | null;
+      let signature: { state: PingSignatureState; reason: string | null };
       try {
-        const status = await post(reporting, `${origin.replace(/\/$/, '')}/v1/instances/${encodeURIComponent(inboxDomain(reporting.publicBaseUrl))}/ping`, {
+        const sent = await postSigned(caller, networkUrl(origin, `/v1/instances/${domain()}/ping`), {
           version: reporting.softwareVersion,
           runtime: `node ${process.versions.node}`,
           counts: { bookings: counts.booking ?? 0, orders: counts.order ?? 0, quotes: counts.quote_request ?? 0, messages: counts.message ?? 0 },
         });
-        if (status === 404) return 'unknown';
-        if (status < 200 || status >= 300) throw new Error(`the network answered HTTP ${status}`);
+        if (sent.status === 404) return 'unknown';
+        if (sent.status < 200 || sent.status >= 300) return answerFailure(sent.status, sent.body);
+        answer = sent.status === 200 ? parsePingAnswer(sent.body) : null;
+        signature = signatureOfAnswer(answer, sent.headers['svc-signature']);
       } catch (error) {
-        throw await recordFailure(store, clock, origin, 'ping', error);
+        return { failed: failureMessage(error) };
       }
       // Whether the network verified us is read after each ping; a failure here does not undo the ping.
       try {
-        return { sent: await readInstanceStatus(reporting, origin) };
+        const read = await getJson(caller, networkUrl(origin, `/v1/instances/${domain()}/status`));
+        if (read.status !== 200) throw new Error(`the network answered HTTP ${read.status} for our status`);
+        return { status: parseInstanceStatus(read.body), statusError: null, answer, signature };
       } catch (error) {
-        await recordFailure(store, clock, origin, 'status', error);
-        return { sent: null };
+        return { status: null, statusError: failureMessage(error), answer, signature };
       }
     },
     commit: async (job: JobRecord, tx: InboxStore, prepared: unknown): Promise<void> => {
@@ -143,21 +163,33 @@ export function pingHandler(store: InboxStore, clock: Clock, reporting: NetworkR
       if (outcome === 'unknown') {
         await tx.networkStatus.record(origin, { verification: null, listed: null, lastError: 'ping: the network no longer knew this inbox; registering again', lastErrorAt: nowMs }, nowMs);
         // The network forgot us: register again.
-        await tx.jobs.enqueue({ id: newId(nowMs), kind: REGISTER_JOB, payload: { origin }, runAt: nowMs, dedupeKey: `register:${origin}` }, nowMs);
+        await tx.jobs.enqueue(registerJob(origin, nowMs, nowMs), nowMs);
         return;
       }
-      const status = outcome.sent;
-      await tx.networkStatus.record(
-        origin,
-        {
-          lastPingAt: nowMs,
-          ...(status === null
-            ? {}
-            : { verification: status.status, verifiedAt: status.verifiedAt, listed: status.listed, statusCheckedAt: nowMs }),
-        },
-        nowMs,
-      );
-      await tx.jobs.enqueue({ id: newId(nowMs), kind: PING_JOB, payload: { origin }, runAt: nowMs + PING_EVERY_MS, dedupeKey: `ping:${origin}` }, nowMs);
+      if ('failed' in outcome) return retryLater(tx, origin, 'ping', outcome, pingJob, nowMs);
+      const { status, statusError, answer, signature } = outcome;
+      const before = await tx.networkStatus.get(origin);
+      const change: NetworkStatusChange = {
+        lastPingAt: nowMs,
+        pingFailures: 0,
+        pingSignature: signature.state,
+        pingSignatureReason: signature.reason,
+        pingSignatureAt: nowMs,
+        ...(status === null ? {} : { verification: status.status, verifiedAt: status.verifiedAt, listed: status.listed, statusCheckedAt: nowMs }),
+        // The standing is kept until a signed ping answers another one.
+        ...(answer === null ? {} : { standing: answer.standing, standingAt: nowMs, networkReceipts: answer.receipts, rulesVersion: answer.rules }),
+        ...(statusError === null ? {} : { lastError: fewWords(`status: ${statusError}`), lastErrorAt: nowMs }),
+      };
+      await tx.networkStatus.record(origin, change, nowMs);
+      await tx.jobs.enqueue(pingJob(origin, nowMs + PING_EVERY_MS, nowMs), nowMs);
+      // The network answers again (it was failing), or verified us at last (it held our receipts):
+      // what waits for it goes now, not at the end of its wait. A Retry-After it gave is kept.
+      const cameBack = before?.publishWait === 'failing';
+      const verifiedNow = status?.status === 'verified' && (before?.verification !== 'verified' || before.publishWait === 'held');
+      if ((cameBack || verifiedNow) && (before?.publishRetryAt ?? 0) > nowMs) {
+        await tx.networkStatus.record(origin, { publishRetryAt: null, publishWait: null }, nowMs);
+        if ((await tx.receiptPublications.networksWithPending()).includes(origin)) await wakePublisher({ store: tx, clock }, origin);
+      }
     },
   };
 }

@@ -8,6 +8,7 @@ import type { DomainContext } from '../domain/context.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller } from '../domain/types.js';
 import type { KeptAnswers } from './kept-answers.js';
+import type { IdentityKeys } from '../domain/identity/identity-keys.js';
 
 export interface InboxConfigView {
   publicBaseUrl: string;
@@ -30,6 +31,14 @@ export interface OperationContext {
   secrets: SecretBox;
   /** Public reads kept in memory with their bytes (kept-answers.ts). */
   keptAnswers: KeptAnswers;
+  /** Keyed hashes of customer data (codes, addresses) and the sender's mail domain (docs/identity.md). */
+  identity: IdentityServices;
+}
+
+export interface IdentityServices {
+  keys: IdentityKeys;
+  /** The domain of the sender address, for Message-IDs. */
+  mailHost: string;
 }
 
 export function inboxOperation<I extends z.ZodType, O extends z.ZodType>(

@@ -14,6 +14,8 @@ import * as webhooks from './owner-webhooks.js';
 import * as events from './owner-events.js';
 import * as business from './public-business.js';
 import * as items from './public-items.js';
+import * as receipts from './public-receipts.js';
+import * as customers from './public-customers.js';
 
 export const PUBLIC_OPERATIONS: readonly AnyOperation<OperationContext>[] = [
   business.getBusinessProfile,
@@ -28,6 +30,8 @@ export const PUBLIC_OPERATIONS: readonly AnyOperation<OperationContext>[] = [
   items.sendMessageOperation,
   items.acceptOfferOperation,
   items.declineOfferOperation,
+  receipts.acknowledgeReceiptOperation,
+  customers.verifyCustomerOperation,
 ];
 
 export const OWNER_OPERATIONS: readonly AnyOperation<OperationContext>[] = [

@@ -11,7 +11,7 @@ const networkEntrySchema = z.object({
   issue: z.boolean().describe('Whether it gives first-time customers a key.'),
   gets: z
     .array(z.string())
-    .describe('What this inbox sends it: registration (this inbox\'s domain) and hourly_ping (software version and the last day\'s counts of new items).'),
+    .describe("What this inbox sends it, signed: registration (this inbox's domain), hourly_ping (software version and the last day's counts of new items) and receipts (each receipt, with its acknowledgement once there is one)."),
   verification: z.enum(['pending', 'verified', 'unreachable']).nullable().describe('The registration status the network last reported; null before it said one.'),
   verified: z.boolean().nullable().describe('Whether the network has verified this instance; null when not known yet.'),
   verified_at: instant.nullable(),
@@ -20,18 +20,56 @@ const networkEntrySchema = z.object({
   registered_at: instant.nullable(),
   last_ping_at: instant.nullable().describe('When the network last took a ping.'),
   last_error: z.object({ message: z.string(), at: instant }).nullable().describe('The last failure in a few words, kept after later successes so you can compare times.'),
-  rules: z.null().describe('The rules it applies: not known yet (see not_known).'),
-  standing: z.null().describe("The owner's standing there: not known yet (see not_known)."),
-  ping_signature: z.null().describe("What became of the ping's signature: not known yet (see not_known)."),
-  receipts: z.null().describe('Receipts published, waiting, held and refused: not known yet (see not_known).'),
-  not_known: z.record(z.string(), z.string()).describe('Why each null part is not known yet.'),
+  rules: z.number().int().nullable().describe('The ranking rules version the network applies, as its last signed ping answered.'),
+  standing: z
+    .object({
+      tier: z.enum(['new', 'building', 'trusted']),
+      score: z.number().min(0).max(1),
+      ranked: z.boolean().describe('Whether its reputation orders this business in its lists.'),
+      kept: z.number().int().describe('Promises kept, as the network counts them.'),
+      broken: z.number().int(),
+      customers: z.number().int().describe('Distinct customers behind them.'),
+      as_of: instant.nullable().describe('The snapshot the standing comes from; null before the network computed one.'),
+      reported_at: instant.describe('When the signed ping that answered it was taken.'),
+    })
+    .nullable()
+    .describe("The owner's standing there, from the last signed ping answered with one; kept until another says otherwise."),
+  ping_signature: z
+    .object({
+      state: z
+        .enum(['verified', 'invalid', 'refused', 'not_checked'])
+        .describe(
+          'verified: the network verified the signature and answered the standing; invalid: it took the ping as unsigned and said why; refused: it refused the ping for its signature (401), the ping did not count; not_checked: it took the ping without checking signatures.',
+        ),
+      reason: z.string().nullable().describe('The reason the network gave, such as expired or unknown_key.'),
+      at: instant,
+    })
+    .nullable()
+    .describe("What became of the last ping's signature."),
+  receipts: z
+    .object({
+      published: z.number().int().describe('Receipts the network took.'),
+      waiting: z.number().int().describe('Receipts to send: not sent yet, going again with their acknowledgement, or retried after a failure.'),
+      held: z.number().int().describe('Receipts the network does not take yet (it has not verified this inbox); tried again later.'),
+      refused: z.number().int().describe('Receipts (or acknowledgements) the network refused for good.'),
+      acknowledgements_sent: z.number().int().describe("Receipts the network took with their customer's acknowledgement."),
+      last_published_at: instant.nullable(),
+      last_refusal: z.object({ receipt_id: z.string(), reason: z.string(), at: instant }).nullable().describe("The last refusal: the network's code and words."),
+      next_attempt_at: instant.nullable().describe('While the network is failing or holding receipts: when they go again.'),
+      network_says: z
+        .object({ accepted: z.number().int(), acknowledged: z.number().int(), at: instant })
+        .nullable()
+        .describe('How many of our receipts the network says it holds, as its last signed ping answered.'),
+    })
+    .describe('What this inbox published there (sandbox receipts never go to networks).'),
+  not_known: z.record(z.string(), z.string()).describe('Why each null part (rules, standing, ping_signature) is not known yet.'),
 });
 
 export const getNetworksOperation = inboxOperation({
   name: 'get_networks',
   title: 'How reporting to each network goes',
   description:
-    'Each directory network in settings: on or off, whether it issues customer keys, what it gets, whether it has verified this instance, the last ping it took and the last error in a few words.',
+    "Each directory network in settings: on or off, whether it issues customer keys, what it gets, whether it has verified this instance, the last ping it took, the owner's standing there and what became of the ping's signature, the receipts published, waiting, held and refused, and the last error in a few words.",
   audience: 'owner',
   kind: 'read',
   http: { method: 'GET', path: '/v1/owner/networks' },

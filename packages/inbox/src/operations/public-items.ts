@@ -11,7 +11,7 @@ import {
   startConversation,
 } from '../domain/items/customer-items.js';
 import { bookingRequestPayload, contactSchema, messagePayload, orderRequestPayload, quoteRequestPayload } from '../domain/items/payloads.js';
-import { createdItemSchema, statusViewSchema } from '../domain/items/views.js';
+import { createdItemSchema, statusViewSchema, statusWithIdentitySchema } from '../domain/items/views.js';
 import {
   CHANGE,
   CREATE,
@@ -25,6 +25,11 @@ import {
 
 const messageField = z.string().trim().min(1).max(20_000).describe('Free text to the business.');
 const sandboxField = z.boolean().optional().describe('A test item: handled like any other, kept apart in the owner\'s lists, never blocks a real slot.');
+/** Every public call takes a person's passes and key (inbox spec §4); never put them in a URL. */
+const passFields = {
+  pass: z.string().max(1700).optional().describe('A person\'s passes, space-separated, at most 8 (or header Svc-Pass). A pass reference (no secret) works only in a signed request.'),
+  key: z.string().max(200).optional().describe('A person\'s key from their network\'s mail, exchanged once for a pass (shown in identity.passes: keep it).'),
+};
 
 function createInput<P extends z.ZodType>(payload: P) {
   return z.object({
@@ -33,6 +38,7 @@ function createInput<P extends z.ZodType>(payload: P) {
     message: messageField.optional(),
     sandbox: sandboxField,
     idempotency_key: idempotencyKeyField,
+    ...passFields,
   });
 }
 
@@ -108,8 +114,8 @@ export const getItemStatusOperation = inboxOperation({
   kind: 'read',
   http: { method: 'GET', path: '/v1/items/{id}' },
   itemAccess: 'required',
-  input: z.object({ id: itemIdField, access_token: accessTokenField }),
-  output: statusViewSchema,
+  input: z.object({ id: itemIdField, access_token: accessTokenField, ...passFields }),
+  output: statusWithIdentitySchema,
   annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false },
   errors: ['not_found', 'unauthorized'],
   run: (ctx, input) => getItemStatus(ctx.domain, ctx.caller, input.id, tokenOf(ctx, input)),
@@ -130,6 +136,7 @@ export const cancelItemOperation = inboxOperation({
     reason: z.string().max(2000).optional(),
     expected_version: expectedVersionField,
     idempotency_key: idempotencyKeyField,
+    ...passFields,
   }),
   output: statusViewSchema,
   annotations: CHANGE,
@@ -156,6 +163,7 @@ export const sendMessageOperation = inboxOperation({
     contact: contactSchema.optional(),
     sandbox: sandboxField,
     idempotency_key: idempotencyKeyField,
+    ...passFields,
   }),
   output: z.union([createdItemSchema, statusViewSchema]),
   annotations: CREATE,
@@ -179,6 +187,7 @@ const offerInput = z.object({
   reason: z.string().max(2000).optional(),
   expected_version: expectedVersionField,
   idempotency_key: idempotencyKeyField,
+  ...passFields,
 });
 
 export const acceptOfferOperation = inboxOperation({

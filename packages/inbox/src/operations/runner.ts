@@ -9,11 +9,14 @@ import { Problem, canonicalJson, rateLimitHeaders, rateLimitedHeaders, sha256Hex
 import { authenticateBearer } from '../domain/access/api-keys.js';
 import { KeyRateLimiter, type RateStanding } from '../domain/access/rate-limiter.js';
 import { checkScope } from '../domain/access/scope-check.js';
-import type { ReceiptSigning } from '../domain/receipts/issue-receipts.js';
+import type { ReceiptSigning } from '../domain/receipts/signing-keys.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
-import type { Caller, Channel, Clock } from '../domain/types.js';
+import type { Caller, Channel, Clock, SignedAgent } from '../domain/types.js';
 import type { InboxStore } from '../store/store.js';
-import type { InboxConfigView, OperationContext } from './context.js';
+import type { IdentityServices, InboxConfigView, OperationContext } from './context.js';
+import { CommittedRefusal } from '../domain/identity/committed-refusal.js';
+import { presentPasses } from '../networks/present-passes.js';
+import type { NetworkSigner } from '../networks/person-client.js';
 import { refuseUnsafeText } from './input-text.js';
 import { isAnswerSecret } from './secret-answers.js';
 import { KeptAnswers } from './kept-answers.js';
@@ -31,6 +34,10 @@ export interface RunnerDeps {
   secrets: SecretBox;
   /** Signs the receipts moves make due (docs/receipts.md). */
   receipts: ReceiptSigning;
+  /** Keyed hashes of customer data and the mail domain (docs/identity.md). */
+  identity: IdentityServices;
+  /** Signs this instance's calls to networks (passes); null when it cannot sign. */
+  networkSigner?: () => Promise<NetworkSigner | null>;
   /** Integration keys' buckets; one per process. Made from `clock` on first use when not given. */
   keyRateLimiter?: KeyRateLimiter;
   /** Public reads kept in memory; made on first use when not given. */
@@ -45,6 +52,10 @@ export interface CallEnvelope {
   authorization: string | undefined;
   idempotencyKeyHeader: string | undefined;
   accessTokenHeader: string | undefined;
+  /** The agent whose request signature verified (svc-agent/1), on public calls. */
+  agent?: SignedAgent | undefined;
+  /** The Svc-Pass header as sent (a person's passes), on public calls. */
+  svcPass?: string | undefined;
 }
 
 /** Who is calling, and where an integration key stands in its rate budget: decided before the input is read. */
@@ -78,7 +89,17 @@ export async function runOperation(
   const { caller, standing } = admitted ?? (await admitCall(deps, op, envelope));
   // Control and text-direction characters are refused in every text of every input, before anything runs.
   refuseUnsafeText(input);
-  const outcome = await runAs(deps, op, input, envelope, caller);
+  // A person's passes are presented to their networks before the call's transaction, never inside it (docs/identity.md).
+  let runAsCaller = caller;
+  if (caller.kind === 'customer') {
+    const identity = await presentPasses(
+      { store: deps.store, signer: deps.networkSigner ?? (async () => null) },
+      { pass: input.pass, key: input.key, header: envelope.svcPass },
+      caller.agent,
+    );
+    runAsCaller = { ...caller, identity };
+  }
+  const outcome = await runAs(deps, op, input, envelope, runAsCaller);
   // A limited caller learns where it stands on every answer (RateLimit headers, docs/http.md).
   return standing ? { ...outcome, headers: { ...outcome.headers, ...rateLimitHeaders({ policy: RATE_POLICY, ...standing }) } } : outcome;
 }
@@ -95,12 +116,13 @@ async function runAs(
 
   const execute = async (store: InboxStore): Promise<unknown> => {
     const ctx: OperationContext = {
-      domain: { store, clock: deps.clock, receipts: deps.receipts },
+      domain: { store, clock: deps.clock, receipts: deps.receipts, keys: deps.identity.keys },
       caller,
       accessTokenHeader: envelope.accessTokenHeader,
       config: deps.config,
       secrets: deps.secrets,
       keptAnswers: keptAnswersOf(deps),
+      identity: deps.identity,
     };
     const body = await op.run(ctx, input, extras);
     if (deps.validateOutput) {
@@ -116,8 +138,32 @@ async function runAs(
   }
 
   const key = idempotencyKeyOf(envelope, input);
+  // A signed change is taken once: the same signature again is a retry only from the same agent with the same idempotency key.
+  const takeSignature = async (tx: InboxStore): Promise<void> => {
+    if (caller.kind !== 'customer' || !caller.agent) return;
+    const agent = caller.agent;
+    const nowMs = deps.clock.now();
+    const use = await tx.identity.useSignature({ signatureId: agent.signatureId, jkt: agent.jkt, idempotencyKey: key ?? null, keepUntilMs: agent.keepUntilMs }, nowMs);
+    if (use === 'replayed') {
+      throw new Problem('replayed_signature', 'This signature was already used for a change; sign each request anew (a retry keeps the same idempotency key).');
+    }
+    await tx.identity.seeAgent({ jkt: agent.jkt, platform: agent.platform, publicJwk: agent.publicJwk }, nowMs);
+  };
+  // A refusal whose writes must stand (a wrong code's spent attempt) commits, then answers with its problem.
+  const keepingRefusals = async (tx: InboxStore): Promise<unknown> => {
+    try {
+      return await execute(tx);
+    } catch (error) {
+      if (error instanceof CommittedRefusal) return new RefusalAfterCommit(error);
+      throw error;
+    }
+  };
   if (key === undefined) {
-    const body = await deps.store.transaction(execute);
+    const body = await deps.store.transaction(async (tx) => {
+      await takeSignature(tx);
+      return keepingRefusals(tx);
+    });
+    if (body instanceof RefusalAfterCommit) throw body.refusal;
     return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
   }
 
@@ -128,7 +174,8 @@ async function runAs(
   const requestHash = sha256Hex(canonicalJson({ operation: op.name, request }));
   // One key names one request in its scope: the same key on another operation is a different request.
   const scopeKey = `${idempotencyScope(caller, envelope)}|${key}`;
-  return deps.store.transaction(async (tx) => {
+  const outcome = await deps.store.transaction(async (tx) => {
+    await takeSignature(tx);
     const nowMs = deps.clock.now();
     const stored = await tx.idempotency.find(scopeKey, nowMs);
     if (stored) {
@@ -140,7 +187,9 @@ async function runAs(
       const replay = openStoredAnswer(deps.secrets, scopeKey, stored.response, principalOf(caller));
       return { status: 200, body: replay.body, headers: { ...replay.headers, 'idempotent-replayed': 'true' } };
     }
-    const body = await execute(tx);
+    const body = await keepingRefusals(tx);
+    // Not kept under the key: the same call again is judged again.
+    if (body instanceof RefusalAfterCommit) return body;
     const headers = extras.headers ?? {};
     const status = extras.status ?? successStatus;
     // Serialised once: the stored answer holds these bytes, and the door sends them.
@@ -149,6 +198,12 @@ async function runAs(
     await tx.idempotency.save(scopeKey, { requestHash, status, response }, nowMs, IDEMPOTENCY_KEEP_MS);
     return { status, body, headers, json };
   });
+  if (outcome instanceof RefusalAfterCommit) throw outcome.refusal;
+  return outcome;
+}
+
+class RefusalAfterCommit {
+  constructor(readonly refusal: CommittedRefusal) {}
 }
 
 function idempotencyKeyOf(envelope: CallEnvelope, input: Record<string, unknown>): string | undefined {
@@ -250,5 +305,5 @@ function limitRate(deps: RunnerDeps, caller: Caller): RateStanding | undefined {
 async function resolveCaller(deps: RunnerDeps, op: AnyOperation<OperationContext>, envelope: CallEnvelope): Promise<Caller> {
   if (op.audience === 'owner') return authenticateBearer(deps.store, envelope.authorization, envelope.channel, deps.clock.now());
   if (op.audience === 'system') return { kind: 'system', actor: { kind: 'system', id: null, name: 'inbox' }, channel: envelope.channel };
-  return { kind: 'customer', actor: { kind: 'customer_agent', id: null, name: null }, channel: envelope.channel };
+  return { kind: 'customer', actor: { kind: 'customer_agent', id: null, name: null }, channel: envelope.channel, agent: envelope.agent };
 }

@@ -167,6 +167,10 @@ import type { RuleStore } from './rule-store.js';
 import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
+import type { ReceiptPublicationStore } from './receipt-publication-store.js';
+import type { OwnerSessionStore } from './owner-session-store.js';
+import type { IdentityStore, PersonLinkStore } from './identity-store.js';
+import type { MailStore } from './mail-store.js';
 
 /** What an answer kept in memory may be built from (ChangeStamps). */
 export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks';
@@ -205,6 +209,16 @@ export interface InboxStore {
   readonly signingKeys: SigningKeyStore;
   /** Receipts issued and their acknowledgements (docs/receipts.md). */
   readonly receipts: ReceiptStore;
+  /** What became of each receipt at each network (docs/receipts.md "Publication"). */
+  readonly receiptPublications: ReceiptPublicationStore;
+  /** Sessions of the owner app (docs/web.md). */
+  readonly ownerSessions: OwnerSessionStore;
+  /** Signed agents, signatures of changes taken, one-time codes and proofs (docs/identity.md). */
+  readonly identity: IdentityStore;
+  /** Mail sent and received (docs/mail.md). */
+  readonly mail: MailStore;
+  /** Passes presented per item and each network's status for it (docs/identity.md). */
+  readonly persons: PersonLinkStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;

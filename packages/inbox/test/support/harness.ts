@@ -41,6 +41,10 @@ export interface StartOptions {
   ownerKey?: string;
   /** Log lines (info and up) go here; the inbox logs nothing when absent. */
   logStream?: { write(line: string): void };
+  /** Development peers on 127.0.0.1 (networks, agents' platforms). */
+  allowLocalNetworks?: boolean;
+  /** Burst budgets' scale (0, the tests' default, turns them off). */
+  rateLimit?: number;
 }
 
 export async function startInbox(options: StartOptions = {}): Promise<TestInbox> {
@@ -54,6 +58,8 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
     ...(options.logStream ? { logStream: options.logStream } : {}),
     runJobs: options.runJobs ?? false,
     jobPollIntervalMs: 50,
+    ...(options.allowLocalNetworks !== undefined ? { allowLocalNetworks: options.allowLocalNetworks } : {}),
+    ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   });
   if (options.seed ?? true) await seedDemoBusiness({ store: inbox.store, clock });
   const ownerKey = options.ownerKey ?? (await createOwnerKey(inbox.store, 'test owner', clock.now())).value;

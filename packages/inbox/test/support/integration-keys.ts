@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import type { DomainContext } from '../../src/domain/context.js';
 import type { Caller } from '../../src/domain/types.js';
 import type { TestInbox } from './harness.js';
+import { setSecurityInApp } from './owner-app.js';
 
 export interface MadeKey {
   id: string;
@@ -24,9 +25,14 @@ export function withKey(t: Pick<TestInbox, 'request'>, key: string) {
     t.request<T>(method, path, { ...options, headers: { authorization: `Bearer ${key}`, ...(options.headers ?? {}) } });
 }
 
-export async function setSecurity(t: Pick<TestInbox, 'owner'>, security: { enforceScopes?: boolean; aiMayCreateKeys?: boolean }): Promise<void> {
-  const r = await t.owner('PUT', '/v1/owner/settings', { body: { settings: { security } } });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
+/** Sets the security section the only way it can be set: by the owner in the owner app (inbox spec §5, docs/web.md). */
+export async function setSecurity(t: Pick<TestInbox, 'owner' | 'baseUrl' | 'ownerKey'>, security: { enforceScopes?: boolean; aiMayCreateKeys?: boolean }): Promise<void> {
+  const current = await t.owner('GET', '/v1/owner/settings');
+  expect(current.status).toBe(200);
+  const r = await setSecurityInApp(t.baseUrl, t.ownerKey, security, current.body.settings.security);
+  expect(r.status, r.text.slice(0, 2000)).toBe(303);
+  const after = await t.owner('GET', '/v1/owner/settings');
+  expect(after.body.settings.security).toMatchObject(security);
 }
 
 /**

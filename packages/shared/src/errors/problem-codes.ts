@@ -1,6 +1,7 @@
 /**
  * The one catalogue of problem codes both services answer with (inbox spec §7).
- * Each code has one HTTP status and one title; doors translate, never invent.
+ * Each code has one HTTP status and one title; doors translate, never invent. A `description`, when
+ * given, is served on the code's page (/problems/{code}): what it means and what to do about it.
  */
 export const PROBLEM_CODES = {
   invalid_input: { status: 422, title: 'Invalid input' },
@@ -22,6 +23,40 @@ export const PROBLEM_CODES = {
   code_expired: { status: 422, title: 'Code expired' },
   too_many_attempts: { status: 429, title: 'Too many attempts' },
   positive_only: { status: 422, title: 'Rules may only act in the customer\'s favour' },
+  bad_acknowledgement: {
+    status: 422,
+    title: 'Acknowledgement not valid',
+    description:
+      'The acknowledgement is not a compact JWS of typ svc-receipt-ack+jws signed with EdDSA by the Ed25519 public key in its own header (jwk), with claims rcp, sha and iat. ack_error says which part failed: malformed, bad_alg, bad_typ, bad_key, bad_signature or bad_payload. Sign it again; nothing was stored.',
+  },
+  wrong_receipt: {
+    status: 422,
+    title: 'Acknowledgement binds another receipt',
+    description:
+      "The acknowledgement names a receipt this item does not have (ack_error unknown_receipt, or receipt_id_mismatch when receipt_id differs from rcp), or its sha is not the base64url SHA-256 of the receipt's jws exactly as issued (sha_mismatch). Read the receipt again from the item and sign over its jws; nothing was stored.",
+  },
+  receipt_of_other_item: {
+    status: 403,
+    title: 'Receipt of another item',
+    description:
+      "The acknowledgement names a receipt of another item. Acknowledge a receipt on its own item (the receipt's itm claim), with that item's access token; nothing was stored.",
+  },
+  acknowledgement_expired: {
+    status: 422,
+    title: 'Acknowledgement too old',
+    description: 'The acknowledgement was signed (iat) more than an hour before it arrived. Sign a fresh one and send it at once; nothing was stored.',
+  },
+  acknowledgement_not_yet_valid: {
+    status: 422,
+    title: 'Acknowledgement signed in the future',
+    description: "The acknowledgement's iat is more than five minutes ahead of the inbox's clock. Check the signer's clock and sign again; nothing was stored.",
+  },
+  already_acknowledged: {
+    status: 409,
+    title: 'Receipt already acknowledged',
+    description:
+      "Another agent key already acknowledged this receipt; a receipt is acknowledged once. The same acknowledgement again, or another one by the same key, is answered as the first was.",
+  },
   rate_limited: { status: 429, title: 'Rate limited' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
@@ -34,7 +69,7 @@ export const PROBLEM_CODES = {
   unavailable: { status: 503, title: 'Service unavailable' },
   storage_full: { status: 503, title: 'Storage full' },
   storage_unavailable: { status: 503, title: 'Storage unavailable' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, { status: number; title: string; description?: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
 

@@ -79,7 +79,7 @@ export const PROBLEM_SCHEMA: JsonSchema = {
 /** Response headers, declared once under components.headers (only those the document uses are kept). */
 const HEADERS: Record<string, JsonSchema> = {
   Location: {
-    description: 'Where what was made is read (a path on this server).',
+    description: 'Where what was made, or the canonical resource, is read (a path on this server).',
     schema: { type: 'string', format: 'uri-reference' },
   },
   ETag: {
@@ -257,7 +257,7 @@ class OperationBuilder {
     const responses: Record<string, unknown> = {};
     for (const status of statuses) {
       const headers: Record<string, JsonSchema> = {};
-      if (op.answers?.location && status === 201) headers.Location = this.header('Location');
+      if (op.answers?.location && (status === 201 || status === 202)) headers.Location = this.header('Location');
       if (etag && status === 200) headers.ETag = this.header('ETag');
       if (op.answers?.robotsTag && status === 200) headers['X-Robots-Tag'] = this.header('X-Robots-Tag');
       if (idempotent && status === 200) {
@@ -277,6 +277,12 @@ class OperationBuilder {
         description,
         ...(Object.keys(headers).length > 0 ? { headers } : {}),
         ...(status === 204 ? {} : { content: output }),
+      };
+    }
+    if (op.answers?.redirects) {
+      responses['301'] = {
+        description: 'Another spelling of the resource: Location names the canonical one.',
+        headers: { Location: this.header('Location') },
       };
     }
     if (etag) {

@@ -20,8 +20,11 @@ export interface RateBudget {
   /** Requests allowed per window at scale 1. */
   max: number;
   windowSec: number;
-  /** What a caller is: its address (anonymous callers) or the credential it presents. */
-  per: 'address' | 'credential';
+  /**
+   * What a caller is: its address (anonymous callers), the credential it presents, or the key a
+   * request was verifiably signed with (`signer`, through `signerKeyOf`; a request with none skips it).
+   */
+  per: 'address' | 'credential' | 'signer';
   /** Says what the budget is for, in the refusal's detail. */
   describes: string;
 }
@@ -29,8 +32,10 @@ export interface RateBudget {
 export interface RateLimitOptions {
   /** Multiplies every budget's `max`; 0 turns limits off. */
   scale: number;
-  /** The budget a request counts against, or undefined for none (health checks, preflights). */
-  budgetOf: (request: FastifyRequest) => RateBudget | undefined;
+  /** The budget a request counts against (several: each must hold), or undefined for none (health checks, preflights). */
+  budgetOf: (request: FastifyRequest) => RateBudget | readonly RateBudget[] | undefined;
+  /** The key a request was verifiably signed with (e.g. an agent's key thumbprint), for `signer` budgets. */
+  signerKeyOf?: (request: FastifyRequest) => string | undefined;
 }
 
 /** How many client keys each budget remembers (least recently seen forgotten first). */
@@ -71,7 +76,8 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
         take: app.createRateLimit({
           max: quota,
           timeWindow: budget.windowSec * 1000,
-          keyGenerator: (request) => (budget.per === 'address' ? clientKey(request) : credentialKey(request)),
+          keyGenerator: (request) =>
+            budget.per === 'address' ? clientKey(request) : budget.per === 'signer' ? `signer ${options.signerKeyOf?.(request) ?? clientKey(request)}` : credentialKey(request),
         }),
         policy: rateLimitHeaders({ policy: budget.name, quota, windowSec: budget.windowSec, remaining: 0, resetSec: 0 })['ratelimit-policy'],
         quota,
@@ -83,20 +89,30 @@ export function installRateLimits(app: FastifyInstance, options: RateLimitOption
 
   // After the body is read, so a public MCP call counts against the budget of the tool it calls.
   app.addHook('preHandler', async (request, reply) => {
-    const budget = options.budgetOf(request);
-    if (!budget) return;
-    const limiter = limiterFor(budget);
-    const decision = await limiter.take(request);
-    if (decision.isAllowed) return;
-    if (decision.isExceeded) {
-      const state = { policy: budget.name, quota: limiter.quota, windowSec: budget.windowSec, resetSec: decision.ttlInSeconds };
-      const retryAfter = Math.max(1, decision.ttlInSeconds);
-      throw new Problem('rate_limited', `Too many ${budget.describes} from ${budget.per === 'address' ? 'this address' : 'this key'}; wait ${retryAfter} s and retry.`, {
-        headers: rateLimitedHeaders(state, retryAfter),
-        extensions: { retryAfter },
-      });
+    const chosen = options.budgetOf(request);
+    if (!chosen) return;
+    const budgets = (Array.isArray(chosen) ? chosen : [chosen]) as readonly RateBudget[];
+    let shown = false;
+    for (const budget of budgets) {
+      if (budget.per === 'signer' && options.signerKeyOf?.(request) === undefined) continue;
+      const limiter = limiterFor(budget);
+      const decision = await limiter.take(request);
+      if (decision.isAllowed) continue;
+      if (decision.isExceeded) {
+        const state = { policy: budget.name, quota: limiter.quota, windowSec: budget.windowSec, resetSec: decision.ttlInSeconds };
+        const retryAfter = Math.max(1, decision.ttlInSeconds);
+        const who = budget.per === 'address' ? 'this address' : budget.per === 'signer' ? 'this signing key' : 'this key';
+        throw new Problem('rate_limited', `Too many ${budget.describes} from ${who}; wait ${retryAfter} s and retry.`, {
+          headers: rateLimitedHeaders(state, retryAfter),
+          extensions: { retryAfter },
+        });
+      }
+      // The first budget is the one a caller is told about on every answer.
+      if (!shown) {
+        reply.header('ratelimit-policy', limiter.policy);
+        reply.header('ratelimit', `"${budget.name}";r=${decision.remaining};t=${decision.ttlInSeconds}`);
+        shown = true;
+      }
     }
-    reply.header('ratelimit-policy', limiter.policy);
-    reply.header('ratelimit', `"${budget.name}";r=${decision.remaining};t=${decision.ttlInSeconds}`);
   });
 }

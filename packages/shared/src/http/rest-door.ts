@@ -265,13 +265,23 @@ function holdsProtoKey(value: unknown): boolean {
   return Object.values(value).some(holdsProtoKey);
 }
 
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+
+/** The body bytes of a request exactly as received (JSON bodies), or an empty buffer when it had none. */
+export function rawBodyOf(request: FastifyRequest): Buffer {
+  return rawBodies.get(request) ?? Buffer.alloc(0);
+}
+
 /** The only body parser: JSON (and +json types); an empty body is no body, bad JSON a clear 400, anything else 415. */
 export function installJsonParser(app: FastifyInstance, bodyLimitBytes: number): void {
   // Only JSON is taken: Fastify's built-in text/plain parser would let a plain-text body through to
   // validation (422) instead of the 415 a body in another media type gets.
   app.removeAllContentTypeParsers();
-  const parse = (_request: unknown, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void => {
-    const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+  const parse = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void => {
+    // The bytes as received are kept: a signed request's Content-Digest is over them, never over re-serialised JSON.
+    const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+    rawBodies.set(request, bytes);
+    const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     let value: unknown;
     try {
@@ -284,6 +294,6 @@ export function installJsonParser(app: FastifyInstance, bodyLimitBytes: number):
     if (PROTO_KEY_SPELLED.test(text) && holdsProtoKey(value)) return done(new Problem('bad_request', 'The body must not contain a "__proto__" key.'), undefined);
     done(null, value);
   };
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: bodyLimitBytes }, parse);
-  app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'string', bodyLimit: bodyLimitBytes }, parse);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, parse);
+  app.addContentTypeParser(/^application\/[a-z0-9.+-]*\+json$/, { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, parse);
 }

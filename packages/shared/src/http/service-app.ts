@@ -189,6 +189,13 @@ export function installServiceRoutes<Ctx>(app: FastifyInstance, options: Service
     const code = request.params.code;
     if (!isProblemCode(code)) throw new Problem('not_found', `No problem type is called ${code}.`);
     reply.header('cache-control', 'public, max-age=86400');
-    return { type: `${options.problemsBase}/${code}`, code, status: PROBLEM_CODES[code].status, title: PROBLEM_CODES[code].title };
+    const entry: { status: number; title: string; description?: string } = PROBLEM_CODES[code];
+    return {
+      type: `${options.problemsBase}/${code}`,
+      code,
+      status: entry.status,
+      title: entry.title,
+      ...(entry.description === undefined ? {} : { description: entry.description }),
+    };
   });
 }

@@ -35,6 +35,16 @@ export interface PublicFetchOptions {
   allowLoopback: boolean;
   /** Plain http is refused unless allowed (development against 127.0.0.1). */
   allowHttp: boolean;
+  /**
+   * What a 3xx answer is: `refuse` (the default) fails with `redirect`; `return` gives it (status and
+   * headers, Location among them, no body) to a caller that follows redirects by its own rules.
+   */
+  redirects?: 'refuse' | 'return';
+  /**
+   * Development only, with `allowLoopback`: connect to this loopback `address:port` instead of
+   * resolving the URL's host, which is still sent as the Host (a local web of sample sites).
+   */
+  connectTo?: string;
 }
 
 export interface PublicFetchResult {
@@ -79,6 +89,16 @@ export async function publicFetch(target: string, options: PublicFetchOptions): 
     });
   };
 
+  let connect: { host: string; port: number } | null = null;
+  if (options.connectTo !== undefined) {
+    const match = /^(\[[0-9a-f:]+\]|[0-9.]+):(\d{1,5})$/i.exec(options.connectTo);
+    const address = match?.[1]?.replace(/^\[|\]$/g, '') ?? '';
+    if (!options.allowLoopback || !match || !isLoopbackAddress(address)) {
+      throw new PublicFetchError('blocked_address', 'connectTo is a development setting for loopback addresses only');
+    }
+    connect = { host: address, port: Number(match[2]) };
+  }
+
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<PublicFetchResult>((resolve, reject) => {
     const request = send(
@@ -91,14 +111,19 @@ export async function publicFetch(target: string, options: PublicFetchOptions): 
           accept: 'application/json',
           ...options.headers,
           ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...(connect ? { host: url.host } : {}),
         },
-        lookup: checkedLookup,
+        ...(connect ? { hostname: connect.host, port: connect.port, servername: url.hostname } : { lookup: checkedLookup }),
         timeout: options.timeoutMs,
       },
       (response) => {
         const status = response.statusCode ?? 0;
         if (status >= 300 && status < 400) {
           response.resume();
+          if (options.redirects === 'return') {
+            resolve({ status, headers: response.headers, body: '', truncated: false });
+            return;
+          }
           reject(new PublicFetchError('redirect', `answered ${status} (redirects are not followed)`));
           return;
         }

@@ -25,6 +25,8 @@ export interface OperationAnswers {
   etag?: boolean;
   /** Some answers (and their 304s) carry `X-Robots-Tag: noindex` (the directory's businesses it found). */
   robotsTag?: boolean;
+  /** Another spelling of the resource is answered 301 with a Location naming the canonical one. */
+  redirects?: boolean;
 }
 
 /** What a handler may add besides its body: headers such as Location, and a different status. */

@@ -5,3 +5,4 @@ export * from './replay-store.js';
 export * from './instance-profile.js';
 export * from './instance-keys.js';
 export * from './signature-problems.js';
+export * from './agent-profile.js';

@@ -8,6 +8,7 @@ import type { DirectoryContext } from '../context.js';
 import type { DirectoryStore, InstanceRecord } from '../../store/store.js';
 import { parseInstanceDomain } from './domain-name.js';
 import { ManifestProblem, readManifest } from './member-listing.js';
+import { retireFoundListingFor } from '../checks/found-listing.js';
 
 export const VERIFY_JOB = 'instance.verify';
 /** Verified manifests are fetched again this often. */
@@ -187,6 +188,8 @@ export function verificationHandler(ctx: DirectoryContext) {
             delistedAt: instance.delistedAt,
             dormantSince: instance.dormantSince,
           });
+          // A found entry on the member's registrable domain gives way to the member (domain/checks/found-listing.ts).
+          await retireFoundListingFor(store, instance.domain, nowMs);
           await store.instances.put({
             ...instance,
             status: 'verified',

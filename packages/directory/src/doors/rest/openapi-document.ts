@@ -8,6 +8,7 @@ const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
   { name: 'Search', description: 'Businesses in the published hourly order, and one business.', paths: [/^\/v1\/businesses/] },
   { name: 'Vocabulary', description: 'Categories, place categories and attributes the search filters by.', paths: [/^\/v1\/(categories|attributes)$/, /^\/c\//] },
   { name: 'Rules and statistics', description: 'The published ranking rules and the statistics of the network.', paths: [/^\/v1\/(ranking|stats)$/] },
+  { name: 'Agentic check', description: 'The agentic score: its published rules, check results of sites, asking for a check, and the leaderboard. The score never changes the search order.', paths: [/^\/v1\/score-rules$/, /^\/b\//, /^\/check/, /^\/leaderboard/] },
   { name: 'Instances', description: 'Registration of inboxes with the network, their pings and status.', paths: [/^\/v1\/instances/] },
 ];
 

@@ -1,4 +1,5 @@
 /** The DirectoryStore over Kysely and SQLite. No business rules here. */
+import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, type SqliteDatabase, type StorageHealth } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -8,6 +9,7 @@ import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
+import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
@@ -408,10 +410,12 @@ class KyselyOrderStore implements OrderStore {
 }
 
 export class KyselyDirectoryStore implements DirectoryStore {
+  readonly persons;
   readonly listings;
   readonly instances;
   readonly orders;
   readonly jobs;
+  readonly checks;
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #inTransaction: boolean;
 
@@ -425,6 +429,8 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
+    this.checks = new KyselyCheckStore(db);
+    this.persons = new KyselyPersonStore(db);
   }
 
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {

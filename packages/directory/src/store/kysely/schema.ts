@@ -71,10 +71,56 @@ export interface ListingPagesTable {
   fixed: string;
 }
 
+/** One checked site (domain/checks): its queue state and last result (the outcome as JSON, with the columns boards and counts read). */
+export interface ChecksTable {
+  domain: string;
+  state: string;
+  requested_at: number | null;
+  queued_at: number | null;
+  lease_until: number | null;
+  attempts: number;
+  last_state: string | null;
+  last_reason: string | null;
+  outcome: string | null;
+  checked_at: number | null;
+  next_check_at: number | null;
+  score: number | null;
+  agent_ready: number;
+  ai_opt_out: number;
+  kind: string | null;
+  category: string | null;
+  country: string | null;
+  place: string | null;
+  /** JSON of what a leaderboard row shows besides the columns: name, grade, level, answers. */
+  summary: string | null;
+  revision: number;
+}
+
+export interface CheckBudgetTable {
+  day: string;
+  checks: number;
+}
+
+export interface CheckCallersTable {
+  caller: string;
+  window_start: number;
+  count: number;
+}
+import type { IssuancesTable, PassesTable, PersonKeysTable, PersonOutcomesTable, PersonsTable, PresentationsTable } from './person-tables.js';
+
 export interface DirectoryDatabase {
   listings: ListingsTable;
   listing_pages: ListingPagesTable;
   instances: InstancesTable;
   rank_snapshots: RankSnapshotsTable;
   jobs: JobsTable;
+  checks: ChecksTable;
+  check_budget: CheckBudgetTable;
+  check_callers: CheckCallersTable;
+  persons: PersonsTable;
+  person_keys: PersonKeysTable;
+  passes: PassesTable;
+  presentations: PresentationsTable;
+  person_outcomes: PersonOutcomesTable;
+  issuances: IssuancesTable;
 }

@@ -15,6 +15,7 @@ import { addToSearchText, moveItem, openMoves, recordSideEvent, writeNewItem, ty
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { conversationEntry, itemView, type ItemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
+import { itemNetworkStatuses, passesToKeep, presentedPersonOwns, recordNewItemIdentity } from '../identity/item-identity.js';
 
 export interface CreateRequest<P> {
   payload: P;
@@ -138,19 +139,36 @@ async function createFor(
     accessTokenHash: hash,
     message: request.message,
   });
+  // A signed agent is recorded on what it created: its signature opens the item later, and the owner sees how it signed.
+  if (caller.kind === 'customer' && caller.agent) {
+    await ctx.store.identity.seeAgent({ jkt: caller.agent.jkt, platform: caller.agent.platform, publicJwk: caller.agent.publicJwk }, item.createdAt);
+    await ctx.store.identity.setItemAgent({ itemId: item.id, jkt: caller.agent.jkt, platform: caller.agent.platform, signedAt: item.createdAt });
+  }
+  const networks = await recordNewItemIdentity(ctx, item, caller);
   // The answer is built from what was just written: its one message, and no receipt (a create signs none; moves do).
   const status = await statusViewOf(ctx, item, caller.actor, messages, []);
-  return { ...status, accessToken: token, identity: await identityOf(ctx, item) };
+  // A new item's address is not proven yet: a one-time code proves an item that exists (verify_customer).
+  return { ...status, accessToken: token, identity: await identityAnswer(ctx, item, caller, networks, false) };
 }
 
-/** Whether the business has seen this contact before; proof (a one-time code) comes with identity work. */
-async function identityOf(ctx: DomainContext, item: ItemRecord) {
+/**
+ * The identity of a create or status answer (inbox spec §2): whether the business has seen the address
+ * (weak) or it was proven (strong), passes to keep, whether a code can prove it, each network's status.
+ */
+export async function identityOf(ctx: DomainContext, item: ItemRecord, caller: Caller, networks: Record<string, string>) {
+  return identityAnswer(ctx, item, caller, networks, (await ctx.store.identity.itemProof(item.id)) !== null);
+}
+
+async function identityAnswer(ctx: DomainContext, item: ItemRecord, caller: Caller, networks: Record<string, string>, proven: boolean) {
   const email = item.contact?.email;
-  const seenBefore = email ? await ctx.store.items.hasOtherWithEmail(email, item.id) : false;
+  // Whether any other item has the address: one row, not the history.
+  const weak = email ? await ctx.store.items.hasOtherWithEmail(email, item.id) : false;
   return {
-    recognised: seenBefore ? ('weak' as const) : ('none' as const),
-    passes: [],
-    networks: {},
+    recognised: proven && weak ? ('strong' as const) : weak ? ('weak' as const) : ('none' as const),
+    passes: passesToKeep(caller),
+    // A weak match can be proven with a one-time code to the address (verify_customer).
+    ...(weak && !proven ? { verify: { available: true } } : {}),
+    networks,
     guide: '/docs/agents',
   };
 }
@@ -178,10 +196,20 @@ async function statusViewOf(ctx: DomainContext, item: ItemRecord, actor: Actor, 
 /** RFC 6750's challenge: the item token is a bearer credential (also taken as x-access-token and ?access_token=). */
 const ITEM_CHALLENGE = 'Bearer realm="item access token"';
 
-/** Loads an item for its token holder: unknown ids are 404, a missing or wrong token 401. */
-export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessToken: string | undefined): Promise<ItemRecord> {
+/**
+ * Loads an item for its token holder, or for the agent that signed its creation when this request's
+ * signature is bound to it (docs/identity.md): unknown ids are 404, a missing or wrong token 401.
+ */
+export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessToken: string | undefined, caller?: Caller): Promise<ItemRecord> {
   const item = await ctx.store.items.get(itemId);
   if (!item) throw new Problem('not_found', `No item has id ${itemId}.`);
+  const agent = caller?.kind === 'customer' ? caller.agent : undefined;
+  if (agent?.bound) {
+    const signer = await ctx.store.identity.itemAgent(item.id);
+    if (signer !== null && signer.jkt === agent.jkt) return item;
+  }
+  // A person's pass opens what the business knows them by (inbox spec §4).
+  if (caller && (await presentedPersonOwns(ctx, item, caller))) return item;
   if (!accessToken) {
     throw new Problem('unauthorized', 'This item needs its access token: header Authorization: Bearer <token> or x-access-token, or the access_token query parameter.', {
       headers: { 'www-authenticate': ITEM_CHALLENGE },
@@ -194,8 +222,9 @@ export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessTo
 }
 
 export async function getItemStatus(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined) {
-  const item = await loadOwnedItem(ctx, itemId, token);
-  return statusView(ctx, item, caller.actor);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
+  const view = await statusView(ctx, item, caller.actor);
+  return { ...view, identity: await identityOf(ctx, item, caller, await itemNetworkStatuses(ctx, item, caller)) };
 }
 
 export async function cancelItem(
@@ -205,7 +234,7 @@ export async function cancelItem(
   token: string | undefined,
   options: { reason?: string | undefined; expectedVersion?: number | undefined },
 ) {
-  const item = await loadOwnedItem(ctx, itemId, token);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
   if (CANCEL_EVENTS[item.type].length === 0) throw new Problem('not_allowed', `A ${item.type} cannot be cancelled by the customer.`);
   const moved = await moveItem(ctx, moverOf(caller), item, { events: CANCEL_EVENTS[item.type], reason: options.reason, expectedVersion: options.expectedVersion });
   return statusView(ctx, moved, caller.actor);
@@ -219,7 +248,7 @@ export async function respondToOffer(
   answer: 'accept' | 'decline',
   options: { expectedVersion?: number | undefined; reason?: string | undefined },
 ) {
-  const item = await loadOwnedItem(ctx, itemId, token);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
   const moved = await moveItem(ctx, moverOf(caller), item, { events: [answer], expectedVersion: options.expectedVersion, reason: options.reason });
   return statusView(ctx, moved, caller.actor);
 }
@@ -229,7 +258,13 @@ export async function respondToOffer(
  * for the customer's details moves on (provide_info), and a closed conversation reopens.
  */
 export async function customerMessage(ctx: DomainContext, caller: Caller, itemId: string, token: string | undefined, text: string) {
-  let item = await loadOwnedItem(ctx, itemId, token);
+  const item = await loadOwnedItem(ctx, itemId, token, caller);
+  return addCustomerMessage(ctx, caller, item, text);
+}
+
+/** A customer's message on an item already known to be theirs (a door that checked its own credential: mail's reply address). */
+export async function addCustomerMessage(ctx: DomainContext, caller: Caller, owned: ItemRecord, text: string) {
+  let item = owned;
   const nowMs = ctx.clock.now();
   const message = {
     id: newId(nowMs),

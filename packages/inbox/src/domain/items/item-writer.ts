@@ -12,6 +12,8 @@ import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.
 import { checkGuards } from './guards.js';
 import { scheduleRules } from '../rules/schedule-rules.js';
 import { recordEvent } from '../events/record-event.js';
+import { noticeOf, queueNotice } from '../mail/notices.js';
+import { queueOutcomeReports } from '../identity/item-identity.js';
 import { issueReceipts } from '../receipts/issue-receipts.js';
 
 export interface NewItem {
@@ -218,6 +220,11 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
     await ctx.store.jobs.enqueue({ id: newId(nowMs), ...job }, nowMs);
   }
   await scheduleRules(ctx, mover, draft, `${item.type}.${row.event}`);
+  // The customer hears of it by mail when the move tells them something (docs/mail.md).
+  const notice = noticeOf(`${item.type}.${row.event}`);
+  if (notice) await queueNotice(ctx, draft, notice, { seq: draft.version });
+  // A presented customer's outcome goes to the networks that presented them (docs/identity.md).
+  if (!draft.isOpen || row.effects.length > 0) await queueOutcomeReports(ctx, draft);
   return draft;
 }
 

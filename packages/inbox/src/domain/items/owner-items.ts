@@ -6,6 +6,9 @@ import type { Caller, ItemRecord, ItemType } from '../types.js';
 import { addToSearchText, moveItem, openMoves, recordSideEvent } from './item-writer.js';
 import { conversationEntry, eventView, itemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
+import { agentView } from '../identity/agent-view.js';
+import { queueNotice } from '../mail/notices.js';
+import { personsView } from '../identity/item-identity.js';
 
 export interface ListItemsQuery {
   type?: ItemType | undefined;
@@ -37,12 +40,15 @@ export async function loadItem(ctx: DomainContext, itemId: string): Promise<Item
 }
 
 export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRecord) {
-  const [events, messages, moves, history, receipts] = await Promise.all([
+  const [events, messages, moves, history, receipts, agent, proof, persons] = await Promise.all([
     ctx.store.items.listEvents(item.id),
     ctx.store.items.listMessages(item.id, true),
     openMoves(ctx, item, caller.actor),
     item.contact?.email ? ctx.store.items.historyByEmail(item.contact.email, item.id) : Promise.resolve([]),
     ctx.store.receipts.listForItem(item.id),
+    agentView(ctx.store, item.id),
+    ctx.store.identity.itemProof(item.id),
+    personsView(ctx, item),
   ]);
   return {
     ...itemView(item),
@@ -57,8 +63,9 @@ export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRe
       input: row.input ? jsonSchemaOf(row.input, 'input') : null,
     })),
     customer: {
-      // An email seen before is a weak match until the customer proves it (verify_customer).
-      match: history.length > 0 ? ('weak' as const) : ('none' as const),
+      // An email seen before is a weak match until the customer proves it (verify_customer): then strong.
+      match: history.length > 0 ? (proof ? ('strong' as const) : ('weak' as const)) : ('none' as const),
+      email_proven: proof !== null,
       possible: history.length > 0 ? (item.contact?.email ?? null) : null,
       known: history.length > 0,
       history: {
@@ -67,8 +74,8 @@ export async function ownerView(ctx: DomainContext, caller: Caller, item: ItemRe
         noShows: history.filter((h) => h.state === 'no_show').length,
         cancelledLate: history.filter((h) => h.state === 'cancelled_late').length,
       },
-      persons: [],
-      agent: null,
+      persons,
+      agent,
     },
   };
 }
@@ -93,8 +100,9 @@ export async function transitionItem(
 export async function replyToItem(ctx: DomainContext, caller: Caller, itemId: string, request: { message: string; internal: boolean }) {
   let item = await loadItem(ctx, itemId);
   const nowMs = ctx.clock.now();
+  const messageId = newId(nowMs);
   await ctx.store.items.addMessage({
-    id: newId(nowMs),
+    id: messageId,
     itemId: item.id,
     authorKind: caller.actor.kind,
     authorId: caller.actor.id,
@@ -105,6 +113,8 @@ export async function replyToItem(ctx: DomainContext, caller: Caller, itemId: st
     createdAt: nowMs,
   });
   item = await addToSearchText(ctx, item, request.message);
+  // The business's reply goes to the customer by mail too (docs/mail.md); a note stays inside.
+  if (!request.internal) await queueNotice(ctx, item, 'reply', { messageId });
   if (!request.internal && item.type === 'message' && item.state === 'open') {
     item = await moveItem(ctx, { actor: caller.actor, channel: caller.channel }, item, { events: ['answer'] });
   }

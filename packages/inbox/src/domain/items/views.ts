@@ -7,6 +7,7 @@ import { ACTOR_KINDS, ITEM_TYPES, type ItemEventRecord, type ItemRecord, type Me
 import { isoUtc } from '../time.js';
 import { anyPayload, contactSchema } from './payloads.js';
 import { receiptViewSchema } from '../receipts/receipt-view.js';
+import { agentViewSchema } from '../identity/agent-view.js';
 
 export const actorSchema = z.object({
   kind: z.enum(ACTOR_KINDS),
@@ -62,6 +63,9 @@ export const identitySchema = z.object({
   guide: z.string(),
 });
 
+/** get_item_status: the status view with the item's identity. */
+export const statusWithIdentitySchema = statusViewSchema.extend({ identity: identitySchema });
+
 export const createdItemSchema = statusViewSchema.extend({
   accessToken: z.string().describe('Keep it: it reads, cancels and messages this item.'),
   identity: identitySchema,
@@ -90,11 +94,28 @@ export const ownerTransitionSchema = z.object({
 
 export const customerViewSchema = z.object({
   match: z.enum(['strong', 'weak', 'none']),
+  email_proven: z.boolean().describe('The customer proved the address of this item with a one-time code (verify_customer).'),
   possible: z.string().nullable(),
   known: z.boolean(),
   history: z.object({ items: z.number().int(), completed: z.number().int(), noShows: z.number().int(), cancelledLate: z.number().int() }),
-  persons: z.array(z.record(z.string(), z.unknown())),
-  agent: z.record(z.string(), z.unknown()).nullable(),
+  persons: z
+    .array(
+      z.object({
+        network: z.string(),
+        tier: z.enum(['new', 'building', 'trusted']),
+        score: z.number(),
+        kept: z.number().int(),
+        broken: z.number().int(),
+        businesses: z.number().int(),
+        since: z.string(),
+        email_proven: z.boolean(),
+        unusual_use: z.boolean(),
+        presented: z.enum(['with_this_request', 'earlier']),
+        presented_at: z.string(),
+      }),
+    )
+    .describe('Per network that presented the customer: their standing there, and whether with this request or earlier.'),
+  agent: agentViewSchema.nullable(),
 });
 
 export const ownerItemViewSchema = itemViewSchema.extend({

@@ -2,6 +2,7 @@
  * Signs the receipts a move makes due (the row's `receipts`, docs/receipts.md), in the move's own
  * transaction: the claims from the item as the move left it, the JWS under the active key, the row,
  * and a `<type>.receipt_issued` event. A move that fails after this rolls all of it back with itself.
+ * The receipt is queued for the enabled networks in the same transaction (publication-queue.ts).
  * Nothing here decides when a receipt is due: the machine rows say it.
  */
 import { randomBytes } from 'node:crypto';
@@ -22,15 +23,9 @@ import { recordEvent } from '../events/record-event.js';
 import type { BookingPayload, OrderPayload, RefundPayload } from '../items/payloads.js';
 import type { ReceiptDue, TransitionRow } from '../machines/machine.js';
 import type { Actor, Channel, ItemRecord } from '../types.js';
+import { queuePublication } from './publication-queue.js';
 import { receiptClaimsOf } from './receipt-view.js';
-import type { SigningKeyRing } from './signing-keys.js';
-
-/** What signs receipts: the issuer (this instance's origin) and its keys. */
-export interface ReceiptSigning {
-  /** `https://<domain>` of this instance: every receipt's `iss`. */
-  issuer: string;
-  keys: SigningKeyRing;
-}
+import type { ReceiptSigning } from './signing-keys.js';
 
 /** An order promises delivery within this many days of its acceptance (docs/receipts.md "due"). */
 export const ORDER_DUE_DAYS = 30;
@@ -170,6 +165,8 @@ async function issueOne(
     ack: null,
   };
   await ctx.store.receipts.insert(record);
+  // Queued for the networks with the receipt, so a crash after the move can never leave it unsent.
+  await queuePublication(ctx, record);
   await recordEvent(ctx, {
     id: newId(nowMs),
     itemId: item.id,

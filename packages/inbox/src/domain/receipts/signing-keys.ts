@@ -110,3 +110,10 @@ export class SigningKeyRing {
     return createHmac('sha256', this.#pepper).update(identity, 'utf8').digest('base64url');
   }
 }
+
+/** What signs receipts: the issuer (this instance's origin) and its keys. */
+export interface ReceiptSigning {
+  /** `https://<domain>` of this instance: every receipt's `iss`. */
+  issuer: string;
+  keys: SigningKeyRing;
+}

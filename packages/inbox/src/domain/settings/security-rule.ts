@@ -1,8 +1,9 @@
 /**
- * Only the owner changes the `security` section (inbox spec §5). This project has no owner app, so
- * the owner's key stands for the owner's session (docs/keys-and-scopes.md). Anyone else (an
- * integration key, the owner's AI) may write a document back with `security` as it is: it is
- * accepted and the stored section is left exactly as it was.
+ * Only the owner in the owner app changes the `security` section (inbox spec §5): the owner signed
+ * in to the app (actor owner, channel owner_ui, docs/web.md). Anyone else (the owner key on REST or
+ * MCP, an integration key, the owner's AI) may write a document back with `security` as it is: it is
+ * accepted and the stored section is left exactly as it was. A key that leaks thus cannot turn off
+ * scope enforcement or let AIs make keys; only someone at the app can.
  */
 import { Problem } from '@svc/shared';
 import { isDeepStrictEqual } from 'node:util';
@@ -10,7 +11,7 @@ import type { Caller } from '../types.js';
 import { withDefaults } from './settings-document.js';
 
 export function mayChangeSecurity(caller: Caller): boolean {
-  return caller.kind === 'owner' && caller.actor.kind === 'owner';
+  return caller.kind === 'owner' && caller.actor.kind === 'owner' && caller.channel === 'owner_ui';
 }
 
 /**
@@ -22,7 +23,7 @@ export function guardSecuritySection(caller: Caller, before: Record<string, unkn
   const effectiveBefore = withDefaults(before as Record<string, never>).security;
   const effectiveAfter = withDefaults(after as Record<string, never>).security;
   if (!isDeepStrictEqual(effectiveBefore, effectiveAfter)) {
-    throw new Problem('not_allowed', 'Only the owner can change settings.security; send it unchanged or leave it out.');
+    throw new Problem('not_allowed', 'Only the owner in the owner app (/app, Setup › Settings) can change settings.security; send it unchanged or leave it out.');
   }
   const kept = { ...after };
   if (before.security === undefined) delete kept.security;

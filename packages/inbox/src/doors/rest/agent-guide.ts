@@ -18,6 +18,11 @@ export const AGENT_GUIDE = `# Using this business inbox as an agent
 6. Refusals are problem documents (application/problem+json) whose \`fields\` name what to fix. A time
    the business cannot take is 409 slot_taken with \`next_free\`: the nearest start times you can book.
    429 means wait \`Retry-After\` seconds; \`RateLimit\` says how many calls are left.
+7. Receipts: when the business confirms, accepts or ends a promise, the item's \`receipts\` carry a
+   receipt it signed (a compact JWS; its keys are at /.well-known/jwks.json). Counter-sign one with your
+   own Ed25519 key: POST /v1/items/{id}/receipt-ack {ack} where ack is a compact JWS with header
+   {alg: EdDSA, typ: svc-receipt-ack+jws, jwk: your public key} and payload {rcp: receipt_id,
+   sha: base64url SHA-256 of the receipt's jws, iat: now}, sent within the hour it was signed.
 
 The whole interface: /openapi.json.
 `;

@@ -13,6 +13,7 @@ import { TEST_EVENT_TYPE } from '../../domain/webhooks/test-event.js';
 const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
   { name: 'Catalogue', description: 'Public reads of the business: profile, services, products and free start times.', paths: [/^\/v1\/(business|services|products|availability)$/] },
   { name: 'Items', description: 'Public creates (booking, order, quote request, message) and what a customer does with an item, using its access token.', paths: [/^\/v1\/(quotes|bookings|orders|messages)$/, /^\/v1\/items\//] },
+  { name: 'Customers', description: 'Who the customer is: proving the address an item carries with a one-time code.', paths: [/^\/v1\/customers\//] },
   { name: 'Owner items', description: "The owner's inbox: list and read items, fire transitions, reply, set flags.", paths: [/^\/v1\/owner\/items/] },
   { name: 'Owner setup', description: 'Profile, services, products, opening hours and closures.', paths: [/^\/v1\/owner\/(profile|services|products|availability)/] },
   { name: 'Owner settings', description: 'The settings document and the directory networks it names.', paths: [/^\/v1\/owner\/(settings|networks)/] },

@@ -15,11 +15,16 @@ export const INBOX_BUDGETS = {
   read: { name: 'read', max: 600, windowSec: 60, per: 'address', describes: 'reads' },
   /** One-time codes and credentials handed out (OAuth consent, token, registration, revocation): per address. */
   codes: { name: 'codes', max: 20, windowSec: 60, per: 'address', describes: 'sign-in and token requests' },
+  /** Every public request of a verified signed agent, per key (docs/identity.md), besides its address's budgets. */
+  agent: { name: 'agent', max: 300, windowSec: 60, per: 'signer', describes: 'signed requests' },
+  /** Raw mail from a provider's webhook (POST /v1/email/inbound): per address. */
+  mail: { name: 'mail', max: 120, windowSec: 60, per: 'address', describes: 'inbound mails' },
   /** The owner's side, per credential presented (integration keys also have their own ten a second). */
   owner: { name: 'owner', max: 1200, windowSec: 60, per: 'credential', describes: 'owner calls' },
 } as const satisfies Record<string, RateBudget>;
 
-const CODE_PATHS = new Set([AUTHORIZATION_PATH, TOKEN_PATH, REGISTRATION_PATH, REVOCATION_PATH]);
+/** One-time codes asked for or tried (verify_customer) count with sign-in and token requests. */
+const CODE_PATHS = new Set([AUTHORIZATION_PATH, TOKEN_PATH, REGISTRATION_PATH, REVOCATION_PATH, '/v1/customers/verify']);
 /** Not counted: health checks, so a monitor never sees a limited service as down. */
 const UNCOUNTED_PATHS = new Set(['/healthz']);
 
@@ -29,7 +34,7 @@ interface JsonRpcCall {
 }
 
 /** The budget each request counts against. */
-export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[]): (request: FastifyRequest) => RateBudget | undefined {
+export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[]): (request: FastifyRequest) => RateBudget | readonly RateBudget[] | undefined {
   const publicWrites = new Set(publicOperations.filter((op) => op.kind === 'write').map((op) => op.name));
   const callsAWrite = (message: unknown): boolean => {
     const call = message as JsonRpcCall | null;
@@ -40,10 +45,15 @@ export function inboxBudgetOf<Ctx>(publicOperations: readonly AnyOperation<Ctx>[
     if (UNCOUNTED_PATHS.has(path)) return undefined;
     if (path === '/v1/owner' || path.startsWith('/v1/owner/') || path === '/mcp/owner') return INBOX_BUDGETS.owner;
     if (CODE_PATHS.has(path) && request.method !== 'GET') return INBOX_BUDGETS.codes;
+    // The owner app: sign-in attempts count as credentials handed out; its pages as the owner's calls (docs/web.md).
+    if (path === '/app/sign-in' && request.method === 'POST') return INBOX_BUDGETS.codes;
+    if (path === '/app' || path.startsWith('/app/')) return INBOX_BUDGETS.owner;
+    if (path === '/v1/email/inbound') return INBOX_BUDGETS.mail;
     if (path === '/mcp') {
       const body: unknown = request.body;
-      return (Array.isArray(body) ? body.some(callsAWrite) : callsAWrite(body)) ? INBOX_BUDGETS.create : INBOX_BUDGETS.read;
+      return [(Array.isArray(body) ? body.some(callsAWrite) : callsAWrite(body)) ? INBOX_BUDGETS.create : INBOX_BUDGETS.read, INBOX_BUDGETS.agent];
     }
-    return request.method === 'GET' || request.method === 'HEAD' ? INBOX_BUDGETS.read : INBOX_BUDGETS.create;
+    // The address's budget first (what an answer reports), then the signing key's (skipped when unsigned).
+    return [request.method === 'GET' || request.method === 'HEAD' ? INBOX_BUDGETS.read : INBOX_BUDGETS.create, INBOX_BUDGETS.agent];
   };
 }

@@ -10,6 +10,11 @@ import * as feeds from './migrations/0006-feeds.js';
 import * as deliveryDueOrder from './migrations/0007-delivery-due-order.js';
 import * as signingKeys from './migrations/0008-signing-keys.js';
 import * as receipts from './migrations/0009-receipts.js';
+import * as receiptPublication from './migrations/0010-receipt-publication.js';
+import * as ownerSessions from './migrations/0016-owner-sessions.js';
+import * as identity from './migrations/0013-identity.js';
+import * as mail from './migrations/0014-mail.js';
+import * as persons from './migrations/0015-persons.js';
 import type { Database } from './schema.js';
 
 /**
@@ -24,7 +29,7 @@ const WAL_CHECKPOINT_PAGES = 4000;
 
 /** The database, and whether its disk takes writes (StorageHealth: /healthz and 503 storage_full). */
 export async function openDatabase(file: string): Promise<{ db: Kysely<Database>; health: StorageHealth; writes: TableWrites }> {
-  const migrations = { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder, '0008-signing-keys': signingKeys, '0009-receipts': receipts };
+  const migrations = { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder, '0008-signing-keys': signingKeys, '0009-receipts': receipts, '0010-receipt-publication': receiptPublication, '0013-identity': identity, '0014-mail': mail, '0015-persons': persons, '0016-owner-sessions': ownerSessions };
   const { db, health, writes } = await openSqlite<Database>(file, migrations, [`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`]);
   return { db, health, writes };
 }

@@ -10,6 +10,11 @@ import { KyselyNetworkStatusStore } from './network-status-store.js';
 import { KyselyRuleStore } from './rule-store.js';
 import { KyselySigningKeyStore } from './signing-key-store.js';
 import { KyselyReceiptStore } from './receipt-store.js';
+import { KyselyReceiptPublicationStore } from './receipt-publication-store.js';
+import { KyselyOwnerSessionStore } from './owner-session-store.js';
+import { KyselyIdentityStore } from './identity-store.js';
+import { KyselyMailStore } from './mail-store.js';
+import { KyselyPersonLinkStore } from './person-link-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
@@ -59,6 +64,11 @@ export class KyselyInboxStore implements InboxStore {
   readonly feeds;
   readonly signingKeys;
   readonly receipts;
+  readonly receiptPublications;
+  readonly ownerSessions;
+  readonly identity;
+  readonly mail;
+  readonly persons;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -91,6 +101,11 @@ export class KyselyInboxStore implements InboxStore {
     this.feeds = new KyselyFeedStore(db);
     this.signingKeys = new KyselySigningKeyStore(db);
     this.receipts = new KyselyReceiptStore(db);
+    this.receiptPublications = new KyselyReceiptPublicationStore(db);
+    this.ownerSessions = new KyselyOwnerSessionStore(db);
+    this.identity = new KyselyIdentityStore(db);
+    this.mail = new KyselyMailStore(db);
+    this.persons = new KyselyPersonLinkStore(db);
   }
 
   /** SQLite has one writer; Kysely holds its single connection for the whole transaction, so writes serialise. */

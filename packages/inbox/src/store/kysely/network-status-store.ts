@@ -1,6 +1,6 @@
 /** The network status rows (what each directory network told us) in SQLite. */
 import type { Kysely, Selectable } from 'kysely';
-import type { NetworkStatusChange, NetworkStatusRecord, NetworkStatusStore } from '../network-status-store.js';
+import type { NetworkStanding, NetworkStatusChange, NetworkStatusRecord, NetworkStatusStore, PingSignatureState } from '../network-status-store.js';
 import type { NetworkStatusTable } from './access-network-tables.js';
 import type { Database } from './schema.js';
 
@@ -29,8 +29,12 @@ export class KyselyNetworkStatusStore implements NetworkStatusStore {
   }
 }
 
-function toColumns(change: NetworkStatusChange): Partial<Omit<NetworkStatusTable, 'origin' | 'updated_at'>> {
-  const columns: Partial<Omit<NetworkStatusTable, 'origin' | 'updated_at'>> = {};
+type Columns = Partial<Omit<NetworkStatusTable, 'origin' | 'updated_at'>>;
+
+const json = (value: unknown): string | null => (value === null ? null : JSON.stringify(value));
+
+function toColumns(change: NetworkStatusChange): Columns {
+  const columns: Columns = {};
   if (change.registeredAt !== undefined) columns.registered_at = change.registeredAt;
   if (change.lastPingAt !== undefined) columns.last_ping_at = change.lastPingAt;
   if (change.verification !== undefined) columns.verification = change.verification;
@@ -39,10 +43,25 @@ function toColumns(change: NetworkStatusChange): Partial<Omit<NetworkStatusTable
   if (change.statusCheckedAt !== undefined) columns.status_checked_at = change.statusCheckedAt;
   if (change.lastError !== undefined) columns.last_error = change.lastError;
   if (change.lastErrorAt !== undefined) columns.last_error_at = change.lastErrorAt;
+  if (change.standing !== undefined) columns.standing = json(change.standing);
+  if (change.standingAt !== undefined) columns.standing_at = change.standingAt;
+  if (change.networkReceipts !== undefined) columns.network_receipts = json(change.networkReceipts);
+  if (change.rulesVersion !== undefined) columns.rules_version = change.rulesVersion;
+  if (change.pingSignature !== undefined) columns.ping_signature = change.pingSignature;
+  if (change.pingSignatureReason !== undefined) columns.ping_signature_reason = change.pingSignatureReason;
+  if (change.pingSignatureAt !== undefined) columns.ping_signature_at = change.pingSignatureAt;
+  if (change.pingFailures !== undefined) columns.ping_failures = change.pingFailures;
+  if (change.publishFailures !== undefined) columns.publish_failures = change.publishFailures;
+  if (change.publishRetryAt !== undefined) columns.publish_retry_at = change.publishRetryAt;
+  if (change.publishWait !== undefined) columns.publish_wait = change.publishWait;
   return columns;
 }
 
 const time = (value: number | null): number | null => (value === null ? null : Number(value));
+
+function parsed<T>(text: string | null): T | null {
+  return text === null ? null : (JSON.parse(text) as T);
+}
 
 function toRecord(r: Selectable<NetworkStatusTable>): NetworkStatusRecord {
   return {
@@ -55,6 +74,17 @@ function toRecord(r: Selectable<NetworkStatusTable>): NetworkStatusRecord {
     statusCheckedAt: time(r.status_checked_at),
     lastError: r.last_error,
     lastErrorAt: time(r.last_error_at),
+    standing: parsed<NetworkStanding>(r.standing),
+    standingAt: time(r.standing_at),
+    networkReceipts: parsed<{ accepted: number; acknowledged: number }>(r.network_receipts),
+    rulesVersion: r.rules_version === null ? null : Number(r.rules_version),
+    pingSignature: r.ping_signature as PingSignatureState | null,
+    pingSignatureReason: r.ping_signature_reason,
+    pingSignatureAt: time(r.ping_signature_at),
+    pingFailures: Number(r.ping_failures ?? 0),
+    publishFailures: Number(r.publish_failures ?? 0),
+    publishRetryAt: time(r.publish_retry_at),
+    publishWait: r.publish_wait as NetworkStatusRecord['publishWait'],
     updatedAt: Number(r.updated_at),
   };
 }

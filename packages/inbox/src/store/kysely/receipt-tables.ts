@@ -1,4 +1,5 @@
 /** Table shapes of the receipt migrations (0008 onwards), as Kysely sees them. */
+import type { Generated } from 'kysely';
 
 export interface SigningKeysTable {
   kid: string; // RFC 7638 thumbprint of the public key
@@ -31,4 +32,23 @@ export interface ReceiptsTable {
   ack_jkt: string | null; // RFC 7638 thumbprint of the agent's key
   ack_iat: number | null; // its iat, Unix seconds
   ack_at: number | null; // when it was taken
+}
+
+export interface ReceiptPublicationsTable {
+  position: Generated<number>; // the order receipts are sent in
+  network: string; // the network's origin, as keyed in settings.networks
+  receipt_id: string;
+  state: string; // waiting | held | published | refused
+  ack_wanted: number; // 1 once the receipt has an acknowledgement to publish with it
+  attempts: number;
+  accepted_at: number | null; // when the network first took the receipt
+  ack_sent_at: number | null; // when it took the receipt with its acknowledgement
+  network_state: string | null; // issued | acknowledged, as the network last answered
+  counted: number | null; // whether the network said it counts it
+  last_attempt_at: number | null;
+  last_error: string | null; // the last failure to reach the network, in a few words
+  refusal: string | null; // why the network refused it for good: '<code>: <detail>'
+  refused_at: number | null;
+  queued_at: number;
+  updated_at: number;
 }

@@ -6,7 +6,9 @@ import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
-import type { InstanceSecretsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
+import type { InstanceSecretsTable, ReceiptPublicationsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
+import type { InboundMailTable, OutboundMailTable } from './mail-tables.js';
+import type { AgentsTable, CustomerCodesTable, ItemAgentsTable, ItemNetworksTable, ItemPersonsTable, ItemProofsTable, SignatureUsesTable } from './identity-tables.js';
 
 export interface BusinessTable {
   id: string; // always 'self': one business per instance
@@ -182,6 +184,17 @@ export interface Database {
   signing_keys: SigningKeysTable;
   instance_secrets: InstanceSecretsTable;
   receipts: ReceiptsTable;
+  receipt_publications: ReceiptPublicationsTable;
+  owner_sessions: OwnerSessionsTable;
+  agents: AgentsTable;
+  item_agents: ItemAgentsTable;
+  signature_uses: SignatureUsesTable;
+  customer_codes: CustomerCodesTable;
+  item_proofs: ItemProofsTable;
+  outbound_mail: OutboundMailTable;
+  inbound_mail: InboundMailTable;
+  item_persons: ItemPersonsTable;
+  item_networks: ItemNetworksTable;
 }
 
 export interface RulesTable {
@@ -279,4 +292,14 @@ export interface FeedRunsTable {
 export interface FeedProductsTable {
   product_id: string;
   feed_id: string;
+}
+
+/** Owner app sessions (migration 0016): the token's hash, never the token. */
+export interface OwnerSessionsTable {
+  token_hash: string;
+  key_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  user_agent: string | null;
 }

@@ -1,0 +1,147 @@
+/**
+ * Web pages benchmark (issue 16, docs/web.md "Budgets"): each server-rendered page beside a bare
+ * Fastify route serving the very same bytes, in the same run. Goal: at least 50% of the baseline's
+ * requests a second, and p99 under 25 ms.
+ *
+ *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard]
+ *
+ * The services run from the compiled code in one process (bench/pages-server.ts, as `npm start`
+ * runs them: 3000 demo listings, the demo business, burst limits off), the baseline in another
+ * (bench/pages-baseline-server.ts); autocannon drives both from this one, all on 127.0.0.1. Pages of
+ * the owner app are read with a session made by signing in; the inbox holds 40 bookings first. The
+ * check's pages read real results: the local web of sample sites is checked before the run.
+ * `--only` names the cases to run (prefixes of their names); all by default.
+ * Every request must answer 200. Results go to bench/results/pages-<time>.json.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import autocannon from 'autocannon';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
+const durationSec = Number(args.get('duration') ?? 5);
+const warmupSec = Number(args.get('warmup') ?? 1);
+const connections = Number(args.get('connections') ?? 8);
+const only = (args.get('only') ?? '').split(',').filter(Boolean);
+const root = new URL('.', import.meta.url).pathname;
+const resultsDir = join(root, 'results');
+mkdirSync(resultsDir, { recursive: true });
+
+if (args.get('build') !== 'false') execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+
+async function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; info: Record<string, string> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const reader = createInterface({ input: child.stdio[3] as Readable });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    reader.on('line', (line) => {
+      const info = JSON.parse(line) as Record<string, string>;
+      if (info.ready) resolve({ child, info });
+    });
+  });
+}
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Measured> {
+  const result = await autocannon({ url, connections, duration: seconds, headers });
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+}
+
+const dirs = [mkdtempSync(join(tmpdir(), 'bench-pages-directory-')), mkdtempSync(join(tmpdir(), 'bench-pages-inbox-'))] as const;
+const services = await startProcess('pages-server.ts', {
+  DIRECTORY_DATA_DIR: dirs[0],
+  INBOX_DATA_DIR: dirs[1],
+  DIRECTORY_RATE_LIMIT: '0',
+  INBOX_RATE_LIMIT: '0',
+  INBOX_DIRECTORY_URL: '',
+  LOG_LEVEL: 'warn',
+  DIRECTORY_DEMO_LISTINGS: '3000',
+});
+const { directory, inbox, ownerKey } = services.info as { directory: string; inbox: string; ownerKey: string };
+
+// A session of the owner app, as a browser gets one.
+const signInPage = await fetch(`${inbox}/app/sign-in`);
+const signInCookie = (signInPage.headers.getSetCookie()[0] ?? '').split(';')[0]!;
+const signInToken = /name="signin_token" value="([^"]+)"/.exec(await signInPage.text())![1]!;
+const signedIn = await fetch(`${inbox}/app/sign-in`, {
+  method: 'POST',
+  redirect: 'manual',
+  headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: signInCookie },
+  body: new URLSearchParams({ signin_token: signInToken, owner_key: ownerKey }).toString(),
+});
+const session = signedIn.headers.getSetCookie().find((c) => c.startsWith('svc_owner='))!.split(';')[0]!;
+// Forty bookings over the coming days, so the inbox list is a full page.
+let itemId = '';
+for (let i = 0; i < 40; i++) {
+  const start = new Date(Date.now() + (2 + Math.floor(i / 8)) * 86_400_000);
+  start.setUTCHours(10 + (i % 8), 0, 0, 0);
+  const r = await fetch(`${inbox}/v1/bookings`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': `bench-${i}` },
+    body: JSON.stringify({ payload: { serviceId: 'consultation', startTime: start.toISOString() }, contact: { name: `Customer ${i}`, email: `c${i}@example.com` } }),
+  });
+  itemId ||= ((await r.json()) as { id: string }).id;
+}
+const firstListing = ((await (await fetch(`${directory}/v1/businesses?limit=1`)).json()) as { businesses: { domain: string }[] }).businesses[0]!.domain;
+
+/** Each page, and the JSON it is built from (served by the same service: what the service's own frame costs, for comparison). */
+const cases: { name: string; url: string; headers: Record<string, string>; json: string; jsonHeaders: Record<string, string> }[] = [
+  { name: 'directory-home', url: `${directory}/`, headers: {}, json: `${directory}/v1/businesses`, jsonHeaders: {} },
+  { name: 'directory-search', url: `${directory}/?q=cafe&open_now=true`, headers: {}, json: `${directory}/v1/businesses?q=cafe&open_now=true`, jsonHeaders: {} },
+  { name: 'directory-business', url: `${directory}/businesses/${firstListing}`, headers: {}, json: `${directory}/v1/businesses/${firstListing}`, jsonHeaders: {} },
+  { name: 'directory-ranking', url: `${directory}/ranking`, headers: {}, json: `${directory}/v1/ranking`, jsonHeaders: {} },
+  { name: 'directory-check-result', url: `${directory}/b/padaria-aurora.test`, headers: {}, json: `${directory}/b/padaria-aurora.test.json`, jsonHeaders: {} },
+  { name: 'directory-check-badge', url: `${directory}/b/padaria-aurora.test/badge.svg`, headers: {}, json: `${directory}/b/padaria-aurora.test.json`, jsonHeaders: {} },
+  { name: 'directory-leaderboard', url: `${directory}/leaderboard`, headers: {}, json: `${directory}/leaderboard.json`, jsonHeaders: {} },
+  { name: 'directory-leaderboard-scoped', url: `${directory}/leaderboard?country=PT&place=lisboa`, headers: {}, json: `${directory}/leaderboard.json?country=PT&place=lisboa`, jsonHeaders: {} },
+  { name: 'directory-score-rules', url: `${directory}/score-rules`, headers: {}, json: `${directory}/v1/score-rules`, jsonHeaders: {} },
+  { name: 'owner-inbox', url: `${inbox}/app/inbox`, headers: { cookie: session }, json: `${inbox}/v1/owner/items`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
+  { name: 'owner-item', url: `${inbox}/app/items/${itemId}`, headers: { cookie: session }, json: `${inbox}/v1/owner/items/${itemId}`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
+];
+
+const chosen = only.length === 0 ? cases : cases.filter((c) => only.some((prefix) => c.name.startsWith(prefix)));
+
+// The baseline serves exactly the bytes each page answered.
+const bodies: Record<string, string> = {};
+for (const c of chosen) {
+  const r = await fetch(c.url, { headers: c.headers });
+  if (r.status !== 200) throw new Error(`${c.name} answered ${r.status}`);
+  bodies[c.name] = await r.text();
+}
+const pagesFile = join(dirs[0], 'pages.json');
+writeFileSync(pagesFile, JSON.stringify(bodies));
+const baseline = await startProcess('pages-baseline-server.ts', { PAGES_FILE: pagesFile });
+
+const results: Record<string, unknown>[] = [];
+console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, load ${loadavg()[0]!.toFixed(2)}`);
+console.log(`${'page'.padEnd(20)} ${'bytes'.padStart(7)} ${'req/s'.padStart(7)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'bare req/s'.padStart(10)} ${'p99'.padStart(4)}  share  goal        ${'its JSON req/s'.padStart(14)}`);
+for (const c of chosen) {
+  await load(c.url, c.headers, warmupSec);
+  const page = await load(c.url, c.headers, durationSec);
+  await load(`${baseline.info.address}/${c.name}`, {}, warmupSec);
+  const bare = await load(`${baseline.info.address}/${c.name}`, {}, durationSec);
+  await load(c.json, c.jsonHeaders, warmupSec);
+  const json = await load(c.json, c.jsonHeaders, durationSec);
+  const share = page.rps / bare.rps;
+  const met = page.errors === 0 && page.non2xx === 0 && share >= 0.5 && page.p99 < 25;
+  results.push({ case: c.name, bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, met });
+  console.log(
+    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
+  );
+}
+writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, results }, null, 2));
+services.child.kill('SIGTERM');
+baseline.child.kill('SIGTERM');
+await new Promise((resolve) => setTimeout(resolve, 500));
+for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

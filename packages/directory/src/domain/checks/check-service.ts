@@ -1,0 +1,342 @@
+/**
+ * The agentic check as a durable job (directory spec §3, §4): asking for a check queues the site
+ * (one row per registrable domain: the queue entry and its last result, checks.ts store); a worker
+ * takes queued checks under a lease, checks the site, scores it and writes the result with its found
+ * listing in one transaction; re-checks are scheduled; a daily budget bounds the crawler; asking is
+ * limited per domain and per caller. Reading a result never starts a check.
+ */
+import { Problem, sha256Hex } from '@svc/shared';
+import type { DirectoryContext } from '../context.js';
+import type { CheckRecord } from '../../store/store.js';
+import { listingLevel, levelRank } from '../listings/listing.js';
+import { isListed } from '../listings/regulated.js';
+import { rulesInForce } from '../ranking/rules.js';
+import { assess, type CheckOutcome } from './assess.js';
+import { countChecks } from './check-counts.js';
+import { checkResultDocument, notCheckedDocument, type QueueView, type RankView } from './check-result.js';
+import { syncFoundListing } from './found-listing.js';
+import { Board, leaderboardDocument, type BoardScope } from './leaderboard.js';
+import type { SiteObservation } from './observation.js';
+import { scoreRulesInForce } from './score-rules.js';
+import { siteName } from './site-name.js';
+import type { DirectoryCounts } from '../stats/directory-counts.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export interface CheckSettings {
+  /** The crawler runs (DIRECTORY_CHECKS); off: checks are queued and wait (budget "paused"). */
+  enabled: boolean;
+  /** Checks the crawler may start in one UTC day. */
+  dailyBudget: number;
+  /** Sites checked at the same time. */
+  concurrency: number;
+  /** Development only: the local web of sample sites (`127.0.0.1:<port>`), which makes `.test` names checkable. */
+  localWeb: string | null;
+  /** A domain's check may be asked for again this long after its last one ended. */
+  minRecheckMs: number;
+  /** Scheduled re-checks after each way a check can end. */
+  recheckAfterMs: { done: number; failed: number; blocked: number; hidden: number; not_checkable: number };
+  /** New checks one caller may ask for in an hour. */
+  callerChecksPerHour: number;
+  /** How long a worker holds a check (a crashed worker's check is taken again after). */
+  leaseMs: number;
+}
+
+export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
+  enabled: true,
+  dailyBudget: 1_000,
+  concurrency: 4,
+  localWeb: null,
+  minRecheckMs: HOUR,
+  recheckAfterMs: { done: 7 * DAY, failed: 6 * HOUR, blocked: 30 * DAY, hidden: 30 * DAY, not_checkable: 30 * DAY },
+  callerChecksPerHour: 20,
+  leaseMs: 120_000,
+};
+
+/** How a site check ended (the crawler's answer, src/checks/site-check.ts). */
+export type SiteCheckResult =
+  | { state: 'done'; observation: SiteObservation }
+  | { state: 'hidden' | 'blocked' | 'failed' | 'not_checkable'; reason: string };
+
+/** Counts of GET /v1/stats are taken at most this often. */
+export const COUNTS_EVERY_MS = 10 * 60_000;
+
+const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export class CheckService {
+  readonly #ctx: DirectoryContext;
+  readonly settings: CheckSettings;
+  #board: { revision: number; board: Board } | null = null;
+  #counts: { at: number; counts: DirectoryCounts } | null = null;
+  #countsPending: Promise<DirectoryCounts> | null = null;
+  readonly #documents = new Map<string, { key: string; doc: Record<string, unknown> }>();
+  readonly #boards = new Map<string, { key: string; doc: Record<string, unknown> }>();
+
+  constructor(ctx: DirectoryContext, settings: CheckSettings) {
+    this.#ctx = ctx;
+    this.settings = settings;
+  }
+
+  /** The canonical domain of a name, or a 404 problem: a site that cannot be checked. */
+  canonical(raw: string): string {
+    const name = siteName(raw, { localWeb: this.settings.localWeb !== null });
+    if (!name.ok) throw new Problem('not_found', `This site cannot be checked: ${name.reason}`);
+    return name.domain;
+  }
+
+  /** Another spelling of a checkable domain gives its canonical name (for a 301); the canonical one gives null. */
+  otherSpelling(raw: string): string | null {
+    const name = siteName(raw, { localWeb: this.settings.localWeb !== null });
+    return name.ok && name.domain !== raw ? name.domain : null;
+  }
+
+  async #board_(): Promise<Board> {
+    const revision = await this.#ctx.store.checks.revision();
+    if (this.#board?.revision !== revision) this.#board = { revision, board: new Board(await this.#ctx.store.checks.board()) };
+    return this.#board.board;
+  }
+
+  async #queueView(check: CheckRecord, nowMs: number): Promise<QueueView> {
+    const position = await this.#ctx.store.checks.queuePosition(check.domain, check.queuedAt ?? nowMs);
+    if (!this.settings.enabled) return { position, budget: 'paused' };
+    const used = await this.#ctx.store.checks.budgetUsed(utcDay(nowMs));
+    if (used >= this.settings.dailyBudget) return { position, budget: 'spent', retry_after_s: Math.ceil((DAY - (nowMs % DAY)) / 1000) };
+    return { position, budget: 'open' };
+  }
+
+  async #rank(o: CheckOutcome): Promise<RankView | null> {
+    if (o.kind === null) return null;
+    const board = await this.#board_();
+    const scope: BoardScope = { category: o.group ?? undefined, ...(o.country ? { country: o.country } : {}), ...(o.country && o.place ? { place: o.place } : {}) };
+    const inScope = board.position(o.domain, scope);
+    const overall = board.position(o.domain, o.kind === 'software_and_ai' ? { category: 'software-ai' } : {});
+    if (!inScope || !overall) return null;
+    // Our words and our vocabulary only (the group slug, the country code); the place, named from the site's own text, is in `scope`.
+    const where = [o.group, o.country].filter(Boolean).join(' in ');
+    return {
+      text: `${inScope.position} of ${inScope.of} checked (${where}${scope.place ? ', same place' : ''})`,
+      scope: { ...(scope.category ? { category: scope.category } : {}), ...(scope.country ? { country: scope.country } : {}), ...(scope.place ? { place: scope.place } : {}) },
+      position: inScope.position,
+      of: inScope.of,
+      overall,
+    };
+  }
+
+  /** The result document of a canonical domain; never starts a check. */
+  async document(domain: string): Promise<Record<string, unknown>> {
+    const nowMs = this.#ctx.clock.now();
+    const revision = await this.#ctx.store.checks.revision();
+    // A listing can change without a check (a member verified on the domain): its revision is in the key too.
+    const key = `${revision}|${await this.#ctx.store.listings.revision()}|${utcDay(nowMs)}|${this.settings.enabled}`;
+    const cached = this.#documents.get(domain);
+    if (cached && cached.key === key) return cached.doc;
+    const check = await this.#ctx.store.checks.get(domain);
+    const baseUrl = this.#ctx.settings.baseUrl;
+    let doc: Record<string, unknown>;
+    if (!check) doc = notCheckedDocument(domain, baseUrl);
+    else {
+      const listing = check.state === 'done' ? await this.#ctx.store.listings.byDomain(domain) : null;
+      doc = checkResultDocument(check, {
+        baseUrl,
+        nowMs,
+        ...(check.state === 'queued' ? { queue: await this.#queueView(check, nowMs) } : {}),
+        rank: check.state === 'done' && check.outcome ? await this.#rank(check.outcome) : null,
+        listed: listing !== null && listing.source === 'found' && isListed(listing) && levelRank(listingLevel(listing.doors)) >= levelRank('askable'),
+        nextCheckAllowedAt: check.checkedAt !== null ? check.checkedAt + this.settings.minRecheckMs : null,
+      });
+    }
+    if (this.#documents.size > 10_000) this.#documents.clear();
+    this.#documents.set(domain, { key, doc });
+    return doc;
+  }
+
+  /**
+   * Asks for a check (POST /check, MCP check_business): a new or due check is queued (202); one
+   * queued or running is where it stands (202); one that ended less than minRecheckMs ago is its
+   * result (200) with when it may be asked again. A caller may queue callerChecksPerHour new checks an hour.
+   */
+  async request(rawUrl: string, caller: string): Promise<{ status: 200 | 202; domain: string; document: Record<string, unknown> }> {
+    const name = siteName(rawUrl, { localWeb: this.settings.localWeb !== null });
+    if (!name.ok) throw new Problem('bad_request', `This site cannot be checked: ${name.reason}`, { fields: [{ path: 'url', problem: 'invalid', message: name.reason }] });
+    const domain = name.domain;
+    const nowMs = this.#ctx.clock.now();
+    const store = this.#ctx.store;
+    const existing = await store.checks.get(domain);
+    const active = existing && (existing.state === 'queued' || existing.state === 'checking' || existing.state === 'scoring');
+    if (existing && !active && existing.checkedAt !== null && nowMs < existing.checkedAt + this.settings.minRecheckMs) {
+      return { status: 200, domain, document: await this.document(domain) };
+    }
+    if (!active) {
+      const windowStart = nowMs - (nowMs % HOUR);
+      const callerKey = sha256Hex(`svc-check-caller:${caller}`).slice(0, 32);
+      if (!(await store.checks.takeCallerRequest(callerKey, windowStart, this.settings.callerChecksPerHour))) {
+        const wait = Math.ceil((windowStart + HOUR - nowMs) / 1000);
+        throw new Problem('rate_limited', `This caller asked for ${this.settings.callerChecksPerHour} checks this hour; ask again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+      }
+      await store.checks.put({
+        domain,
+        state: 'queued',
+        requestedAt: nowMs,
+        queuedAt: nowMs,
+        leaseUntil: null,
+        attempts: 0,
+        lastState: existing?.lastState ?? null,
+        lastReason: existing?.lastReason ?? null,
+        outcome: existing?.outcome ?? null,
+        checkedAt: existing?.checkedAt ?? null,
+        nextCheckAt: null,
+      });
+      await store.checks.pruneCallers(windowStart - HOUR);
+    }
+    return { status: 202, domain, document: await this.document(domain) };
+  }
+
+  /** Queues a check on the operator's behalf (the demo start): no caller budget, no wait after the last check. */
+  async schedule(rawUrl: string): Promise<string> {
+    const name = siteName(rawUrl, { localWeb: this.settings.localWeb !== null });
+    if (!name.ok) throw new Problem('bad_request', `This site cannot be checked: ${name.reason}`);
+    const nowMs = this.#ctx.clock.now();
+    const existing = await this.#ctx.store.checks.get(name.domain);
+    if (existing && (existing.state === 'queued' || existing.state === 'checking' || existing.state === 'scoring')) return name.domain;
+    await this.#ctx.store.checks.put({
+      domain: name.domain,
+      state: 'queued',
+      requestedAt: null,
+      queuedAt: nowMs,
+      leaseUntil: null,
+      attempts: 0,
+      lastState: existing?.lastState ?? null,
+      lastReason: existing?.lastReason ?? null,
+      outcome: existing?.outcome ?? null,
+      checkedAt: existing?.checkedAt ?? null,
+      nextCheckAt: null,
+    });
+    return name.domain;
+  }
+
+  /** Queues the re-checks that are due (a chore of the worker). */
+  async queueDue(limit = 100): Promise<number> {
+    const nowMs = this.#ctx.clock.now();
+    const due = await this.#ctx.store.checks.due(nowMs, limit);
+    for (const domain of due) {
+      await this.#ctx.store.transaction(async (store) => {
+        const check = await store.checks.get(domain);
+        if (!check || check.nextCheckAt === null || check.nextCheckAt > nowMs) return;
+        await store.checks.put({ ...check, state: 'queued', queuedAt: check.nextCheckAt, nextCheckAt: null, leaseUntil: null });
+      });
+    }
+    return due.length;
+  }
+
+  /** Takes checks to run now, within the day's budget; none while the crawler is off. */
+  async claim(limit: number): Promise<CheckRecord[]> {
+    if (!this.settings.enabled || limit <= 0) return [];
+    const nowMs = this.#ctx.clock.now();
+    const used = await this.#ctx.store.checks.budgetUsed(utcDay(nowMs));
+    const room = Math.min(limit, this.settings.dailyBudget - used);
+    if (room <= 0) return [];
+    const claimed = await this.#ctx.store.checks.claim(nowMs, nowMs + this.settings.leaseMs, room);
+    for (const _check of claimed) await this.#ctx.store.checks.takeBudget(utcDay(nowMs), this.settings.dailyBudget);
+    return claimed;
+  }
+
+  /** The crawl is over: the check is scoring (a state readers see). */
+  async scoring(domain: string): Promise<void> {
+    const check = await this.#ctx.store.checks.get(domain);
+    if (check && check.state === 'checking') await this.#ctx.store.checks.put({ ...check, state: 'scoring' });
+  }
+
+  /** Writes how a check ended, its scored outcome and its found listing, in one transaction. */
+  async finish(domain: string, result: SiteCheckResult): Promise<CheckRecord | null> {
+    const nowMs = this.#ctx.clock.now();
+    const rules = scoreRulesInForce(nowMs);
+    const outcome = result.state === 'done' ? assess(result.observation, rules.version, this.#ctx.resolveCategories) : null;
+    return this.#ctx.store.transaction(async (store) => {
+      const check = await store.checks.get(domain);
+      if (!check || (check.state !== 'checking' && check.state !== 'scoring')) return null;
+      const state = result.state;
+      const finished: CheckRecord = {
+        ...check,
+        state,
+        leaseUntil: null,
+        queuedAt: null,
+        attempts: 0,
+        lastState: state,
+        lastReason: result.state === 'done' ? null : result.reason,
+        // A failed re-check keeps the last done result; a hidden, blocked or uncheckable one keeps nothing.
+        outcome: outcome ?? (state === 'failed' ? check.outcome : null),
+        checkedAt: nowMs,
+        nextCheckAt: nowMs + this.settings.recheckAfterMs[state],
+      };
+      await store.checks.put(finished);
+      if (state !== 'failed') await syncFoundListing(store, domain, outcome, state === 'hidden', nowMs, this.#ctx.resolveCategories);
+      return finished;
+    });
+  }
+
+  /** The owner's choice read from its site now (POST /check/visibility): hidden hides at once; shown queues a check. */
+  async applyOwnerChoice(rawDomain: string, choice: 'hidden' | 'shown' | null, caller: string): Promise<{ status: 200 | 202; domain: string; document: Record<string, unknown> }> {
+    const domain = this.canonical(rawDomain);
+    const nowMs = this.#ctx.clock.now();
+    if (choice === 'hidden') {
+      await this.#ctx.store.transaction(async (store) => {
+        const check = await store.checks.get(domain);
+        await store.checks.put({
+          domain,
+          state: 'hidden',
+          requestedAt: check?.requestedAt ?? null,
+          queuedAt: null,
+          leaseUntil: null,
+          attempts: 0,
+          lastState: 'hidden',
+          lastReason: 'The owner hides this result (its /.well-known/svc-check.json says hidden).',
+          outcome: null,
+          checkedAt: nowMs,
+          nextCheckAt: nowMs + this.settings.recheckAfterMs.hidden,
+        });
+        await syncFoundListing(store, domain, null, true, nowMs, this.#ctx.resolveCategories);
+      });
+      return { status: 200, domain, document: await this.document(domain) };
+    }
+    const check = await this.#ctx.store.checks.get(domain);
+    if (check?.state === 'hidden' && choice === 'shown') {
+      await this.#ctx.store.checks.put({ ...check, state: 'queued', queuedAt: nowMs, checkedAt: null, nextCheckAt: null, lastState: null, lastReason: null });
+      return { status: 202, domain, document: await this.document(domain) };
+    }
+    if (choice === null) throw new Problem('bad_request', `No owner's choice was found at https://${domain}/.well-known/svc-check.json: publish {"result": "hidden"} or {"result": "shown"} there first.`, { fields: [{ path: 'domain', problem: 'invalid', message: 'the site has no /.well-known/svc-check.json with a result' }] });
+    return this.request(domain, caller);
+  }
+
+  /** The leaderboard of a scope and page; its document is kept until a check changes. */
+  async leaderboard(scope: BoardScope, page: number): Promise<Record<string, unknown>> {
+    const revision = await this.#ctx.store.checks.revision();
+    const key = `${scope.category ?? ''}|${scope.country ?? ''}|${scope.place ?? ''}|${page}`;
+    const cached = this.#boards.get(key);
+    if (cached && cached.key === String(revision)) return cached.doc;
+    const board = await this.#board_();
+    const rules = scoreRulesInForce(this.#ctx.clock.now());
+    const doc = leaderboardDocument(board, scope, page, this.#ctx.settings.baseUrl, rules.version);
+    if (this.#boards.size > 5_000) this.#boards.clear();
+    this.#boards.set(key, { key: String(revision), doc });
+    return doc;
+  }
+
+  /** The `directory` counts of GET /v1/stats, taken at most every ten minutes. */
+  async counts(): Promise<DirectoryCounts> {
+    const nowMs = this.#ctx.clock.now();
+    if (this.#counts && nowMs - this.#counts.at < COUNTS_EVERY_MS) return this.#counts.counts;
+    this.#countsPending ??= (async () => {
+      const outcomes: CheckOutcome[] = [];
+      for await (const o of this.#ctx.store.checks.outcomes()) outcomes.push(o);
+      const members = [];
+      for await (const m of this.#ctx.store.listings.allListed({ source: 'member' })) members.push(m);
+      const counts = countChecks(outcomes, members, nowMs, rulesInForce(nowMs).numbers.answeringHours);
+      this.#counts = { at: nowMs, counts };
+      return counts;
+    })().finally(() => {
+      this.#countsPending = null;
+    });
+    return this.#countsPending;
+  }
+}

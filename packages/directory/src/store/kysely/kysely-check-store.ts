@@ -1,0 +1,186 @@
+/** The CheckStore over Kysely and SQLite. No rules here: the domain decides states and times. */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { boardSummary, type CheckOutcome } from '../../domain/checks/assess.js';
+import type { CheckBoardRow, CheckRecord, CheckStore } from '../store.js';
+import type { ChecksTable, DirectoryDatabase } from './schema.js';
+
+const NEXT_REVISION = sql<number>`(SELECT coalesce(max(revision), 0) + 1 FROM checks)`;
+const ACTIVE = ['checking', 'scoring'];
+
+function toRow(c: CheckRecord) {
+  const o = c.outcome;
+  const shown = c.lastState === 'done' && o !== null;
+  return {
+    domain: c.domain,
+    state: c.state,
+    requested_at: c.requestedAt,
+    queued_at: c.queuedAt,
+    lease_until: c.leaseUntil,
+    attempts: c.attempts,
+    last_state: c.lastState,
+    last_reason: c.lastReason,
+    outcome: o ? JSON.stringify(o) : null,
+    checked_at: c.checkedAt,
+    next_check_at: c.nextCheckAt,
+    score: shown ? o.score : null,
+    agent_ready: shown && o.agentReady ? 1 : 0,
+    ai_opt_out: shown && o.aiOptOut ? 1 : 0,
+    kind: shown ? o.kind : null,
+    category: shown ? o.group : null,
+    country: shown ? o.country : null,
+    place: shown ? o.place : null,
+    summary: shown ? JSON.stringify(boardSummary(o)) : null,
+    revision: NEXT_REVISION,
+  };
+}
+
+const n = (v: number | null) => (v === null ? null : Number(v));
+
+function fromRow(r: Selectable<ChecksTable>): CheckRecord {
+  return {
+    domain: r.domain,
+    state: r.state as CheckRecord['state'],
+    requestedAt: n(r.requested_at),
+    queuedAt: n(r.queued_at),
+    leaseUntil: n(r.lease_until),
+    attempts: r.attempts,
+    lastState: r.last_state as CheckRecord['lastState'],
+    lastReason: r.last_reason,
+    outcome: r.outcome ? (JSON.parse(r.outcome) as CheckOutcome) : null,
+    checkedAt: n(r.checked_at),
+    nextCheckAt: n(r.next_check_at),
+  };
+}
+
+export class KyselyCheckStore implements CheckStore {
+  readonly #db: Kysely<DirectoryDatabase>;
+  constructor(db: Kysely<DirectoryDatabase>) {
+    this.#db = db;
+  }
+
+  async get(domain: string): Promise<CheckRecord | null> {
+    const row = await this.#db.selectFrom('checks').selectAll().where('domain', '=', domain).executeTakeFirst();
+    return row ? fromRow(row) : null;
+  }
+
+  async put(check: CheckRecord): Promise<void> {
+    const row = toRow(check);
+    const { domain: _domain, ...changes } = row;
+    await this.#db.insertInto('checks').values(row).onConflict((oc) => oc.column('domain').doUpdateSet(changes)).execute();
+  }
+
+  async claim(nowMs: number, leaseUntil: number, limit: number): Promise<CheckRecord[]> {
+    return this.#db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('checks')
+        .selectAll()
+        .where((eb) => eb.or([eb('state', '=', 'queued'), eb.and([eb('state', 'in', ACTIVE), eb('lease_until', '<', nowMs)])]))
+        .orderBy('queued_at')
+        .orderBy('domain')
+        .limit(limit)
+        .execute();
+      const claimed: CheckRecord[] = [];
+      for (const row of rows) {
+        const check: CheckRecord = { ...fromRow(row), state: 'checking', leaseUntil, attempts: row.attempts + 1 };
+        await new KyselyCheckStore(trx).put(check);
+        claimed.push(check);
+      }
+      return claimed;
+    });
+  }
+
+  async queuePosition(domain: string, queuedAt: number): Promise<number> {
+    const row = await this.#db
+      .selectFrom('checks')
+      .select((eb) => eb.fn.countAll<number>().as('ahead'))
+      .where('state', '=', 'queued')
+      .where((eb) => eb.or([eb('queued_at', '<', queuedAt), eb.and([eb('queued_at', '=', queuedAt), eb('domain', '<', domain)])]))
+      .executeTakeFirstOrThrow();
+    return Number(row.ahead) + 1;
+  }
+
+  async due(nowMs: number, limit: number): Promise<string[]> {
+    const rows = await this.#db
+      .selectFrom('checks')
+      .select('domain')
+      .where('state', 'in', ['done', 'blocked', 'failed', 'hidden', 'not_checkable'])
+      .where('next_check_at', '<=', nowMs)
+      .orderBy('next_check_at')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => r.domain);
+  }
+
+  async board(): Promise<CheckBoardRow[]> {
+    const rows = await this.#db
+      .selectFrom('checks')
+      .select(['domain', 'score', 'checked_at', 'agent_ready', 'ai_opt_out', 'kind', 'category', 'country', 'place', 'summary'])
+      .where('last_state', '=', 'done')
+      .where('score', 'is not', null)
+      .execute();
+    return rows.map((r) => ({
+      domain: r.domain,
+      score: Number(r.score),
+      checkedAt: Number(r.checked_at),
+      agentReady: r.agent_ready === 1,
+      aiOptOut: r.ai_opt_out === 1,
+      kind: r.kind,
+      category: r.category,
+      country: r.country,
+      place: r.place,
+      summary: JSON.parse(r.summary ?? '{}') as CheckBoardRow['summary'],
+    }));
+  }
+
+  async *outcomes(): AsyncIterable<CheckOutcome> {
+    let after = '';
+    for (;;) {
+      const rows = await this.#db
+        .selectFrom('checks')
+        .select(['domain', 'outcome'])
+        .where('last_state', '=', 'done')
+        .where('outcome', 'is not', null)
+        .where('domain', '>', after)
+        .orderBy('domain')
+        .limit(1_000)
+        .execute();
+      for (const row of rows) yield JSON.parse(row.outcome as string) as CheckOutcome;
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < 1_000) return;
+      after = last.domain;
+    }
+  }
+
+  async revision(): Promise<number> {
+    const row = await this.#db.selectFrom('checks').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
+    return Number(row.top ?? 0);
+  }
+
+  async takeBudget(day: string, limit: number): Promise<boolean> {
+    const row = await this.#db.selectFrom('check_budget').select('checks').where('day', '=', day).executeTakeFirst();
+    const used = row?.checks ?? 0;
+    if (used >= limit) return false;
+    await this.#db.insertInto('check_budget').values({ day, checks: 1 }).onConflict((oc) => oc.column('day').doUpdateSet({ checks: sql`checks + 1` })).execute();
+    return true;
+  }
+
+  async budgetUsed(day: string): Promise<number> {
+    const row = await this.#db.selectFrom('check_budget').select('checks').where('day', '=', day).executeTakeFirst();
+    return row?.checks ?? 0;
+  }
+
+  async takeCallerRequest(caller: string, windowStart: number, limit: number): Promise<boolean> {
+    const row = await this.#db.selectFrom('check_callers').select('count').where('caller', '=', caller).where('window_start', '=', windowStart).executeTakeFirst();
+    if ((row?.count ?? 0) >= limit) return false;
+    await this.#db
+      .insertInto('check_callers')
+      .values({ caller, window_start: windowStart, count: 1 })
+      .onConflict((oc) => oc.columns(['caller', 'window_start']).doUpdateSet({ count: sql`count + 1` }))
+      .execute();
+    return true;
+  }
+
+  async pruneCallers(before: number): Promise<void> {
+    await this.#db.deleteFrom('check_callers').where('window_start', '<', before).execute();
+  }
+}

@@ -1,0 +1,2 @@
+export * from './outbound-mail.js';
+export * from './sink-page.js';
