@@ -1,5 +1,6 @@
 /** The item_persons and item_networks tables (migration 0015) in SQLite. */
 import type { Kysely, Selectable } from 'kysely';
+import { compileOnce } from '@svc/shared';
 import type { ItemPersonRecord, PersonLinkStore } from '../identity-store.js';
 import type { PersonStanding } from '../../domain/identity/network-status.js';
 import type { ItemPersonsTable } from './identity-tables.js';
@@ -17,6 +18,11 @@ function fromRow(r: Selectable<ItemPersonsTable>): ItemPersonRecord {
   };
 }
 
+/** Every move that closes an item or has effects asks who presented its customer (queueOutcomeReports): compiled once. */
+const itemPersons = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
+  db.selectFrom('item_persons').selectAll().where('item_id', '=', p.itemId).orderBy('network'),
+);
+
 export class KyselyPersonLinkStore implements PersonLinkStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
@@ -31,7 +37,7 @@ export class KyselyPersonLinkStore implements PersonLinkStore {
       .execute();
   }
   async itemPersons(itemId: string): Promise<ItemPersonRecord[]> {
-    return (await this.#db.selectFrom('item_persons').selectAll().where('item_id', '=', itemId).orderBy('network').execute()).map(fromRow);
+    return (await itemPersons.all(this.#db, { itemId })).map(fromRow);
   }
   async earlierPersons(addressHash: string, excludeItemId: string): Promise<ItemPersonRecord[]> {
     const rows = await this.#db
