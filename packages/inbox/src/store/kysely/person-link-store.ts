@@ -23,6 +23,14 @@ const itemPersons = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
   db.selectFrom('item_persons').selectAll().where('item_id', '=', p.itemId).orderBy('network'),
 );
 
+/** The owner's view of every item (the answer of every owner move) asks for the persons of its address on earlier items. */
+const earlierPersons = compileOnce((db: Kysely<Database>, p: { addressHash: string; excludeItemId: string }) =>
+  db.selectFrom('item_persons').selectAll().where('address_hash', '=', p.addressHash).where('item_id', '!=', p.excludeItemId).orderBy('presented_at', 'desc').limit(50),
+);
+const itemNetworks = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
+  db.selectFrom('item_networks').select(['network', 'status']).where('item_id', '=', p.itemId).orderBy('network'),
+);
+
 export class KyselyPersonLinkStore implements PersonLinkStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
@@ -40,14 +48,7 @@ export class KyselyPersonLinkStore implements PersonLinkStore {
     return (await itemPersons.all(this.#db, { itemId })).map(fromRow);
   }
   async earlierPersons(addressHash: string, excludeItemId: string): Promise<ItemPersonRecord[]> {
-    const rows = await this.#db
-      .selectFrom('item_persons')
-      .selectAll()
-      .where('address_hash', '=', addressHash)
-      .where('item_id', '!=', excludeItemId)
-      .orderBy('presented_at', 'desc')
-      .limit(50)
-      .execute();
+    const rows = await earlierPersons.all(this.#db, { addressHash, excludeItemId });
     const newest = new Map<string, ItemPersonRecord>();
     for (const row of rows) if (!newest.has(row.network)) newest.set(row.network, fromRow(row));
     return [...newest.values()];
@@ -60,7 +61,7 @@ export class KyselyPersonLinkStore implements PersonLinkStore {
       .execute();
   }
   async itemNetworks(itemId: string): Promise<Record<string, string>> {
-    const rows = await this.#db.selectFrom('item_networks').select(['network', 'status']).where('item_id', '=', itemId).orderBy('network').execute();
+    const rows = await itemNetworks.all(this.#db, { itemId });
     return Object.fromEntries(rows.map((r) => [r.network, r.status]));
   }
 }
