@@ -3,13 +3,15 @@
  * WAL, a busy timeout, foreign keys, extra pragmas a service asks for, and its embedded migrations
  * brought up to date. Returns the raw handle too, for
  * the rare read that streams rows synchronously, and the file's StorageHealth (storage-health.ts:
- * whether writes reach the disk; transactions roll back only while open, guarded-dialect.ts).
+ * whether writes reach the disk; transactions roll back only while open, guarded-dialect.ts), and
+ * its TableWrites (which tables may have changed since a moment, table-writes.ts).
  */
 import { Kysely, Migrator, sql, type Migration } from 'kysely';
 import { GuardedSqliteDialect } from './guarded-dialect.js';
 import { preparePrivateDataFile } from './private-files.js';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 import { StorageHealth } from './storage-health.js';
+import { TableWrites } from './table-writes.js';
 
 /** One row /healthz rewrites to learn whether the disk takes writes again (outside the migrations: every service has it). */
 const PROBE_TABLE = 'storage_probe';
@@ -18,14 +20,15 @@ export async function openSqlite<DB>(
   file: string,
   migrations: Record<string, Migration>,
   extraPragmas: readonly string[] = [],
-): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth }> {
+): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth; writes: TableWrites }> {
   if (file !== ':memory:') preparePrivateDataFile(file);
   const sqlite = openSqliteFile(file);
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
     sqlite.pragma(pragma);
   }
   const health = new StorageHealth();
-  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health) });
+  const writes = new TableWrites(sqlite);
+  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health, writes) });
   // Migrations are numbered by the branch that adds them, so a data folder may have run a later number
   // before an earlier one arrives (it ran 0009 and 0012, then 0006 comes): what it has not run, it runs,
   // in number order. Every migration of a service is independent of those numbered after it.
@@ -41,7 +44,7 @@ export async function openSqlite<DB>(
   health.probeWith(async () => {
     await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at) VALUES (1, ${Date.now()}) ON CONFLICT (id) DO UPDATE SET at = excluded.at`.execute(db);
   });
-  return { db, sqlite, health };
+  return { db, sqlite, health, writes };
 }
 
 /** Distinct SQL texts kept prepared; a service has a few hundred at most. */

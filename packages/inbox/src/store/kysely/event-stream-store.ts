@@ -3,10 +3,16 @@
  * write transaction; SQLite has a single writer, so positions follow commit order and a reader
  * paging by position can never pass over an event that commits later. No business rules here.
  */
+import { compileOnce } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord } from '../../domain/types.js';
 import type { EventStreamStore, StreamEntry, TypeFilter } from '../webhook-store.js';
 import type { Database, ItemEventsTable } from './schema.js';
+
+/** Every event takes its position here, in its write's transaction: compiled once. */
+const appendToStream = compileOnce((db: Kysely<Database>, p: { eventId: string; type: string; createdAt: number }) =>
+  db.insertInto('event_stream').values({ event_id: p.eventId, type: p.type, created_at: p.createdAt }).returning('position'),
+);
 
 export class KyselyEventStreamStore implements EventStreamStore {
   readonly #db: Kysely<Database>;
@@ -15,11 +21,8 @@ export class KyselyEventStreamStore implements EventStreamStore {
   }
 
   async append(event: ItemEventRecord): Promise<number> {
-    const row = await this.#db
-      .insertInto('event_stream')
-      .values({ event_id: event.id, type: event.type, created_at: event.createdAt })
-      .returning('position')
-      .executeTakeFirstOrThrow();
+    const row = await appendToStream.first(this.#db, { eventId: event.id, type: event.type, createdAt: event.createdAt });
+    if (!row) throw new Error('the event stream gave no position');
     return Number(row.position);
   }
 

@@ -1,6 +1,6 @@
 /** The InboxStore over Kysely: one object per database handle, re-made for each transaction. */
 import type { Kysely } from 'kysely';
-import type { DocumentCodec, InboxStore } from '../store.js';
+import type { ChangeStamps, ChangeTopic, DocumentCodec, InboxStore } from '../store.js';
 import { KyselyCatalogueStore } from './catalogue-store.js';
 import { KyselyFeedStore } from './feed-store.js';
 import { openDatabase } from './database.js';
@@ -18,10 +18,37 @@ import { KyselyPersonLinkStore } from './person-link-store.js';
 import { KyselyEventStreamStore } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
-import { KyselyJobStore, type StorageHealth } from '@svc/shared';
+import { KyselyJobStore, type StorageHealth, type TableWrites } from '@svc/shared';
 import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
 
+/** The tables each topic is read from. */
+const TOPIC_TABLES: Record<ChangeTopic, readonly (keyof Database)[]> = {
+  profile: ['business'],
+  settings: ['settings'],
+  services: ['services'],
+  products: ['products'],
+  schedule: ['opening_hours', 'closures'],
+  items: ['items'],
+  rules: ['rules'],
+  webhooks: ['webhook_endpoints'],
+};
+
+/** Stamps from the database's TableWrites; without one (a handle that counts nothing) every stamp is new. */
+class TableChangeStamps implements ChangeStamps {
+  readonly #writes: TableWrites | null;
+  #uncounted = 0;
+  constructor(writes: TableWrites | null) {
+    this.#writes = writes;
+  }
+
+  stamp(topics: readonly ChangeTopic[]): string {
+    if (!this.#writes) return `uncounted-${++this.#uncounted}`;
+    return this.#writes.stamp(topics.length === 1 ? TOPIC_TABLES[topics[0]!] : topics.flatMap((topic) => TOPIC_TABLES[topic]));
+  }
+}
+
 export class KyselyInboxStore implements InboxStore {
+  readonly changes: ChangeStamps;
   readonly business;
   readonly settings;
   readonly catalogue;
@@ -47,8 +74,15 @@ export class KyselyInboxStore implements InboxStore {
   readonly #inTransaction: boolean;
   readonly #settingsCodec: DocumentCodec | null;
 
-  constructor(db: Kysely<Database>, inTransaction = false, outbox = new OutboxSignal(), settingsCodec: DocumentCodec | null = null) {
+  constructor(
+    db: Kysely<Database>,
+    inTransaction = false,
+    outbox = new OutboxSignal(),
+    settingsCodec: DocumentCodec | null = null,
+    changes: ChangeStamps = new TableChangeStamps(null),
+  ) {
     this.#db = db;
+    this.changes = changes;
     this.#inTransaction = inTransaction;
     this.#settingsCodec = settingsCodec;
     this.business = new KyselyDocumentStore(db, 'business');
@@ -78,7 +112,7 @@ export class KyselyInboxStore implements InboxStore {
   async transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     try {
-      return await this.#db.transaction().execute((trx) => work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec)));
+      return await this.#db.transaction().execute((trx) => work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec, this.changes)));
     } finally {
       // Deliveries queued by this transaction may go now that it has committed.
       this.#outbox.flush();
@@ -95,6 +129,6 @@ export class KyselyInboxStore implements InboxStore {
  * `storageHealth` says whether the disk takes writes (shared storage-health.ts).
  */
 export async function openSqliteStore(file: string, options: { settingsCodec?: DocumentCodec } = {}): Promise<KyselyInboxStore & { storageHealth: StorageHealth }> {
-  const { db, health } = await openDatabase(file);
-  return Object.assign(new KyselyInboxStore(db, false, new OutboxSignal(), options.settingsCodec ?? null), { storageHealth: health });
+  const { db, health, writes } = await openDatabase(file);
+  return Object.assign(new KyselyInboxStore(db, false, new OutboxSignal(), options.settingsCodec ?? null, new TableChangeStamps(writes)), { storageHealth: health });
 }
