@@ -53,6 +53,11 @@ app.get<{ Params: { name: string } }>('/bytes/:name', async (request, reply) => 
 });
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 report({ ready: true, address });
+// SIGHUP: report the process's CPU time so far (µs), so the bench can tell the CPU a request costs whatever else runs on the machine.
+process.on('SIGHUP', () => {
+  const { user, system } = process.cpuUsage();
+  report({ cpuMicros: user + system });
+});
 process.on('SIGTERM', () => {
   report({ stopped: true });
   void app.close().then(() => {

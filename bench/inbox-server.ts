@@ -41,6 +41,11 @@ if (profileFile) {
     }
   });
 }
+// SIGHUP: report the process's CPU time so far (µs), so the bench can tell the CPU a request costs whatever else runs on the machine.
+process.on('SIGHUP', () => {
+  const { user, system } = process.cpuUsage();
+  report({ cpuMicros: user + system });
+});
 process.on('SIGTERM', () => {
   report({ stopped: true, rssMb: Math.round(process.memoryUsage().rss / 2 ** 20) });
   void inbox.close().then(() => process.exit(0));

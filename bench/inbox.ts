@@ -6,14 +6,17 @@
  *   key into SQLite (WAL, synchronous NORMAL) in a transaction (bench/inbox-baseline-server.ts);
  * - reads beside a bare Fastify route serving the same bytes.
  *
- *   npx tsx bench/inbox.ts [--duration 5] [--warmup 1] [--connections 16] [--cases messages,bookings,...] [--profile <case>]
+ *   npx tsx bench/inbox.ts [--duration 5] [--warmup 1] [--connections 16] [--rounds 1] [--cases messages,bookings,...] [--profile <case>]
  *
  * The inbox runs as `npm start` runs it (bench/inbox-server.ts: demo business, LOG_LEVEL info unless
  * the environment says otherwise, jobs and webhook dispatcher on) from the compiled code, on a fresh
  * data folder, in its own process; the baselines in another; autocannon drives both from this one,
- * all on 127.0.0.1. Every write carries a fresh idempotency key, and every request must get the
- * expected status (201 for creates, 200 otherwise): anything else is counted as an error.
- * `--profile messages` writes a CPU profile of that case's load to bench/results/.
+ * all on 127.0.0.1. Each case runs right beside its baseline (writes after a bare insert run, reads
+ * before the same bytes), so both see the machine alike; `--rounds N` repeats everything N times on
+ * the same servers and reports each figure as median (min–max). Every write carries a fresh
+ * idempotency key, and every request must get the expected status (201 for creates, 200 otherwise):
+ * anything else is counted as an error. `--profile messages` writes a CPU profile of that case's load
+ * to bench/results/ (summarise it with bench/cpuprofile-summary.ts).
  * Results go to bench/results/inbox-<time>.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -30,6 +33,7 @@ const durationSec = Number(args.get('duration') ?? 5);
 const warmupSec = Number(args.get('warmup') ?? 1);
 const connections = Number(args.get('connections') ?? 16);
 const profileCase = args.get('profile');
+const rounds = Number(args.get('rounds') ?? 1);
 const root = new URL('.', import.meta.url).pathname;
 const resultsDir = join(root, 'results');
 mkdirSync(resultsDir, { recursive: true });
@@ -81,6 +85,10 @@ interface Measured {
   errors: number;
   statuses: Record<string, number>;
   load: number;
+  /** Requests sent by the case, warm-up included (its request counter at the end). */
+  sent: number;
+  /** The server's CPU time per request of the measured run (µs): steadier than req/s on a busy machine. */
+  cpuPerRequest: number;
 }
 
 interface Case {
@@ -93,6 +101,8 @@ interface Case {
   /** A fresh path per request. */
   pathOf?: (n: number) => string;
   expect: number;
+  /** Where the case's request counter starts (a case run again goes on from where it stopped). */
+  startAt?: number;
 }
 
 async function run(base: string, c: Case, seconds: number, counter: { n: number }): Promise<autocannon.Result> {
@@ -119,11 +129,14 @@ async function run(base: string, c: Case, seconds: number, counter: { n: number 
   });
 }
 
-async function measure(base: string, c: Case, signal?: () => void): Promise<Measured> {
-  const counter = { n: 0 };
+async function measure(server: Started, c: Case, signal?: () => void): Promise<Measured> {
+  const base = String(server.info.address);
+  const counter = { n: c.startAt ?? 0 };
   if (warmupSec > 0) await run(base, c, warmupSec, counter);
   signal?.();
+  const cpuBefore = await cpuOf(server);
   const result = await run(base, c, durationSec, counter);
+  const cpuAfter = await cpuOf(server);
   signal?.();
   const statuses: Record<string, number> = {};
   let wrong = 0;
@@ -143,11 +156,24 @@ async function measure(base: string, c: Case, signal?: () => void): Promise<Meas
     errors: result.errors + result.timeouts + wrong,
     statuses,
     load: Math.round(loadavg()[0]! * 100) / 100,
+    sent: counter.n,
+    cpuPerRequest: Math.round(((cpuAfter - cpuBefore) / Math.max(1, result.requests.total)) * 10) / 10,
   };
 }
 
+/** The server's CPU time so far (µs), asked for with SIGHUP (bench servers answer on fd 3). */
+async function cpuOf(server: Started): Promise<number> {
+  const seen = server.lines.length;
+  server.child.kill('SIGHUP');
+  for (;;) {
+    const line = server.lines.slice(seen).find((l) => typeof l.cpuMicros === 'number');
+    if (line) return Number(line.cpuMicros);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 function line(m: Measured): string {
-  return `${m.name.padEnd(34)} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms  errors ${m.errors}`;
+  return `${m.name.padEnd(34)} ${String(m.rps).padStart(6)} req/s  p50 ${String(m.p50).padStart(3)} ms  p99 ${String(m.p99).padStart(3)} ms  cpu ${String(m.cpuPerRequest).padStart(6)} µs/req  errors ${m.errors}`;
 }
 
 // ---- servers ------------------------------------------------------------------------------------
@@ -161,29 +187,29 @@ const ownerKey = String(inbox.info.ownerKey);
 const owner = { authorization: `Bearer ${ownerKey}` };
 console.log(`inbox ready in ${inbox.info.prepareMs} ms on ${process.version} (data ${dataDir}, LOG_LEVEL ${process.env.LOG_LEVEL ?? 'info (default)'})`);
 
-// Public read bytes, for the baseline to serve the same.
-const reads: [string, string][] = [
-  ['GET /v1/services', '/v1/services'],
-  ['GET /v1/business', '/v1/business'],
-  ['GET /v1/products', '/v1/products'],
+// Public read bytes, for the baseline to serve the same. Availability: a week of the haircut, from tomorrow.
+const isoDay = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+const reads: [string, string, string][] = [
+  ['GET /v1/services', '/v1/services', 'services'],
+  ['GET /v1/business', '/v1/business', 'business'],
+  ['GET /v1/products', '/v1/products', 'products'],
+  ['GET /v1/availability (7 days)', `/v1/availability?service=haircut&from=${isoDay(1)}&to=${isoDay(7)}`, 'availability'],
 ];
 const bytesDir = mkdtempSync(join(tmpdir(), 'bench-inbox-bytes-'));
 const readBytes: Record<string, number> = {};
-for (const [, path] of reads) {
+for (const [, path, file] of reads) {
   const response = await fetch(`${base}${path}`);
   const text = await response.text();
   if (response.status !== 200) throw new Error(`${path}: ${response.status} ${text}`);
   readBytes[path] = Buffer.byteLength(text);
-  writeFileSync(join(bytesDir, `${path.split('/').pop()}.json`), text);
+  writeFileSync(join(bytesDir, `${file}.json`), text);
 }
 const baseline = await startProcess('inbox-baseline-server.ts', { BYTES_DIR: bytesDir });
-const baselineBase = String(baseline.info.address);
 
 // Free start times for bookings, from the inbox's own availability (from tomorrow, a week).
-const day = (offset: number): string => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 const slots: { serviceId: string; startTime: string }[] = [];
 for (const serviceId of ['haircut', 'beard-trim']) {
-  const response = await fetch(`${base}/v1/availability?service=${serviceId}&from=${day(1)}&to=${day(8)}`);
+  const response = await fetch(`${base}/v1/availability?service=${serviceId}&from=${isoDay(1)}&to=${isoDay(8)}`);
   const answer = (await response.json()) as { slots: { start: string }[] };
   for (const slot of answer.slots) slots.push({ serviceId, startTime: slot.start });
 }
@@ -233,30 +259,34 @@ const wanted = (name: string): boolean => !selected || selected.some((s) => name
 
 // ---- measure ------------------------------------------------------------------------------------
 const insertCase: Case = { name: 'baseline: bare insert', method: 'POST', path: '/insert', expect: 201, body: createCases[0]!.body };
-const results: { case: Measured; baseline: Measured; goal: string | null }[] = [];
-const profileSignal = (name: string) => (profileCase && name.includes(profileCase) ? () => inbox.child.kill('SIGUSR2') : undefined);
-const insertBaselines: Measured[] = [];
-async function insertBaseline(): Promise<Measured> {
-  const m = await measure(baselineBase, insertCase);
-  insertBaselines.push(m);
-  console.log(line(m));
-  return m;
+interface Result {
+  round: number;
+  case: Measured;
+  baseline: Measured;
+  share: number;
+  /** The baseline's CPU per request over the case's, in %: the share the case would have if both had a core to themselves. */
+  cpuShare: number;
+  goal: string | null;
 }
+const results: Result[] = [];
+const profileSignal = (name: string) => (profileCase && name.includes(profileCase) ? () => inbox.child.kill('SIGUSR2') : undefined);
 
 const writeGoal = (m: Measured, b: Measured): string =>
   m.errors === 0 && m.rps >= b.rps * 0.5 && m.p99 < 25 ? 'met' : `NOT met (${[m.rps < b.rps * 0.5 ? 'under 50%' : '', m.p99 >= 25 ? 'p99 ≥ 25 ms' : '', m.errors ? 'errors' : ''].filter(Boolean).join(', ')})`;
+const readGoal = (m: Measured, b: Measured): string => (m.errors === 0 && m.rps >= b.rps * 0.5 ? 'met' : `NOT met (${m.errors ? 'errors' : 'under 50%'})`);
 
-let insertB = await insertBaseline();
-for (const c of createCases) {
-  if (!wanted(c.name)) continue;
-  const m = await measure(base, c, profileSignal(c.name));
+function record(round: number, m: Measured, b: Measured, goal: string | null): void {
   console.log(line(m));
-  results.push({ case: m, baseline: insertB, goal: writeGoal(m, insertB) });
+  console.log(line(b));
+  results.push({ round, case: m, baseline: b, share: Math.round((m.rps / b.rps) * 1000) / 10, cpuShare: Math.round((b.cpuPerRequest / m.cpuPerRequest) * 1000) / 10, goal });
 }
 
-// Owner moves: open messages answered, then closed, then reopened, one item per request.
-if (wanted('owner moves')) {
-  const ids: string[] = [];
+/** Owner moves: open messages answered, then closed, then reopened, one item per request. */
+const moveIds: string[] = [];
+async function ownerMoves(startAt: number): Promise<Case> {
+  // The same messages every round (fetched once), so each gets the next event of its cycle.
+  const ids = moveIds;
+  if (ids.length > 0) return moveCase(ids, startAt);
   let cursor: string | null = null;
   do {
     const response = await fetch(`${base}/v1/owner/items?type=message&limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: owner });
@@ -270,8 +300,13 @@ if (wanted('owner moves')) {
       ids.push(((await response.json()) as { id: string }).id);
     }
   }
+  console.log(`(owner moves over ${ids.length} messages)`);
+  return moveCase(ids, startAt);
+}
+
+function moveCase(ids: string[], startAt: number): Case {
   const events = ['answer', 'close', 'reopen'];
-  const move: Case = {
+  return {
     name: 'POST /v1/owner/items/{id}/transitions',
     method: 'POST',
     path: '/v1/owner/items/x/transitions',
@@ -279,13 +314,29 @@ if (wanted('owner moves')) {
     expect: 200,
     pathOf: (n) => `/v1/owner/items/${ids[n % ids.length]}/transitions`,
     body: (n) => ({ event: events[Math.floor(n / ids.length) % 3], idempotency_key: key('t', n) }),
+    startAt,
   };
-  const m = await measure(base, move, profileSignal(move.name));
-  console.log(`${line(m)}  (${ids.length} messages)`);
-  results.push({ case: m, baseline: insertB, goal: null });
 }
+/** Owner moves go on where the last round stopped, so each item gets the next event of its cycle. */
+let movesSent = 0;
 
-insertB = await insertBaseline();
+// Writes: each case right after a bare insert run, so the two see the machine alike.
+for (let round = 1; round <= rounds; round++) {
+  if (rounds > 1) console.log(`\n-- round ${round} of ${rounds} (writes), load ${loadavg()[0]!.toFixed(2)}`);
+  for (const c of createCases) {
+    if (!wanted(c.name)) continue;
+    const b = await measure(baseline, insertCase);
+    const m = await measure(inbox, { ...c, body: (n) => c.body!(round * 10_000_000 + n) }, profileSignal(c.name));
+    record(round, m, b, writeGoal(m, b));
+  }
+  if (wanted('owner moves')) {
+    const move = await ownerMoves(movesSent);
+    const b = await measure(baseline, insertCase);
+    const m = await measure(inbox, move, profileSignal(move.name));
+    movesSent = m.sent;
+    record(round, m, b, null);
+  }
+}
 
 if (wanted('owner list')) {
   const path = '/v1/owner/items';
@@ -293,36 +344,58 @@ if (wanted('owner list')) {
   writeFileSync(join(bytesDir, 'owner-items.json'), text);
   readBytes[path] = Buffer.byteLength(text);
 }
+// The baselines again, now serving the owner list's bytes too.
 await stop(baseline);
 const baseline2 = await startProcess('inbox-baseline-server.ts', { BYTES_DIR: bytesDir });
-const baseline2Base = String(baseline2.info.address);
 
-const readCases: [Case, string][] = reads.map(([name, path]) => [{ name, method: 'GET', path, expect: 200 }, `/bytes/${path.split('/').pop()}`]);
+const readCases: [Case, string][] = reads.map(([name, path, file]) => [{ name, method: 'GET', path, expect: 200 }, `/bytes/${file}`]);
 if (wanted('owner list')) readCases.push([{ name: 'GET /v1/owner/items', method: 'GET', path: '/v1/owner/items', headers: owner, expect: 200 }, '/bytes/owner-items']);
-for (const [c, bytesPath] of readCases) {
-  if (!wanted(c.name)) continue;
-  const m = await measure(base, c, profileSignal(c.name));
-  const b = await measure(baseline2Base, { name: `baseline: same bytes (${readBytes[c.path]} B)`, method: 'GET', path: bytesPath, expect: 200 });
-  console.log(line(m));
-  console.log(line(b));
-  const isPublic = !c.path.startsWith('/v1/owner');
-  results.push({ case: m, baseline: b, goal: isPublic ? (m.errors === 0 && m.rps >= b.rps * 0.5 ? 'met' : 'NOT met (under 50%)') : null });
+for (let round = 1; round <= rounds; round++) {
+  if (rounds > 1) console.log(`\n-- round ${round} of ${rounds} (reads), load ${loadavg()[0]!.toFixed(2)}`);
+  for (const [c, bytesPath] of readCases) {
+    if (!wanted(c.name)) continue;
+    const m = await measure(inbox, c, profileSignal(c.name));
+    const b = await measure(baseline2, { name: `baseline: same bytes (${readBytes[c.path]} B)`, method: 'GET', path: bytesPath, expect: 200 });
+    record(round, m, b, c.path.startsWith('/v1/owner') ? null : readGoal(m, b));
+  }
 }
 await stop(baseline2);
 await stop(inbox);
 
 // ---- report -------------------------------------------------------------------------------------
-console.log(`\nNode ${process.version}, ${connections} connections, ${durationSec} s a case (after ${warmupSec} s of warm-up)`);
-console.log(`${'case'.padEnd(40)} ${'req/s'.padStart(6)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'baseline'.padStart(8)}  share  goal`);
-for (const r of results) {
-  const share = ((r.case.rps / r.baseline.rps) * 100).toFixed(0);
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : Math.round(((sorted[mid - 1]! + sorted[mid]!) / 2) * 10) / 10;
+};
+const spread = (values: number[]): string => (values.length > 1 ? `${median(values)} (${Math.min(...values)}–${Math.max(...values)})` : String(values[0]));
+
+console.log(`\nNode ${process.version}, ${connections} connections, ${durationSec} s a case (after ${warmupSec} s of warm-up), ${rounds} round(s); load at the end ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(`${'case'.padEnd(40)} ${'req/s'.padStart(18)} ${'p99 ms'.padStart(14)} ${'baseline req/s'.padStart(22)} ${'share %'.padStart(18)} ${'cpu µs/req'.padStart(20)} ${'cpu share %'.padStart(18)}  goal`);
+const names = [...new Set(results.map((r) => r.case.name))];
+const summary = names.map((name) => {
+  const of = results.filter((r) => r.case.name === name);
+  const goals = of.map((r) => r.goal);
+  const row = {
+    name,
+    rps: of.map((r) => r.case.rps),
+    p99: of.map((r) => r.case.p99),
+    baseline: of.map((r) => r.baseline.rps),
+    share: of.map((r) => r.share),
+    cpu: of.map((r) => r.case.cpuPerRequest),
+    baselineCpu: of.map((r) => r.baseline.cpuPerRequest),
+    cpuShare: of.map((r) => r.cpuShare),
+    goal: goals[0] === null ? null : `${goals.filter((g) => g === 'met').length}/${goals.length} met`,
+    errors: of.reduce((sum, r) => sum + r.case.errors, 0),
+  };
   console.log(
-    `${r.case.name.padEnd(40)} ${String(r.case.rps).padStart(6)} ${String(r.case.p50).padStart(4)} ${String(r.case.p99).padStart(4)}  ${String(r.baseline.rps).padStart(8)}  ${share.padStart(4)}%  ${r.goal ?? '(no goal)'}${r.case.errors ? `  ERRORS ${r.case.errors} ${JSON.stringify(r.case.statuses)}` : ''}`,
+    `${name.padEnd(40)} ${spread(row.rps).padStart(18)} ${spread(row.p99).padStart(14)} ${spread(row.baseline).padStart(22)} ${spread(row.share).padStart(18)} ${spread(row.cpu).padStart(20)} ${spread(row.cpuShare).padStart(18)}  ${row.goal ?? '(no goal)'}${row.errors ? `  ERRORS ${row.errors}` : ''}`,
   );
-}
+  return row;
+});
 const file = join(resultsDir, `inbox-${stamp}.json`);
 writeFileSync(
   file,
-  JSON.stringify({ node: process.version, connections, durationSec, warmupSec, logLevel: process.env.LOG_LEVEL ?? 'info', insertBaselines, readBytes, results }, null, 2),
+  JSON.stringify({ node: process.version, connections, durationSec, warmupSec, rounds, logLevel: process.env.LOG_LEVEL ?? 'info', load: loadavg(), readBytes, summary, results }, null, 2),
 );
 console.log(`\nwrote ${file}`);

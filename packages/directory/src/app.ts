@@ -4,7 +4,6 @@
  * clock and data folder.
  */
 import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, storageTarget, trustProxyFromSetting, type Mailer } from '@svc/shared';
-import { instanceAuth } from './doors/rest/instance-auth.js';
 import { loadNetworkPepper } from './domain/persons/network-pepper.js';
 import { networkHost, type PersonsDeps } from './domain/persons/persons.js';
 import { installPersonRoutes } from './doors/rest/person-routes.js';
@@ -14,6 +13,9 @@ import { answerWorkersFromEnvironment } from './config.js';
 import type { DirectoryContext, DirectorySettings } from './domain/context.js';
 import { HOUR_MS } from './domain/ranking/hourly-order.js';
 import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
+import { ListingSync } from './domain/receipts/listing-sync.js';
+import { ReputationSnapshots, SNAPSHOT_JOB, scheduleSnapshots, snapshotHandler } from './domain/reputation/snapshot.js';
+import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { DirectorySearch } from './domain/search/search-service.js';
 import { ListingPageRenderer } from './domain/listings/listing-page.js';
 import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
@@ -73,7 +75,11 @@ export interface Directory {
   http: FastifyInstance;
   store: DirectoryStore;
   search: DirectorySearch;
+  /** The nightly reputation snapshots (also run by their job at each midnight). */
+  snapshots: ReputationSnapshots;
   jobs: JobRunner<DirectoryStore>;
+  /** Starts the job runner (when built with runJobs: false, e.g. to load the demo first). */
+  startJobs(): void;
   context: DirectoryContext;
   /** The agentic check: results, the queue, boards and counts. */
   checks: CheckService;
@@ -101,7 +107,11 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     manifestTimeoutMs: 5_000,
     manifestMaxBytes: 256 * 1024,
   };
-  const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories };
+  const instanceKeys = new InstanceKeys({ settings, clock });
+  // Listings follow their tallies about 50 ms after a receipt (and at every pass of the job runner).
+  const listingSync = new ListingSync(store, clock, { delayMs: RECEIPTS_FOLLOW_MS });
+  await listingSync.resumeAfterStart();
+  const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories, instanceKeys, receiptsChanged: (domain) => listingSync.changed(domain) };
   const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
   const answerWorkers =
     workerCount > 0
@@ -115,7 +125,9 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
           onError: (message, error) => http.log.warn({ err: error }, message),
         })
       : null;
+  const snapshots = new ReputationSnapshots(context);
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
+    standings: (hourStart) => snapshots.standingsFor(hourStart),
     cacheAnswers: options.cacheAnswers ?? process.env.DIRECTORY_ANSWER_CACHE !== 'off',
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
@@ -143,18 +155,38 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const sinkFolder = join(options.dataDir, 'network-mail');
   const mailer = options.mailer ?? (mailSettings.smtpUrl ? smtpMailer({ url: mailSettings.smtpUrl, from: mailSettings.from }) : sinkMailer(sinkFolder, mailSettings.from, `${baseUrl}/dev/mail`));
   const persons: PersonsDeps = { ctx: context, pepper: loadNetworkPepper(options.dataDir), host, mailer, name: `The network at ${host}` };
-  installPersonRoutes(http, persons, instanceAuth(context));
+  // Inboxes' calls about persons are verified like every other signed instance call (domain/signed/signed-call.ts).
+  installPersonRoutes(http, persons);
   if (mailer.kind === 'sink' && !options.mailer) installSinkPage(http, sinkFolder);
-  const jobs = new JobRunner<DirectoryStore>(store, clock, { [VERIFY_JOB]: verificationHandler(context) }, (message, detail) =>
-    http.log.warn({ err: detail }, message),
-    { pollIntervalMs: options.jobPollIntervalMs ?? 1_000 },
+  const jobs = new JobRunner<DirectoryStore>(
+    store,
+    clock,
+    { [VERIFY_JOB]: verificationHandler(context), [SNAPSHOT_JOB]: snapshotHandler(snapshots, clock) },
+    (message, detail) => http.log.warn({ err: detail }, message),
+    {
+      pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
+      // Signatures past their keeping time are forgotten (a replay is refused until expires + 60 s, docs/signatures.md).
+      chores: [
+        { everyMs: 600_000, run: async (nowMs) => void (await store.replays.prune(Math.floor(nowMs / 1000))) },
+        // Listings waiting for their tally are also brought up to date at every pass.
+        { everyMs: 0, run: async () => void (await listingSync.flush()) },
+      ],
+    },
   );
-  if (options.runJobs ?? true) jobs.start();
+  // The nightly reputation snapshot: now for the last midnight if it was missed, else at the next.
+  await scheduleSnapshots(store, clock.now());
   const checkWorker = new CheckWorker(checks, crawler, clock, {
     pollIntervalMs: options.jobPollIntervalMs ?? 1_000,
     log: (message, detail) => http.log.warn({ err: detail }, message),
   });
-  if (options.runChecks ?? options.runJobs ?? true) checkWorker.start();
+  const runChecks = options.runChecks ?? options.runJobs ?? true;
+  // Both runners start together (main.ts builds with runJobs: false, loads the demo, then starts them).
+  const startJobs = () => {
+    jobs.start();
+    if (options.runChecks ?? true) checkWorker.start();
+  };
+  if (options.runJobs ?? true) startJobs();
+  else if (runChecks) checkWorker.start();
 
   let hourTimer: NodeJS.Timeout | null = null;
   const scheduleHour = () => {
@@ -175,7 +207,9 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     http,
     store,
     search,
+    snapshots,
     jobs,
+    startJobs,
     context,
     checks,
     checkWorker,
@@ -184,6 +218,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     mailer,
     async close() {
       if (hourTimer) clearTimeout(hourTimer);
+      listingSync.stop();
+      await listingSync.flush().catch(() => 0);
       stopRefresh.abort();
       await pagesReady.catch(() => 0);
       await jobs.stop();
@@ -195,6 +231,9 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     },
   };
 }
+
+/** How soon a listing follows a receipt taken (a burst of receipts makes one write per business). */
+const RECEIPTS_FOLLOW_MS = 50;
 
 /** The search-result pages of this vocabulary (what category paths read: the taxonomy's release and our mapping) under this public URL. */
 export function listingPageRenderer(baseUrl: string): ListingPageRenderer {

@@ -3,7 +3,8 @@ import { describeStorage, listenOrExplain, storageTarget } from '@svc/shared';
 import { join } from 'node:path';
 import { buildDirectory, type Directory } from './app.js';
 import { readDirectoryEnvironment } from './config.js';
-import { seedDemoDirectory } from './demo/seed-directory.js';
+import { seedDemoEvidence } from './demo/demo-evidence.js';
+import { DEMO_SEED, seedDemoDirectory } from './demo/seed-directory.js';
 
 export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<{ directory: Directory; lines: string[] }> {
   const settings = readDirectoryEnvironment(env);
@@ -14,8 +15,15 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     allowLocalInboxes: settings.allowLocalInboxes,
     logLevel: settings.logLevel,
     checks: settings.checks,
+    // The demo is loaded first, so the first snapshot the jobs run already has its receipts (startJobs below also starts the checks).
+    runJobs: false,
   });
-  const seeded = settings.seedDemo ? await seedDemoDirectory(directory.store, settings.demoListings, Date.now()) : 0;
+  let seeded = 0;
+  if (settings.seedDemo) {
+    seeded = await seedDemoDirectory(directory.store, settings.demoListings, Date.now());
+    await seedDemoEvidence(directory.context, directory.snapshots, DEMO_SEED, Date.now());
+  }
+  directory.startJobs();
   try {
     await listenOrExplain(directory.http, { host: settings.host, port: settings.port, service: 'directory', portSetting: 'DIRECTORY_PORT', hostSetting: 'DIRECTORY_HOST' });
   } catch (error) {

@@ -1,6 +1,6 @@
 /**
  * Budgets for bursts on the directory (docs/security.md): searches and MCP reads share one budget
- * per address, writes (registrations, pings) another; a refusal is 429 rate_limited with
+ * per address, writes (registrations, pings) another, receipts published a third; a refusal is 429 rate_limited with
  * Retry-After and RateLimit headers; health checks are never limited.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -58,5 +58,19 @@ describe('directory budgets', () => {
     expect(statuses.slice(0, quota)).not.toContain(429);
     expect(statuses[quota]).toBe(429);
     expect((await request('GET', '/v1/businesses')).status).toBe(200);
+  });
+
+  it('count receipts published in a budget of their own, before any signature is checked', async () => {
+    const request = await start(0.1);
+    const quota = Math.round(DIRECTORY_BUDGETS.publish.max * 0.1);
+    const statuses: number[] = [];
+    for (let i = 0; i < quota + 1; i += 1) statuses.push((await request('POST', '/v1/receipts', { body: { receipt: 'x' } })).status);
+    // Unsigned: refused for that, until the budget is spent.
+    expect(new Set(statuses.slice(0, quota))).toEqual(new Set([401]));
+    const refused = await request('POST', '/v1/receipts', { body: { receipt: 'x' } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"publish";r=0;t=\d+$/);
+    // Registrations and pings keep their own budget.
+    expect((await request('POST', '/v1/instances/shop.example/ping', { body: {} })).status).toBe(401);
   });
 });

@@ -4,8 +4,14 @@
  * /v1/instances/{domain}/status) agrees with its listing and with GET /v1/stats, and no job ever
  * tries to reach the fictional domains.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSqliteFile } from '@svc/shared/sqlite-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SEED, demoInstance, seedDemoDirectory, taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
+import { seedDemoEvidence } from '../src/demo/demo-evidence.js';
+import { VERIFY_JOB } from '../src/domain/registration/instances.js';
 import { generateListings, type GeneratedListing } from '../src/demo/listing-generator.js';
 import { isListed } from '../src/domain/listings/regulated.js';
 import { DAY, HOUR, MONDAY } from './support/fixtures.js';
@@ -28,6 +34,7 @@ describe('demo members are registered, verified inboxes', () => {
   beforeAll(async () => {
     t = await startDirectory({ clock, answerWorkers: 0, runJobs: false });
     expect(await seedDemoDirectory(t.directory.store, COUNT, MONDAY)).toBe(COUNT);
+    expect(await seedDemoEvidence(t.directory.context, t.directory.snapshots, DEMO_SEED, MONDAY)).toBeGreaterThan(1_000);
     await t.directory.search.hour();
   }, 60_000);
   afterAll(() => t.close());
@@ -88,9 +95,70 @@ describe('demo members are registered, verified inboxes', () => {
     expect(firstPage.filter((b) => b.answering).length).toBe(Math.min(100, answering.length));
   });
 
-  it('no job is queued for a demo inbox, and running the jobs hours later changes no status', async () => {
-    expect(await t.directory.store.jobs.list()).toEqual([]);
+  it('each demo member\'s receipts, outcomes and reputation are what the network holds and its snapshot scored; the stats add them up', async () => {
+    const store = t.directory.store;
+    const night = await store.reputation.latestComplete('2026-11-23');
+    expect(night).toMatchObject({ night: '2026-11-23', status: 'published', rulesVersion: 6 });
+    let issued = 0;
+    let acknowledged = 0;
+    const tiers = new Map<string, number>();
+    for (const l of listed) {
+      const body = (await t.get(`/v1/businesses/${encodeURIComponent(l.domain)}`)).body;
+      const tally = await store.receipts.tally(l.domain);
+      expect(body.receipts, l.domain).toEqual({ issued: tally.issued, acknowledged: tally.acknowledged, customers: tally.customers, ...(tally.lastAt === null ? {} : { last_at: iso(tally.lastAt) }) });
+      expect(body.outcomes, l.domain).toEqual(await store.receipts.outcomeCounts(l.domain));
+      issued += tally.issued;
+      acknowledged += tally.acknowledged;
+      const scored = await store.reputation.score(night!.night, l.domain);
+      if (!scored) {
+        // Verified since that midnight: not scored yet, no record.
+        expect(l.verifiedAt!, l.domain).toBeGreaterThan(night!.scoringTime);
+        expect(body.reputation).toMatchObject({ tier: 'new', score: 0, rules: 6 });
+        continue;
+      }
+      expect(body.reputation, l.domain).toEqual({
+        ranked: scored!.ranked,
+        score: scored!.score,
+        tier: scored!.tier,
+        kept: scored!.kept,
+        broken: scored!.broken,
+        customers: scored!.customers,
+        verified_share: scored!.verifiedShare,
+        rules: 6,
+        rules_url: 'http://127.0.0.1/v1/ranking?version=6',
+      });
+      tiers.set(scored!.tier, (tiers.get(scored!.tier) ?? 0) + 1);
+    }
+    // A real spread: members with no record, ranked ones, trusted ones.
+    expect([...tiers.keys()].sort()).toEqual(['building', 'new', 'trusted']);
+    const stats = (await t.get('/v1/stats')).body;
+    expect(stats.receipts_issued).toBe(issued);
+    expect(stats.receipts_acknowledged).toBe(acknowledged);
+    expect(issued).toBeGreaterThan(1_000);
+  }, 60_000);
+
+  it('the order ranks answering members by their reputation before the day\'s shuffle, as the rules say', async () => {
+    const shown: { answering: boolean; reputation: { ranked: boolean; score: number }; rank_pos: number }[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: ApiResponse = await t.get(`/v1/businesses?source=member&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      shown.push(...page.body.businesses);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    const answeringShown = shown.filter((b) => b.answering);
+    const ranked = answeringShown.filter((b) => b.reputation.ranked);
+    expect(ranked.length).toBeGreaterThan(0);
+    // Every ranked answering member comes before every unranked one, highest score first.
+    expect(answeringShown.slice(0, ranked.length).every((b) => b.reputation.ranked)).toBe(true);
+    const scoreInts = ranked.map((b) => Math.floor(b.reputation.score * 10_000 + 0.5));
+    expect([...scoreInts].sort((a, b) => b - a)).toEqual(scoreInts);
+  });
+
+  it('no verification is queued for a demo inbox, and running the jobs hours later changes no status', async () => {
+    expect(await t.directory.store.jobs.list(VERIFY_JOB)).toEqual([]);
     clock.advance(7 * HOUR);
+    // Only the jobs that bring listings up to date with their receipts, and the night's snapshot: they change no status.
+    await t.directory.jobs.runDue();
     expect(await t.directory.jobs.runDue()).toBe(0);
     const sample = [members[0]!, members[Math.floor(members.length / 2)]!, members[members.length - 1]!];
     for (const l of sample) {
@@ -100,7 +168,7 @@ describe('demo members are registered, verified inboxes', () => {
     }
   });
 
-  it('a member set aside is a verified inbox, not listed, set aside since its listing was; a ping brings both back', async () => {
+  it('a member set aside is a verified inbox, not listed, set aside since its listing was; an unsigned ping changes nothing', async () => {
     // The default demo of 3000 holds no member set aside (0.5% of members): make one of the first.
     const l = members[0]!;
     const since = MONDAY - 9 * DAY;
@@ -113,9 +181,43 @@ describe('demo members are registered, verified inboxes', () => {
     expect(before.body).toMatchObject({ status: 'verified', listed: false, dormant_since: iso(since), last_ping_at: iso(since - 2 * DAY) });
     expect((await t.get(`/v1/businesses/${encodeURIComponent(l.domain)}`)).status).toBe(404);
 
+    // Only the inbox itself can bring it back, with a signed ping (signed-calls-http.test.ts): a demo domain has no keys to sign with.
     const ping = await t.request('POST', `/v1/instances/${encodeURIComponent(l.domain)}/ping`, { body: { version: '0.9.0', runtime: 'node' } });
-    expect(ping.status).toBe(204);
+    expect(ping.status).toBe(401);
     const after = await t.get(statusPath(l.domain));
-    expect(after.body).toMatchObject({ status: 'verified', listed: true, last_ping_at: iso(clock.now()), dormant_since: null });
+    expect(after.body).toMatchObject({ status: 'verified', listed: false, last_ping_at: iso(since - 2 * DAY), dormant_since: iso(since) });
   });
+});
+
+describe('a demo data folder seeded before receipts were real', () => {
+  it('loses the counts the generator made up when opened, and gets signed receipts at the next start, none twice', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'demo-before-receipts-'));
+    const clock = new TestClock(MONDAY);
+    const old = await startDirectory({ dataDir, clock, answerWorkers: 0 });
+    expect(await seedDemoDirectory(old.directory.store, 400, MONDAY)).toBe(400);
+    // What the generator used to write into member listings, before migration 0007.
+    const member = [...generateListings({ count: 400, seed: DEMO_SEED, nowMs: MONDAY, placeCategoryOf: taxonomyCategoryPicker() })].find((l) => l.source === 'member' && isListed(l))!;
+    const stored = (await old.directory.store.listings.byDomain(member.domain))!;
+    const { seq: _seq, ...rest } = stored;
+    await old.directory.store.listings.upsert({ ...rest, receipts: { issued: 57, acknowledged: 53, customers: 21, lastAt: MONDAY - DAY }, outcomes: { kept: 40, broken: 2, cancelled: 5 } });
+    await old.close({ removeData: false });
+    const db = openSqliteFile(join(dataDir, 'directory.sqlite'));
+    db.prepare("DELETE FROM kysely_migration WHERE name >= '0007-receipts-from-the-network'").run();
+    db.close();
+
+    const reopened = await startDirectory({ dataDir, clock, answerWorkers: 0 });
+    try {
+      const cleared = (await reopened.get(`/v1/businesses/${encodeURIComponent(member.domain)}`)).body;
+      expect(cleared.receipts).toEqual({ issued: 0, acknowledged: 0, customers: 0 });
+      expect(cleared.outcomes).toEqual({});
+      expect((await reopened.get('/v1/stats')).body.receipts_issued).toBe(0);
+      const held = await seedDemoEvidence(reopened.directory.context, reopened.directory.snapshots, DEMO_SEED, MONDAY);
+      expect(held).toBeGreaterThan(0);
+      const tally = await reopened.directory.store.receipts.tally(member.domain);
+      expect((await reopened.get(`/v1/businesses/${encodeURIComponent(member.domain)}`)).body.receipts.issued).toBe(tally.issued);
+      expect(await seedDemoEvidence(reopened.directory.context, reopened.directory.snapshots, DEMO_SEED, MONDAY)).toBe(0);
+    } finally {
+      await reopened.close();
+    }
+  }, 60_000);
 });

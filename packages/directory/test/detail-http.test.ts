@@ -112,7 +112,8 @@ describe('a member', () => {
       not_answering_since: null,
       outcomes: { kept: 7, broken: 1, cancelled: 2 },
       receipts: { issued: 12, acknowledged: 11, customers: 5, last_at: at(MONDAY - DAY) },
-      reputation: { ranked: false, tier: 'new', rules: 6, rules_url: 'http://127.0.0.1/v1/ranking?version=6', customers: 5 },
+      // Not scored by a snapshot yet (it is no registered instance here): no record, under the rules in force.
+      reputation: { ranked: false, score: 0, tier: 'new', kept: 0, broken: 0, customers: 0, verified_share: 0, rules: 6, rules_url: 'http://127.0.0.1/v1/ranking?version=6' },
       software: { version: '0.4.0', runtime: 'node' },
       protocols: { rest: 'https://salon.example/v1', openapi: 'https://salon.example/openapi.json' },
     });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
 import { listing } from './support/fixtures.js';
 import { startDirectory, type ApiResponse, type TestDirectory } from './support/harness.js';
+import { closeSignedInboxes, signed, signedInbox, type SignedInbox } from './support/signed-inbox.js';
 
 const skip = smallDiskUnavailable();
 if (skip) console.warn(skip);
@@ -17,7 +18,11 @@ if (skip) console.warn(skip);
 const RETRY_AFTER = /^[1-9]\d*$/;
 /** Fewer than the write budget per minute (rate-budgets.ts), so the limiter never answers instead. */
 const REFUSED = 8;
-const domainOf = (i: number) => `shop-${i}.example`;
+/** Fake inboxes on 127.0.0.1 serving their keys: the first registers before the disk fills, the others while it is full. */
+const inboxes: SignedInbox[] = [];
+const before = () => inboxes[0] as SignedInbox;
+const shop = (i: number) => inboxes[i + 1] as SignedInbox;
+const domainOf = (i: number) => shop(i).domain;
 const statusPath = (domain: string) => `/v1/instances/${encodeURIComponent(domain)}/status`;
 
 describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
@@ -25,13 +30,16 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
   const lines: string[] = [];
   let t: TestDirectory;
 
-  const register = (domain: string) => t.request('POST', '/v1/instances', { body: { domain } });
+  // Registration is signed by the inbox registered (issue 13).
+  const register = (inbox: SignedInbox) => signed(t, inbox, 'POST', '/v1/instances', { domain: inbox.domain });
   const logged = (pattern: RegExp) => lines.filter((line) => pattern.test(line));
   const health = () => t.get('/healthz');
 
   beforeAll(async () => {
     disk = mountSmallDisk('8m');
+    for (let i = 0; i <= REFUSED; i++) inboxes.push(await signedInbox());
     t = await startDirectory({
+      allowLocalInboxes: true,
       dataDir: join(disk.dir, 'data'),
       answerWorkers: 0,
       listings: [listing('found-one.example', { name: 'Found One' })],
@@ -43,10 +51,11 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
   afterAll(async () => {
     await t?.close({ removeData: false });
     disk?.unmount();
+    await closeSignedInboxes();
   });
 
   it('registers and says so while there is room', async () => {
-    expect((await register('before.example')).status).toBe(202);
+    expect((await register(before())).status).toBe(202);
     const ok = await health();
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ ok: true });
@@ -55,7 +64,7 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
   it('answers 503 storage_full with Retry-After to every registration once the disk is full, never 500', async () => {
     expect(disk.fill()).toBeGreaterThan(0);
     const answers: ApiResponse[] = [];
-    for (let i = 0; i < REFUSED; i++) answers.push(await register(domainOf(i)));
+    for (let i = 0; i < REFUSED; i++) answers.push(await register(shop(i)));
     for (const answer of answers) {
       expect(answer.status, JSON.stringify(answer.body)).toBe(503);
       expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -71,7 +80,7 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
     expect(down.body).toMatchObject({ ok: false, writable: false, storage: { code: 'storage_full', since: expect.any(String) }, version: expect.any(String) });
     const search = await t.get('/v1/businesses?q=found');
     expect(search.status).toBe(200);
-    expect((await t.get(statusPath('before.example'))).status).toBe(200);
+    expect((await t.get(statusPath(before().domain))).status).toBe(200);
     expect((await t.get(statusPath(domainOf(0)))).status).toBe(404);
   });
 
@@ -96,16 +105,16 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
 
   it('takes the retried registrations, each once, and lost nothing it acknowledged', async () => {
     for (let i = 0; i < REFUSED; i++) {
-      expect((await register(domainOf(i))).status).toBe(202);
-      expect((await register(domainOf(i))).status).toBe(202);
+      expect((await register(shop(i))).status).toBe(202);
+      expect((await register(shop(i))).status).toBe(202);
     }
-    for (const domain of ['before.example', ...Array.from({ length: REFUSED }, (_, i) => domainOf(i))]) {
+    for (const domain of [before().domain, ...Array.from({ length: REFUSED }, (_, i) => domainOf(i))]) {
       const status = await t.get(statusPath(domain));
       expect(status.status).toBe(200);
       expect(status.body).toMatchObject({ domain, status: 'pending' });
     }
     // One verification job per domain: a retry queues none twice.
     const due = await t.directory.store.jobs.claimDue(t.clock.now(), 60_000, 100);
-    expect(due.map((job) => job.payload.domain).sort()).toEqual(['before.example', ...Array.from({ length: REFUSED }, (_, i) => domainOf(i))].sort());
+    expect(due.map((job) => job.payload.domain).sort()).toEqual([before().domain, ...Array.from({ length: REFUSED }, (_, i) => domainOf(i))].sort());
   });
 });

@@ -59,6 +59,12 @@ function handMade(): Fixture[] {
       protocols: { mcp: 'https://software.example/mcp' },
       hours: hours('Not/AZone', { [EVERY_DAY]: [['00:00', '24:00']] }),
     }),
+    // Scored by a nightly snapshot: its reputation is part of its page, under the rules it was computed by.
+    member('scored.example', {
+      receipts: { issued: 40, acknowledged: 31, customers: 12, lastAt: MONDAY - 2 * HOUR },
+      outcomes: { 'booking.completed': 18, 'booking.cancelled_by_business': 1 },
+      reputation: { score: 0.832284, ranked: true, tier: 'trusted', kept: 18, broken: 1, customers: 12, verifiedShare: 0.7125, rules: 6, asOf: MONDAY - 10 * HOUR - 15 * 60_000 },
+    }),
   ];
 }
 
@@ -131,7 +137,7 @@ describe('a pre-rendered page', () => {
       hash.update(page.inputs).update('\n').update(page.fixed).update('\n');
     }
     // When the view's fixed sections change on purpose: bump PAGE_FORMAT and put the new fingerprint here.
-    expect({ format: PAGE_FORMAT, fingerprint: hash.digest('hex').slice(0, 16) }).toEqual({ format: 7, fingerprint: 'd8aa6f58c60326bb' });
+    expect({ format: PAGE_FORMAT, fingerprint: hash.digest('hex').slice(0, 16) }).toEqual({ format: 8, fingerprint: 'ea36995b4c81ae1d' });
   });
 
   it('is read back as an answer whose JSON is the assembled text', () => {

@@ -27,8 +27,27 @@ beforeAll(async () => {
       listing('bakery-two.example', { name: 'Padaria Duas', city: 'Lisboa' }),
     ],
   });
-  const registered = await t.request('POST', '/v1/instances', { body: { domain: 'shop.example' } });
-  expect(registered.status).toBe(202);
+  // A registration waiting for its check (registering takes the inbox's own signature: signed-calls-http.test.ts).
+  await t.directory.store.instances.put({
+    domain: 'shop.example',
+    origin: 'https://shop.example',
+    status: 'pending',
+    manifest: null,
+    manifestUrl: 'https://shop.example/.well-known/agent-inbox.json',
+    listingId: null,
+    registeredAt: t.clock.now(),
+    verifiedAt: null,
+    lastCheckedAt: null,
+    lastPingAt: null,
+    failCount: 0,
+    attempts: 0,
+    nextAttemptAt: t.clock.now(),
+    lastError: null,
+    delistedAt: null,
+    dormantSince: null,
+    software: null,
+    counts: null,
+  });
 });
 afterAll(async () => {
   for (const connection of connections) await connection.close();

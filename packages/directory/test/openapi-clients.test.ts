@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redoclyProblems, spectralProblems } from '../../../test-support/openapi-lint.js';
 import { typedClientFolder } from '../../../test-support/typed-client.js';
 import { DIRECTORY_OPERATIONS } from '../src/operations/index.js';
+import { INSTANCE_SIGNED } from '../src/operations/context.js';
 import { member } from './support/fixtures.js';
 import { startDirectory, type TestDirectory } from './support/harness.js';
 
@@ -36,7 +37,7 @@ describe('linting', () => {
 });
 
 describe('what the document declares', () => {
-  it('a licence, root tags, and no authentication anywhere', () => {
+  it('a licence, root tags, no credential anywhere, and 401 only on the calls an inbox signs', () => {
     expect(doc.info.license.identifier).toBe('Apache-2.0');
     expect(doc.security).toEqual([]);
     expect(doc.components.securitySchemes).toEqual({});
@@ -45,7 +46,9 @@ describe('what the document declares', () => {
       const documented = doc.paths[op.http.path][op.http.method.toLowerCase()];
       expect(documented.security, op.name).toEqual([]);
       expect(declared.has(documented.tags[0]), op.name).toBe(true);
-      expect(documented.responses['401'], op.name).toBeUndefined();
+      // Registration, pings and receipts are signed by the inbox (HTTP Message Signatures, issue 13): a bad signature is 401.
+      if (INSTANCE_SIGNED.has(op.name)) expect(documented.responses['401'].description, op.name).toMatch(/unauthorized, replayed_signature/);
+      else expect(documented.responses['401'], op.name).toBeUndefined();
       expect(documented.parameters?.some((p: any) => p.name === 'Idempotency-Key') ?? false, op.name).toBe(false);
       // Every read is served with an ETag and answers 304 (doors/rest/http-server.ts).
       if (op.kind === 'read') {

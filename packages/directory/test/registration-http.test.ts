@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PENDING_ATTEMPTS, REFRESH_EVERY_MS, RETRY_DELAYS_MS } from '../src/domain/registration/instances.js';
 import { HOUR, MONDAY, door, listing } from './support/fixtures.js';
 import { TestClock, startDirectory, type ApiResponse, type TestDirectory } from './support/harness.js';
+import { newKey, signCall, type SigningKey } from './support/signed-inbox.js';
 
 /* ---------------------------------------------------------------------------------------------- */
 /* a fake inbox                                                                                     */
@@ -23,15 +24,19 @@ type Respond = (req: IncomingMessage, res: ServerResponse, origin: string) => vo
 interface FakeInbox {
   domain: string;
   origin: string;
+  /** The key its manifest publishes and its calls are signed with. */
+  key: SigningKey;
   hits: string[];
   respond: Respond;
   close(): Promise<void>;
 }
 
 const servers: Server[] = [];
+/** Each fake inbox's signing key, by origin (its manifest publishes it in receipt_keys). */
+const keysByOrigin = new Map<string, SigningKey>();
 
 async function fakeInbox(respond: Respond): Promise<FakeInbox> {
-  const box = { hits: [] as string[], respond } as FakeInbox;
+  const box = { hits: [] as string[], respond, key: newKey() } as FakeInbox;
   const server = createServer((req, res) => {
     box.hits.push(`${req.method} ${req.url}`);
     box.respond(req, res, box.origin);
@@ -41,6 +46,8 @@ async function fakeInbox(respond: Respond): Promise<FakeInbox> {
   const port = (server.address() as AddressInfo).port;
   box.domain = `127.0.0.1:${port}`;
   box.origin = `http://127.0.0.1:${port}`;
+  keysByOrigin.set(box.origin, box.key);
+  inboxes.set(box.domain, box);
   box.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   return box;
 }
@@ -68,6 +75,7 @@ function manifestOf(origin: string, overrides: Record<string, unknown> = {}) {
       services: [{ name: 'Corte e barba', type: 'booking' }],
       url: `${origin}/`,
     },
+    receipt_keys: { keys: keysByOrigin.has(origin) ? [keysByOrigin.get(origin)!.publicJwk] : [] },
     ...overrides,
   };
 }
@@ -106,8 +114,26 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-async function register(domain: string): Promise<ApiResponse> {
-  return t.request('POST', '/v1/instances', { body: { domain } });
+/** A call signed by the inbox, as a real one signs it (svc-instance/1, the key of its manifest). */
+async function signedBy(inbox: FakeInbox, method: string, path: string, body?: unknown, d: TestDirectory = t): Promise<ApiResponse> {
+  const call = signCall(d, inbox, method, path, body);
+  return d.request(method, path, { headers: call.headers, ...(call.body === undefined ? {} : { rawBody: call.body }) });
+}
+
+/** Registration of `domain`, signed by `signer` (the inbox itself unless a test says otherwise). */
+async function register(domain: string, signer?: FakeInbox): Promise<ApiResponse> {
+  const inbox = signer ?? inboxes.get(domain);
+  if (!inbox) throw new Error(`no fake inbox signs for ${domain}`);
+  return signedBy(inbox, 'POST', '/v1/instances', { domain });
+}
+
+/** Every fake inbox by domain (registration signs as the inbox of the domain registered). */
+const inboxes = new Map<string, FakeInbox>();
+
+/** A real inbox that signs calls about other domains (which the directory then refuses for what they say). */
+let signerInbox: FakeInbox | null = null;
+async function signer(): Promise<FakeInbox> {
+  return (signerInbox ??= await fakeInbox(serveManifest()));
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -144,13 +170,14 @@ describe('registering an inbox that verifies', () => {
       fail_count: 0,
       verification: { attempts: 0, next_attempt_at: iso(clock.now()) },
     });
-    expect(inbox.hits).toEqual([]);
+    // The manifest was read once, for the key that signed the registration.
+    expect(inbox.hits).toEqual(['GET /.well-known/agent-inbox.json']);
     expectProblem(await t.get(`/v1/businesses/${inbox.domain}`), 404, 'not_found');
   });
 
   it('verifies the manifest in a job: status verified, listed, next check in six hours', async () => {
     expect(await t.directory.jobs.runDue()).toBe(1);
-    expect(inbox.hits).toEqual(['GET /.well-known/agent-inbox.json']);
+    expect(inbox.hits).toEqual(['GET /.well-known/agent-inbox.json', 'GET /.well-known/agent-inbox.json']);
     const status = await t.get(statusPath(inbox.domain));
     expect(status.body).toMatchObject({
       status: 'verified',
@@ -195,11 +222,16 @@ describe('registering an inbox that verifies', () => {
     expect(r.body.doors).toEqual([expect.objectContaining({ type: 'inbox', level: 'bookable', status: 'failing', kinds: expect.arrayContaining(['ask', 'book']) })]);
   });
 
-  it('takes pings (204): last_ping_at, answering, and the software it runs', async () => {
+  it('takes signed pings (200 with its standing): last_ping_at, answering, and the software it runs', async () => {
     clock.advance(60_000);
-    const ping = await t.request('POST', pingPath(inbox.domain), { body: { version: '0.4.2', runtime: 'node 20' } });
-    expect(ping.status).toBe(204);
-    expect(ping.body).toBe('');
+    const ping = await signedBy(inbox, 'POST', pingPath(inbox.domain), { version: '0.4.2', runtime: 'node 20' });
+    expect(ping.status).toBe(200);
+    expect(ping.body).toEqual({
+      ok: true,
+      standing: { tier: 'new', score: 0, ranked: false, kept: 0, broken: 0, customers: 0, as_of: null },
+      receipts: { accepted: 0, acknowledged: 0 },
+      rules: 6,
+    });
     const status = await t.get(statusPath(inbox.domain));
     expect(status.body.last_ping_at).toBe(iso(clock.now()));
     const r = await t.get(`/v1/businesses/${inbox.domain}`);
@@ -207,8 +239,8 @@ describe('registering an inbox that verifies', () => {
     // answering, its own inbox is a live door: bookable, with an inbox
     expect(r.body).toMatchObject({ level: 'bookable', has_inbox: true, requestable: ['ask'] });
     expect(r.body.doors).toEqual([expect.objectContaining({ type: 'inbox', status: 'live' })]);
-    const bare = await t.request('POST', pingPath(inbox.domain));
-    expect(bare.status).toBe(204);
+    const bare = await signedBy(inbox, 'POST', pingPath(inbox.domain));
+    expect(bare.status).toBe(200);
   });
 
   it('appears in the search at once, after the hour\'s order, and from the next hour\'s order first as the only member', async () => {
@@ -232,15 +264,22 @@ describe('registering an inbox that verifies', () => {
     expect(r.body.status).toBe('verified');
     expect((await t.get(statusPath(inbox.domain))).body.verification.next_attempt_at).toBe(iso(clock.now()));
     expect(await t.directory.jobs.runDue()).toBe(1);
-    expect(inbox.hits).toHaveLength(2);
+    // A verified manifest drops the keys cached from before (they may have been rotated): the second
+    // registration read them again, and its check read the manifest once more.
+    expect(inbox.hits).toHaveLength(4);
   });
 });
 
 describe('refusals', () => {
-  it('answers 404 to the status and ping of a domain never registered', async () => {
+  it('answers 404 to the status of a domain never registered, and to a signed ping of one', async () => {
     expectProblem(await t.get(statusPath('never-registered.example')), 404, 'not_found');
-    expectProblem(await t.request('POST', pingPath('never-registered.example')), 404, 'not_found');
     expectProblem(await t.get(statusPath('127.0.0.1:1')), 404, 'not_found');
+    const stranger = await fakeInbox(serveManifest());
+    expectProblem(await signedBy(stranger, 'POST', pingPath(stranger.domain)), 404, 'not_found');
+    // Unsigned: refused for that first, whatever the domain.
+    expectProblem(await t.request('POST', pingPath('never-registered.example')), 401, 'unauthorized');
+    // Signed by one inbox for another's domain.
+    expectProblem(await signedBy(stranger, 'POST', pingPath('never-registered.example')), 403, 'not_allowed');
   });
 
   it.each([
@@ -264,25 +303,48 @@ describe('refusals', () => {
     [''],
     [`${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(60)}.${'e'.repeat(60)}.example`],
     [`${'a'.repeat(64)}.example`],
-  ])('refuses to register %j with 400', async (domain) => {
-    expectProblem(await register(domain), 400, 'bad_request');
+  ])('refuses to register %j with 400 (signed, by a real inbox)', async (domain) => {
+    expectProblem(await register(domain, await signer()), 400, 'bad_request');
   });
 
   it('refuses a body without a domain, and an invalid domain in the status path', async () => {
-    expectProblem(await t.request('POST', '/v1/instances', { body: {} }), 400, 'bad_request');
-    expectProblem(await t.request('POST', '/v1/instances', { body: { domain: 42 } }), 400, 'bad_request');
+    const inbox = await signer();
+    expectProblem(await signedBy(inbox, 'POST', '/v1/instances', {}), 400, 'bad_request');
+    expectProblem(await signedBy(inbox, 'POST', '/v1/instances', { domain: 42 }), 400, 'bad_request');
     expectProblem(await t.get(statusPath('not_a_domain!')), 400, 'bad_request');
-    expectProblem(await t.request('POST', pingPath('10.0.0.1')), 400, 'bad_request');
+    expectProblem(await signedBy(inbox, 'POST', pingPath('10.0.0.1')), 400, 'bad_request');
   });
 
-  it('refuses a local address without the development setting', async () => {
+  it('refuses an unsigned registration (401, with Accept-Signature) and registers nothing', async () => {
+    const inbox = await fakeInbox(serveManifest());
+    const r = await t.request('POST', '/v1/instances', { body: { domain: inbox.domain } });
+    expectProblem(r, 401, 'unauthorized');
+    expect(r.body.signature_error).toBe('missing');
+    expect(r.headers.get('accept-signature')).toMatch(/tag="svc-instance"/);
+    expectProblem(await t.get(statusPath(inbox.domain)), 404, 'not_found');
+    expect(inbox.hits).toEqual([]);
+  });
+
+  it('refuses a registration signed by another inbox (403) and registers nothing', async () => {
+    const inbox = await fakeInbox(serveManifest());
+    const other = await signer();
+    const r = await register(inbox.domain, other);
+    expectProblem(r, 403, 'not_allowed');
+    expect(r.body.detail).toContain(other.origin);
+    expectProblem(await t.get(statusPath(inbox.domain)), 404, 'not_found');
+  });
+
+  it('refuses a local address without the development setting, before fetching anything', async () => {
     const strict = await startDirectory();
+    const inbox = await fakeInbox(serveManifest());
     try {
-      for (const domain of ['127.0.0.1:8080', 'localhost:8080']) {
-        const r = await strict.request('POST', '/v1/instances', { body: { domain } });
-        expectProblem(r, 400, 'bad_request');
-        expect(r.body.detail).toMatch(/local/i);
+      for (const domain of [inbox.domain, `localhost:${inbox.domain.split(':')[1]}`]) {
+        const r = await signedBy(inbox, 'POST', '/v1/instances', { domain }, strict);
+        // Its signature names an http:// instance, which only the development setting takes.
+        expectProblem(r, 401, 'unauthorized');
+        expect(r.body.signature_error).toBe('profile_mismatch');
       }
+      expect(inbox.hits).toEqual([]);
       expectProblem(await strict.get(statusPath('127.0.0.1:8080')), 400, 'bad_request');
     } finally {
       await strict.close();
@@ -304,8 +366,10 @@ describe('manifests that do not verify', () => {
   ];
 
   it.each(cases)('a manifest that %s leaves the status pending with last_error, and schedules a retry', async (_what, respond, error) => {
-    const inbox = await fakeInbox(respond);
+    // Registered while its manifest held its key (the registration is signed), then the manifest went bad.
+    const inbox = await fakeInbox(serveManifest());
     expect((await register(inbox.domain)).status).toBe(202);
+    inbox.respond = respond;
     const registeredAt = clock.now();
     expect(await t.directory.jobs.runDue()).toBe(1);
     const status = await t.get(statusPath(inbox.domain));
@@ -323,8 +387,8 @@ describe('manifests that do not verify', () => {
 
   it('an inbox that does not answer at all fails with a network error', async () => {
     const inbox = await fakeInbox(serveManifest());
-    await inbox.close();
     expect((await register(inbox.domain)).status).toBe(202);
+    await inbox.close();
     await t.directory.jobs.runDue();
     const status = await t.get(statusPath(inbox.domain));
     expect(status.body).toMatchObject({ status: 'pending', verification: { attempts: 1, last_error: expect.stringMatching(/network/) } });
@@ -335,7 +399,11 @@ describe('manifests that do not verify', () => {
     const d = await startDirectory({ clock: own, allowLocalInboxes: true });
     try {
       const inbox = await fakeInbox((_req, res) => send(res, 503, '{}'));
-      await d.request('POST', '/v1/instances', { body: { domain: inbox.domain } });
+      // Its manifest is down: the registration cannot be signed with a key the directory can read yet, so it is signed while it answers.
+      inbox.respond = serveManifest();
+      expect((await signedBy(inbox, 'POST', '/v1/instances', { domain: inbox.domain }, d)).status).toBe(202);
+      inbox.respond = (_req, res) => send(res, 503, '{}');
+      inbox.hits.length = 0;
       expect(await d.directory.jobs.runDue()).toBe(1);
       expect((await d.get(statusPath(inbox.domain))).body.verification.next_attempt_at).toBe(iso(MONDAY + RETRY_DELAYS_MS[0]));
 
@@ -367,18 +435,22 @@ describe('manifests that do not verify', () => {
     const own = new TestClock(MONDAY);
     const d = await startDirectory({ clock: own, allowLocalInboxes: true });
     try {
-      const inbox = await fakeInbox((_req, res) => send(res, 500, '{}'));
-      await d.request('POST', '/v1/instances', { body: { domain: inbox.domain } });
+      const inbox = await fakeInbox(serveManifest());
+      expect((await signedBy(inbox, 'POST', '/v1/instances', { domain: inbox.domain }, d)).status).toBe(202);
+      inbox.respond = (_req, res) => send(res, 500, '{}');
+      inbox.hits.length = 0;
       const longest = RETRY_DELAYS_MS[RETRY_DELAYS_MS.length - 1] as number;
       for (let i = 0; i < MAX_PENDING_ATTEMPTS; i++) {
-        expect(await d.directory.jobs.runDue(), `attempt ${i + 1}`).toBe(1);
+        await d.directory.jobs.runDue();
+        // One attempt each time (the nightly snapshot runs too when a midnight passed).
+        expect(inbox.hits, `attempt ${i + 1}`).toHaveLength(i + 1);
         own.advance(longest);
       }
       const status = (await d.get(statusPath(inbox.domain))).body;
       expect(status).toMatchObject({ status: 'pending', listed: false, fail_count: MAX_PENDING_ATTEMPTS, verification: { attempts: MAX_PENDING_ATTEMPTS } });
       expect(status.verification).not.toHaveProperty('next_attempt_at');
       own.advance(longest);
-      expect(await d.directory.jobs.runDue()).toBe(0);
+      await d.directory.jobs.runDue();
       expect(inbox.hits).toHaveLength(MAX_PENDING_ATTEMPTS);
     } finally {
       await d.close();
@@ -528,15 +600,16 @@ describe('a public-looking domain that resolves to a private address', () => {
     if (error !== null) expect((error as PublicFetchError).reason).not.toBe('blocked_address');
   });
 
-  it('a directory without the development setting registers the domain but its verification is refused', async () => {
+  it('a directory without the development setting never reads the keys of a name that resolves to a private address', async () => {
     const strict = await startDirectory({ clock: new TestClock(MONDAY) });
     try {
-      const r = await strict.request('POST', '/v1/instances', { body: { domain: 'loopback.example' } });
-      expect(r.status).toBe(202);
-      expect(r.body.manifest_url).toBe('https://loopback.example/.well-known/agent-inbox.json');
-      expect(await strict.directory.jobs.runDue()).toBe(1);
-      const status = await strict.get(statusPath('loopback.example'));
-      expect(status.body).toMatchObject({ status: 'pending', listed: false, verification: { attempts: 1, last_error: expect.stringMatching(/blocked_address/) } });
+      const key = newKey();
+      const call = signCall(strict, { origin: 'https://loopback.example', key }, 'POST', '/v1/instances', { domain: 'loopback.example' });
+      const r = await strict.request('POST', '/v1/instances', { headers: call.headers, rawBody: call.body as string });
+      expectProblem(r, 401, 'unauthorized');
+      expect(r.body.signature_error).toBe('unknown_key');
+      expect(r.body.detail).toMatch(/blocked_address/);
+      expectProblem(await strict.get(statusPath('loopback.example')), 404, 'not_found');
     } finally {
       await strict.close();
     }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, HOUR, MONDAY, door, listing, member } from './support/fixtures.js';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
 import { ACTIVITY_CEILING_PER_INSTANCE } from '../src/domain/registration/instances.js';
+import { closeSignedInboxes, pingPath, signed, signedInbox } from './support/signed-inbox.js';
 
 const CAPABILITIES = ['message', 'book', 'order', 'cancel', 'change', 'negotiate', 'catalogue', 'availability', 'pay', 'track', 'return'];
 const DOORS = ['inbox', 'mcp', 'a2a', 'openapi', 'ucp', 'acp', 'webmcp'];
@@ -52,7 +53,10 @@ const clock = new TestClock(MONDAY);
 beforeAll(async () => {
   t = await startDirectory({ listings: fixtures, clock, allowLocalInboxes: true });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await closeSignedInboxes();
+});
 
 describe('GET /v1/stats', () => {
   it('answers degraded with zero counts at the zero time before any count was taken, every key present', async () => {
@@ -107,18 +111,20 @@ describe('GET /v1/stats', () => {
   });
 
   it('counts inboxes that pinged in the last day and the activity they reported, and the jobs lag', async () => {
-    for (const domain of ['127.0.0.1:9', '127.0.0.1:10']) {
-      expect((await t.request('POST', '/v1/instances', { body: { domain } })).status).toBe(202);
-    }
-    // Verified as the verification job would (the runner is not started in tests); 127.0.0.1:10 stays pending.
-    const registered = await t.directory.store.instances.get('127.0.0.1:9');
+    const [live, waiting] = [await signedInbox(), await signedInbox()];
+    for (const inbox of [live, waiting]) expect((await signed(t, inbox, 'POST', '/v1/instances', { domain: inbox.domain })).status).toBe(202);
+    // Verified as the verification job would (the runner is not started in tests); the other stays pending.
+    const registered = await t.directory.store.instances.get(live.domain);
     await t.directory.store.instances.put({ ...registered!, status: 'verified', verifiedAt: clock.now() });
-    const ping = await t.request('POST', `/v1/instances/${encodeURIComponent('127.0.0.1:9')}/ping`, {
-      body: { version: '0.4.1', runtime: 'node', counts: { bookings: 3, messages: 2 } },
-    });
-    expect(ping.status).toBe(204);
-    // A pending instance's ping keeps nothing alive and counts nothing, however large.
-    const pending = await t.request('POST', `/v1/instances/${encodeURIComponent('127.0.0.1:10')}/ping`, { body: { counts: { bookings: 2_147_483_647 } } });
+    // Unsigned, a ping changes nothing and counts nothing, however large (issue 19).
+    const unsigned = await t.request('POST', pingPath(live.domain), { body: { counts: { bookings: 2_147_483_647 } } });
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.body.code).toBe('unauthorized');
+    expect((await t.get('/v1/stats')).body.activity_24h).toEqual({ bookings: 0, orders: 0, quotes: 0, messages: 0 });
+    const ping = await signed(t, live, 'POST', pingPath(live.domain), { version: '0.4.1', runtime: 'node', counts: { bookings: 3, messages: 2 } });
+    expect(ping.status).toBe(200);
+    // A pending instance's signed ping keeps nothing alive and counts nothing, however large.
+    const pending = await signed(t, waiting, 'POST', pingPath(waiting.domain), { counts: { bookings: 2_147_483_647 } });
     expect(pending.status).toBe(409);
     expect(pending.body.code).toBe('wrong_state');
     clock.advance(90_000);
@@ -128,7 +134,7 @@ describe('GET /v1/stats', () => {
     expect(r.body.activity_24h).toEqual({ bookings: 3, orders: 0, quotes: 0, messages: 2 });
 
     // A verified instance's inflated counts are clipped to the published ceiling.
-    await t.request('POST', `/v1/instances/${encodeURIComponent('127.0.0.1:9')}/ping`, { body: { counts: { bookings: 2_147_483_647, orders: 1 } } });
+    expect((await signed(t, live, 'POST', pingPath(live.domain), { counts: { bookings: 2_147_483_647, orders: 1 } })).status).toBe(200);
     const clipped = await t.get('/v1/stats');
     expect(clipped.body.activity_24h).toMatchObject({ bookings: ACTIVITY_CEILING_PER_INSTANCE, orders: 1 });
     // two verification jobs have waited 90 seconds (the runner is not started in tests)

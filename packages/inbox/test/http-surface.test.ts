@@ -185,6 +185,21 @@ describe('problem documents', () => {
     expectProblem(r, 400, 'bad_request');
   });
 
+  it('refuses a __proto__ key however it is escaped and however deep, and takes the word as a value', async () => {
+    for (const rawBody of [
+      '{"message":"hi","\\u005f\\u005Fproto__":{"sandbox":true}}',
+      '{"message":"hi","__pr\\u006Fto\\u005f_":{"sandbox":true}}',
+      '{"message":"hi","payload":{"list":[{"__proto__":{"x":1}}]}}',
+    ]) {
+      const r = await t.request('POST', '/v1/messages', { rawBody, headers: { 'content-type': 'application/json' } });
+      expectProblem(r, 400, 'bad_request');
+      expect(r.body.detail).toContain('__proto__');
+    }
+    const word = await t.request('POST', '/v1/messages', { rawBody: '{"message":"what does \\"__proto__\\" mean?","payload":{"subject":"__proto__"}}', headers: { 'content-type': 'application/json' } });
+    expect(word.status).toBe(201);
+    expect(word.body.conversation[0].text).toBe('what does "__proto__" mean?');
+  });
+
   it('answers a body over 1 MiB with 413', async () => {
     const big = JSON.stringify({ message: 'x'.repeat(1024 * 1024 + 10) });
     const r = await t.request('POST', '/v1/messages', { rawBody: big, headers: { 'content-type': 'application/json' } });

@@ -1,5 +1,6 @@
 /** Hashes and canonical JSON used for secrets at rest and request fingerprints. */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.js';
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
@@ -8,15 +9,25 @@ export function sha256Hex(value: string): string {
 /** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += `${i > 0 ? ',' : ''}${canonicalJson(value[i] === undefined ? null : value[i])}`;
+    return `${text}]`;
+  }
+  const record = value as Record<string, unknown>;
+  // Keys compared by UTF-16 code units, as before (sort's default order).
+  const keys = Object.keys(record).sort();
+  let text = '{';
+  for (const key of keys) {
+    const inner = record[key];
+    if (inner === undefined) continue;
+    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(inner)}`;
+  }
+  return `${text}}`;
 }
 
 export function randomToken(bytes = 32): string {
-  return randomBytes(bytes).toString('base64url');
+  return pooledRandomBytes(bytes).toString('base64url');
 }
 
 export function safeEqualHex(a: string, b: string): boolean {

@@ -486,7 +486,7 @@ function makeListing(ctx: Context, counter: number): GeneratedListing {
     createdAt: times.createdAt,
     updatedAt: times.updatedAt,
   };
-  if (member) fillMemberActivity(rand, listing, times);
+  if (member) skipRetiredActivityDraws(rand);
   else listing.facts = makeFacts(listing, source, times.checkedAt);
   return listing;
 }
@@ -579,7 +579,11 @@ function makeTimes(rand: Rand, nowMs: number, source: Source, dormant: boolean):
     lastPingAt = Math.max(lastPingAt, memberSince);
   }
   const createdAt = chance(rand, 0.3) ? memberSince - Math.floor(rand() * 180 * DAY) : memberSince;
-  const verifiedAt = Math.max(memberSince, Math.min(lastPingAt, nowMs - Math.floor(rand() * 7 * DAY)));
+  // Verified when it became a member: a directory keeps the first verification's date (registration/instances.ts),
+  // and the nightly snapshot holds a member's score for its first 30 days from it. (The draw that once made a
+  // recent date is kept, so every other value stays as it was.)
+  rand();
+  const verifiedAt = memberSince;
   const updatedAt = Math.max(createdAt, lastPingAt - Math.floor(rand() * 3 * DAY));
   return { createdAt, updatedAt, checkedAt: lastPingAt, memberSince, verifiedAt, lastPingAt, dormantSince };
 }
@@ -749,18 +753,20 @@ function makeStreet(rand: Rand, lang: NameLang): string {
   return street.pattern.replace('{s}', pick(rand, street.names)).replace('{n}', String(int(rand, 1, 240)));
 }
 
-function fillMemberActivity(rand: Rand, listing: GeneratedListing, times: Times): void {
+/**
+ * A member's receipts are never made up here: they are signed receipts held by the network
+ * (demo/demo-evidence.ts), counted by the same intake as a real member's. The random numbers this
+ * step once drew are still drawn, so every other value the generator makes stays as it was.
+ */
+function skipRetiredActivityDraws(rand: Rand): void {
   const issued = Math.floor(rand() * rand() * 120);
-  const acknowledged = Math.max(0, issued - int(rand, 0, Math.min(issued, 4)));
-  const customers = issued === 0 ? 0 : Math.max(1, Math.floor(issued * (0.3 + rand() * 0.6)));
-  const lastAt = issued === 0 ? null : Math.max(times.memberSince ?? 0, (times.lastPingAt ?? listing.updatedAt) - Math.floor(rand() * 3 * DAY));
-  listing.receipts = { issued, acknowledged, customers, lastAt };
-  if (issued > 0) {
-    const broken = int(rand, 0, Math.min(2, issued));
-    const cancelled = int(rand, 0, Math.min(5, issued - broken));
-    const kept = Math.floor((issued - broken - cancelled) * (0.75 + rand() * 0.2));
-    listing.outcomes = { kept, broken, cancelled };
-  }
+  int(rand, 0, Math.min(issued, 4));
+  if (issued === 0) return;
+  rand();
+  rand();
+  const broken = int(rand, 0, Math.min(2, issued));
+  int(rand, 0, Math.min(5, issued - broken));
+  rand();
 }
 
 /** Where and when each value was seen, under the listing's field names (the detail view shows every value as it shows it: listing-facts.ts). */

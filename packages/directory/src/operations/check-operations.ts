@@ -97,7 +97,7 @@ export const checkBusiness = directoryOperation({
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
   errors: ['bad_request', 'rate_limited'],
   run: async (ctx, input, extras) => {
-    const asked = await ctx.checks.request(input.url, ctx.caller ?? 'unknown');
+    const asked = await ctx.checks.request(input.url, ctx.callerAddress ?? 'unknown');
     extras.status = asked.status;
     extras.headers = { ...(extras.headers ?? {}), location: `${ctx.domain.settings.baseUrl}/b/${asked.domain}.json` };
     return asked.document as never;
@@ -120,7 +120,7 @@ export const updateCheckVisibility = directoryOperation({
   run: async (ctx, input, extras) => {
     const domain = ctx.checks.canonical(input.domain);
     const choice = await ctx.readOwnerChoice(domain);
-    const applied = await ctx.checks.applyOwnerChoice(domain, choice, ctx.caller ?? 'unknown');
+    const applied = await ctx.checks.applyOwnerChoice(domain, choice, ctx.callerAddress ?? 'unknown');
     extras.status = applied.status;
     return applied.document as never;
   },

@@ -3,6 +3,7 @@ import { defineOperation, type OperationDefinition } from '@svc/shared';
 import type { z } from 'zod';
 import type { DirectoryContext } from '../domain/context.js';
 import type { DirectorySearch } from '../domain/search/search-service.js';
+import type { SignedCaller } from '../domain/signed/signed-call.js';
 import type { CheckService } from '../domain/checks/check-service.js';
 
 export interface DirectoryOperationContext {
@@ -13,8 +14,13 @@ export interface DirectoryOperationContext {
   /** Reads a site's /.well-known/svc-check.json now (the owner's choice for its result). */
   readOwnerChoice: (domain: string) => Promise<'hidden' | 'shown' | null>;
   /** Who is calling (the client's address), for per-caller budgets; set per request by the doors. */
-  caller?: string;
+  callerAddress?: string;
+  /** The inbox a signed call was verified to come from (the REST door checks it before the body: INSTANCE_SIGNED). */
+  caller?: SignedCaller;
 }
+
+/** Operations an inbox calls, signed with HTTP Message Signatures (svc-instance/1); everything else is a public read. */
+export const INSTANCE_SIGNED: ReadonlySet<string> = new Set(['register_instance', 'ping_instance', 'publish_receipt']);
 
 export function directoryOperation<I extends z.ZodType, O extends z.ZodType>(
   definition: OperationDefinition<DirectoryOperationContext, I, O>,

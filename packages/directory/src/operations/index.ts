@@ -2,6 +2,7 @@
 import { assertOperationTable, type AnyOperation } from '@svc/shared';
 import type { DirectoryOperationContext } from './context.js';
 import { getInstanceStatus, pingInstanceOperation, registerInstanceOperation } from './instance-operations.js';
+import { publishReceipt } from './receipt-operations.js';
 import { getBusiness, searchBusinesses } from './search-operations.js';
 import { getStats } from './stats-operations.js';
 import { checkBusiness, getCheckResult, getLeaderboard, getScoreRules, updateCheckVisibility } from './check-operations.js';
@@ -23,6 +24,7 @@ export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationConte
   getInstanceStatus,
   registerInstanceOperation,
   pingInstanceOperation,
+  publishReceipt,
 ];
 assertOperationTable(DIRECTORY_OPERATIONS);
 

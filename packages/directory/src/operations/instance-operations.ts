@@ -20,15 +20,16 @@ const statusSchema = z.object({
 export const registerInstanceOperation = directoryOperation({
   name: 'register_instance',
   title: 'Register an inbox',
-  description: 'Queues verification of the inbox at https://<domain>: its /.well-known/agent-inbox.json is fetched and checked; poll the status URL.',
+  description:
+    'Queues verification of the inbox at https://<domain>: its /.well-known/agent-inbox.json is fetched and checked; poll the status URL. Signed by the inbox itself (HTTP Message Signatures, profile svc-instance/1, a key of its manifest\'s receipt_keys, Svc-Instance https://<domain>): unsigned or badly signed 401, signed by another instance 403.',
   audience: 'public',
   kind: 'write',
   http: { method: 'POST', path: '/v1/instances', successStatus: 202 },
   input: z.object({ domain: z.string().max(300).describe('Host name of the inbox, such as salon.example.') }),
   output: z.object({ domain: z.string(), status: z.string(), status_url: z.string(), manifest_url: z.string(), message: z.string() }),
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
-  errors: ['bad_request'],
-  run: (ctx, input) => registerInstance(ctx.domain, input.domain),
+  errors: ['bad_request', 'unauthorized', 'replayed_signature', 'not_allowed'],
+  run: (ctx, input) => registerInstance(ctx.domain, input.domain, ctx.caller),
 });
 
 export const getInstanceStatus = directoryOperation({
@@ -50,10 +51,10 @@ export const pingInstanceOperation = directoryOperation({
   name: 'ping_instance',
   title: 'Ping: the inbox is alive',
   description:
-    'An inbox pings hourly; one that pinged within the last day answers. 204 on success. Only a verified instance may ping (409 wrong_state before). Each count is the items of that kind the inbox received in the last 24 hours, counted at most 10000 per kind per instance in /v1/stats.',
+    'An inbox pings hourly; one that pinged within the last day answers. Signed by the instance itself (svc-instance/1): an unsigned ping is 401 and changes nothing; one signed by another instance 403. Only a verified instance may ping (409 wrong_state before). Each count is the items of that kind the inbox received in the last 24 hours, counted at most 10000 per kind per instance in /v1/stats. The answer says how the network stands with the inbox: its reputation as of the last nightly snapshot, the receipts held from it, and the ranking rules in force.',
   audience: 'public',
   kind: 'write',
-  http: { method: 'POST', path: '/v1/instances/{domain}/ping', successStatus: 204 },
+  http: { method: 'POST', path: '/v1/instances/{domain}/ping' },
   input: z.object({
     domain: z.string().max(253),
     version: z.string().max(40).optional(),
@@ -61,11 +62,21 @@ export const pingInstanceOperation = directoryOperation({
     counts: z.object({ bookings: z.number().int().min(0), orders: z.number().int().min(0), quotes: z.number().int().min(0), messages: z.number().int().min(0) }).partial().optional(),
     manifest_sha256: z.string().max(64).optional(),
   }),
-  output: z.null(),
+  output: z.object({
+    ok: z.literal(true),
+    standing: z.object({
+      tier: z.enum(['new', 'building', 'trusted']),
+      score: z.number().min(0).max(1),
+      ranked: z.boolean(),
+      kept: z.number().int().min(0),
+      broken: z.number().int().min(0),
+      customers: z.number().int().min(0),
+      as_of: z.string().nullable().describe('The scoring time of the snapshot the standing comes from (midnight UTC); null before the first that scored this inbox.'),
+    }),
+    receipts: z.object({ accepted: z.number().int().min(0), acknowledged: z.number().int().min(0) }).describe('Every receipt the network holds from this inbox (sandbox ones too), and how many of them carry an acknowledgement.'),
+    rules: z.number().int().min(1).describe('The ranking rules version in force.'),
+  }),
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
-  errors: ['bad_request', 'not_found', 'wrong_state'],
-  run: async (ctx, input) => {
-    await pingInstance(ctx.domain, input.domain, { version: input.version, runtime: input.runtime, counts: input.counts });
-    return null;
-  },
+  errors: ['bad_request', 'unauthorized', 'replayed_signature', 'not_allowed', 'not_found', 'wrong_state'],
+  run: (ctx, input) => pingInstance(ctx.domain, input.domain, ctx.caller, { version: input.version, runtime: input.runtime, counts: input.counts }),
 });

@@ -8,7 +8,8 @@ const DAY_MS = 86_400_000;
 export const getStats = directoryOperation({
   name: 'get_stats',
   title: 'Read the network\'s statistics',
-  description: 'How many inboxes are online, businesses listed, activity in the last day, receipts, the service\'s status, and directory counts (never a name).',
+  description:
+    'How many inboxes are online, businesses listed, activity in the last day, receipts, the service\'s status, and directory counts (never a name). Activity is what inboxes that answer reported with their signed pings, at most 10000 of each kind per inbox. receipts_issued and receipts_acknowledged count the receipts listed businesses published here (sandbox receipts are not counted): the sums of their listings\' receipts.issued and receipts.acknowledged.',
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/stats' },
@@ -38,7 +39,12 @@ export const getStats = directoryOperation({
   run: async (ctx) => {
     const store = ctx.domain.store;
     const nowMs = ctx.domain.clock.now();
-    const [instances, listed, oldestDue] = await Promise.all([store.instances.list(), store.listings.countListed(), store.jobs.oldestDueAt(nowMs)]);
+    const [instances, listed, oldestDue, receipts] = await Promise.all([
+      store.instances.list(),
+      store.listings.countListed(),
+      store.jobs.oldestDueAt(nowMs),
+      store.receipts.listedTotals(),
+    ]);
     // Answering: pinged in the last day, and not failing its manifest check (listings/answering.ts).
     const online = instances.filter((i) => i.lastPingAt !== null && i.lastPingAt >= nowMs - DAY_MS && i.status !== 'unreachable');
     const activity = { bookings: 0, orders: 0, quotes: 0, messages: 0 };
@@ -51,8 +57,8 @@ export const getStats = directoryOperation({
       instances_online: online.length,
       businesses_listed: listed,
       activity_24h: activity,
-      receipts_issued: 0,
-      receipts_acknowledged: 0,
+      receipts_issued: receipts.issued,
+      receipts_acknowledged: receipts.acknowledged,
       reviews_published: 0,
       status: {
         api: state ? ('ok' as const) : ('degraded' as const),

@@ -1,7 +1,8 @@
 /** Categories, place categories, attributes and the ranking rules (directory spec §2, §4). */
 import { Problem } from '@svc/shared';
 import { z } from 'zod';
-import { rulesByVersion, rulesDocument, rulesInForce } from '../domain/ranking/rules.js';
+import { rulesByVersion, rulesInForce } from '../domain/ranking/rules.js';
+import { rulesDocument } from '../domain/ranking/rules-document.js';
 import { attributesDocument } from '../domain/vocab/attributes.js';
 import { CATEGORIES_VERSION, categoryListEntries, isGroupSlug } from '../domain/vocab/groups.js';
 import { loadTaxonomy } from '../domain/vocab/taxonomy.js';

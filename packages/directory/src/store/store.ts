@@ -2,10 +2,13 @@
  * The directory's storage seam, in domain types. store/kysely implements it on SQLite; the search
  * index is built from `allListed()` and the stored hourly order, not from SQL at query time.
  */
-import type { JobStore } from '@svc/shared';
-import type { PersonStore } from './person-store.js';
+import type { JobStore, ReplayStore } from '@svc/shared';
 import type { ListingRecord } from '../domain/listings/listing.js';
 import type { ListingPage, StoredListingPage } from '../domain/listings/listing-page.js';
+import type { Standing } from '../domain/ranking/hourly-order.js';
+import type { HeldAcknowledgement, HeldReceipt, ReceiptEvidence, ReceiptTally, StandingOutcome } from '../domain/receipts/held-receipt.js';
+import type { ListingReputation, MemberReputation, ReputationNight } from '../domain/reputation/reputation.js';
+import type { PersonStore } from './person-store.js';
 import type { BoardSummary, CheckOutcome } from '../domain/checks/assess.js';
 
 /** Renders a listing's search-result page (domain/listings/listing-page.ts); given to the store so every write keeps it current. */
@@ -92,6 +95,11 @@ export interface ListingStore {
   refreshPages(options?: { batchSize?: number; signal?: AbortSignal }): Promise<number>;
   /** A ping: last_ping_at and software change; what search reads does not. */
   recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void>;
+  /**
+   * What the network holds of a member's promises (receipts, outcomes, reputation) changed: the
+   * document and its page follow; what search reads does not change. False when no listing has the domain.
+   */
+  recordTrust(domain: string, patch: TrustPatch, atMs: number): Promise<boolean>;
   rankRows(): AsyncIterable<RankRow>;
   /** The number of the latest write of any listing (0 before any). */
   revision(): Promise<number>;
@@ -101,10 +109,73 @@ export interface ListingStore {
   contentStamp(): Promise<string>;
 }
 
+/** The fields of a listing that receipts and the snapshot write. */
+export interface TrustPatch {
+  receipts?: ListingRecord['receipts'];
+  outcomes?: ListingRecord['outcomes'];
+  reputation?: ListingReputation | null;
+}
+
 export interface InstanceStore {
   get(domain: string): Promise<InstanceRecord | null>;
   put(instance: InstanceRecord): Promise<void>;
   list(): Promise<InstanceRecord[]>;
+  /** Whether the domain is registered and since when it is verified, without reading its manifest (every signed call asks). */
+  standing(domain: string): Promise<{ status: InstanceRecord['status']; verifiedAt: number | null } | null>;
+  /** Verified instances after a domain, in domain order (the nightly snapshot walks them). */
+  verified(afterDomain: string | null, limit: number): Promise<{ domain: string; origin: string; verifiedAt: number }[]>;
+}
+
+/** Receipts are held once per issuer and id; an issuer is its domain's origin, so they are keyed by (domain, receipt id). */
+export interface ReceiptStore {
+  get(domain: string, receiptId: string): Promise<HeldReceipt | null>;
+  /** Holds a receipt; false when one with its (domain, receiptId) is held already. */
+  insert(receipt: HeldReceipt): Promise<boolean>;
+  /** Adds an acknowledgement to a held receipt that has none; false otherwise. */
+  acknowledge(domain: string, receiptId: string, ack: HeldAcknowledgement): Promise<boolean>;
+  /** Records a customer of the business; true when it is a new one. */
+  addCustomer(domain: string, sub: string): Promise<boolean>;
+  addToTally(domain: string, add: ReceiptTally, atMs: number): Promise<void>;
+  tally(domain: string): Promise<ReceiptTally>;
+  standingOutcome(domain: string, ref: string): Promise<StandingOutcome | null>;
+  /**
+   * Offers an outcome of a promise: it stands unless the one standing ranks higher by
+   * (businessBroken, iat, receiptId), compared in that order (the rule of reputation/arithmetic.ts
+   * outcomeStands). One statement, so concurrent intakes cannot both win.
+   */
+  offerOutcome(domain: string, outcome: StandingOutcome): Promise<void>;
+  /** How many promises closed with each outcome code (the outcomes that stand). */
+  outcomeCounts(domain: string): Promise<Record<string, number>>;
+  /** Every receipt held from a business, counted or not, and how many carry an acknowledgement. */
+  heldFrom(domain: string): Promise<{ held: number; acknowledged: number }>;
+  /** Businesses whose tally changed at or after an instant (ms). */
+  changedSince(atMs: number): Promise<string[]>;
+  /** The tallies of every listed listing, summed (GET /v1/stats). */
+  listedTotals(): Promise<{ issued: number; acknowledged: number }>;
+  /** A business's receipts without their signed bytes, arrived before an instant (ms). */
+  evidence(domain: string, arrivedBefore: number): Promise<ReceiptEvidence[]>;
+}
+
+export interface ReputationStore {
+  night(night: string): Promise<ReputationNight | null>;
+  putNight(night: ReputationNight): Promise<void>;
+  /** The latest night at or before `night` whose scores are complete (computed or published). */
+  latestComplete(atOrBefore: string): Promise<ReputationNight | null>;
+  putScores(night: string, scores: readonly MemberReputation[]): Promise<void>;
+  score(night: string, domain: string): Promise<MemberReputation | null>;
+  scores(night: string, afterDomain: string | null, limit: number): Promise<MemberReputation[]>;
+  /** The night's standings of listed listings, by listing seq (the hourly order). */
+  standingsBySeq(night: string): Promise<Map<number, Standing>>;
+  /** Removes nights (and their scores) before `night`. */
+  prune(beforeNight: string): Promise<void>;
+}
+
+/** The replay store of signed instance requests, kept in the database (a restart does not forget). */
+export interface DurableReplayStore extends ReplayStore {
+  /** Whether a signature is held and still kept at `nowSec` (a check that records nothing). */
+  isLive(id: string, nowSec: number): Promise<boolean>;
+  /** Deletes signatures no longer kept at `nowSec`; returns how many. */
+  prune(nowSec: number): Promise<number>;
 }
 
 export interface OrderStore {
@@ -184,6 +255,15 @@ export interface DirectoryStore {
   readonly instances: InstanceStore;
   readonly orders: OrderStore;
   readonly jobs: JobStore;
+  readonly replays: DurableReplayStore;
+  readonly receipts: ReceiptStore;
+  readonly reputation: ReputationStore;
   transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` as transaction() does, but in one transaction with the other calls waiting at that
+   * moment, each in a savepoint of its own: one call's failure undoes its writes only, and one commit
+   * makes many small writes durable (receipt intake under load). Settles after the commit.
+   */
+  batchedTransaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

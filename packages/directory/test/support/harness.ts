@@ -25,10 +25,13 @@ export const HARNESS_BASE_URL = 'http://127.0.0.1';
 
 export interface TestDirectory {
   directory: Directory;
+  /** Where the server listens. */
   baseUrl: string;
+  /** The public URL it was built with (what signed calls name as @authority): HARNESS_BASE_URL unless `publicAtListenAddress`. */
+  publicUrl: string;
   dataDir: string;
   clock: TestClock;
-  request<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  request<T = any>(method: string, path: string, options?: { body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<ApiResponse<T>>;
   get<T = any>(path: string, headers?: Record<string, string>): Promise<ApiResponse<T>>;
   close(options?: { removeData?: boolean }): Promise<void>;
 }
@@ -46,6 +49,8 @@ export interface StartDirectoryOptions {
   answerWorkers?: number;
   /** Log lines (info and up) go here; the directory logs nothing when absent. */
   logStream?: { write(line: string): void };
+  /** Build it with its listen address as its public URL (a real inbox calls it there and signs for that host). */
+  publicAtListenAddress?: boolean;
   /** The agentic check's settings (the local web of sample sites: `localWeb`). */
   checks?: Partial<CheckSettings>;
   /** Run checks in the background (default off: tests drain the worker). */
@@ -54,14 +59,29 @@ export interface StartDirectoryOptions {
   rateLimit?: number;
 }
 
+/** A port free on 127.0.0.1 right now (the directory must know its public URL before it listens). */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const port = (probe.address() as { port: number }).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 export async function startDirectory(options: StartDirectoryOptions = {}): Promise<TestDirectory> {
   const clock = options.clock ?? new TestClock();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'directory-test-'));
+  const port = options.publicAtListenAddress ? await freePort() : 0;
+  const publicUrl = options.publicAtListenAddress ? `http://127.0.0.1:${port}` : HARNESS_BASE_URL;
   const directory = await buildDirectory({
     dataDir,
     // PostgreSQL runs (TEST_POSTGRES_URL): the data folder's own database; otherwise its SQLite file.
     databaseUrl: await testDatabaseUrl('directory', dataDir),
-    baseUrl: HARNESS_BASE_URL,
+    baseUrl: publicUrl,
     allowLocalInboxes: options.allowLocalInboxes ?? false,
     clock,
     logLevel: options.logStream ? 'info' : 'silent',
@@ -80,12 +100,16 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
   });
   if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
-  const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });
+  // What a directory does as it starts (the last midnight's reputation snapshot, which finds no member
+  // here): done, so a test's runDue counts its own jobs. The next snapshot waits for the next midnight.
+  if (!(options.runJobs ?? false)) await directory.jobs.runDue();
+  const address = await directory.http.listen({ host: '127.0.0.1', port });
 
   const request: TestDirectory['request'] = jsonClient(address);
   return {
     directory,
     baseUrl: address,
+    publicUrl,
     dataDir,
     clock,
     request,

@@ -3,8 +3,9 @@ import type { InboxStore } from '../store/store.js';
 import { DEFAULT_PROFILE, businessProfileSchema, type BusinessProfile } from './catalogue/profile.js';
 import { withDefaults, type Settings } from './settings/settings-document.js';
 import type { ReceiptSigning } from './receipts/signing-keys.js';
-import type { Clock } from './types.js';
+import type { Clock, Closure, OpeningHoursRange } from './types.js';
 import type { IdentityKeys } from './identity/identity-keys.js';
+import { deepFreeze, keptRead } from './kept-reads.js';
 
 export interface DomainContext {
   store: InboxStore;
@@ -19,37 +20,33 @@ export interface DomainContext {
 }
 
 /**
- * The last profiles parsed, by their stored text. Checking a profile against its schema (the time
- * zone through luxon) cost about a sixth of a create; the document is still read in the caller's
- * transaction each time, only the check of an unchanged text is skipped. Keyed by text, not version,
- * so inboxes sharing a process (tests) never see each other's profile.
+ * The profile, parsed and checked once per change (kept-reads.ts). Checking it against its schema
+ * (the time zone through luxon) cost about a sixth of a create, and reading it a statement; it is
+ * read and checked again whenever the store's stamp of it changes.
  */
-const parsedProfiles = new Map<string, BusinessProfile>();
-const PARSED_PROFILES_KEPT = 8;
-
 export async function loadProfile(store: InboxStore): Promise<{ profile: BusinessProfile; version: number }> {
-  const stored = await store.business.get();
-  if (!stored) return { profile: DEFAULT_PROFILE, version: 0 };
-  const text = JSON.stringify(stored.document);
-  let profile = parsedProfiles.get(text);
-  if (!profile) {
+  return keptRead(store, 'profile', async () => {
+    const stored = await store.business.get();
+    if (!stored) return { profile: DEFAULT_PROFILE, version: 0 };
     const parsed = businessProfileSchema.safeParse(stored.document);
-    profile = parsed.success ? deepFreeze(parsed.data) : DEFAULT_PROFILE;
-    if (parsedProfiles.size >= PARSED_PROFILES_KEPT) parsedProfiles.delete(parsedProfiles.keys().next().value as string);
-    parsedProfiles.set(text, profile);
-  }
-  return { profile, version: stored.version };
+    return { profile: parsed.success ? deepFreeze(parsed.data) : DEFAULT_PROFILE, version: stored.version };
+  });
 }
 
-/** A shared profile is frozen so no caller can change what the next one gets. */
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+/** The opening hours and closures, for reading only (frozen, kept while unchanged): what each booking is checked against. */
+export async function readSchedule(store: InboxStore): Promise<{ openingHours: readonly OpeningHoursRange[]; closures: readonly Closure[] }> {
+  return keptRead(store, 'schedule', async () => {
+    const [openingHours, closures] = await Promise.all([store.catalogue.getOpeningHours(), store.catalogue.getClosures()]);
+    return { openingHours, closures };
+  });
 }
 
+/** The settings with their defaults, for reading only (frozen, kept while unchanged): the moves' and guards' view. */
+export async function readSettings(store: InboxStore): Promise<Settings> {
+  return keptRead(store, 'settings', async () => (await loadSettings(store)).settings);
+}
+
+/** The settings, their stored document and version, fresh: for callers that write them back. */
 export async function loadSettings(store: InboxStore): Promise<{ settings: Settings; stored: Record<string, unknown>; version: number }> {
   const stored = await store.settings.get();
   const document = (stored?.document ?? {}) as Record<string, never>;

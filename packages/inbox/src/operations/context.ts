@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { DomainContext } from '../domain/context.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Caller } from '../domain/types.js';
+import type { KeptAnswers } from './kept-answers.js';
 import type { IdentityKeys } from '../domain/identity/identity-keys.js';
 
 export interface InboxConfigView {
@@ -28,6 +29,8 @@ export interface OperationContext {
   config: InboxConfigView;
   /** Seals secrets kept at rest (webhook secrets and header values). */
   secrets: SecretBox;
+  /** Public reads kept in memory with their bytes (kept-answers.ts). */
+  keptAnswers: KeptAnswers;
   /** Keyed hashes of customer data (codes, addresses) and the sender's mail domain (docs/identity.md). */
   identity: IdentityServices;
 }

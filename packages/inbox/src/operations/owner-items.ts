@@ -16,6 +16,7 @@ import {
   nextCursor,
   pageFields,
 } from './context.js';
+import { keptAnswer } from './kept-answers.js';
 
 const OWNER_ERRORS = ['unauthorized', 'not_allowed'] as const;
 
@@ -39,20 +40,22 @@ export const listItemsOperation = inboxOperation({
   output: z.object({ items: z.array(itemListEntrySchema), next_cursor: z.string().nullable() }),
   annotations: READ,
   errors: [...OWNER_ERRORS, 'invalid_input'],
-  run: async (ctx, input) => {
-    const after = cursorPosition(input.cursor, isUlid);
-    const { items, lastId } = await listItems(ctx.domain, {
-      type: input.type,
-      state: input.state,
-      needsHuman: input.needs_human,
-      openOnly: input.open_only,
-      sandbox: input.sandbox,
-      q: input.q,
-      after,
-      limit: input.limit,
-    });
-    return { items, next_cursor: nextCursor(lastId) };
-  },
+  // Kept while no item changes (kept-answers.ts): integrations poll this list.
+  run: (ctx, input, extras) =>
+    keptAnswer(ctx, extras, 'list_items', input, ['items'], async () => {
+      const after = cursorPosition(input.cursor, isUlid);
+      const { items, lastId } = await listItems(ctx.domain, {
+        type: input.type,
+        state: input.state,
+        needsHuman: input.needs_human,
+        openOnly: input.open_only,
+        sandbox: input.sandbox,
+        q: input.q,
+        after,
+        limit: input.limit,
+      });
+      return { body: { items, next_cursor: nextCursor(lastId) } };
+    }),
 });
 
 export const getItemOperation = inboxOperation({

@@ -6,6 +6,7 @@ import { loadProfile } from '../domain/context.js';
 import { businessProfileSchema } from '../domain/catalogue/profile.js';
 import { productPage, servicePage } from './catalogue-pages.js';
 import { READ, inboxOperation, pageFields } from './context.js';
+import { keptAnswer } from './kept-answers.js';
 
 export const getBusinessProfile = inboxOperation({
   name: 'get_business_profile',
@@ -20,7 +21,7 @@ export const getBusinessProfile = inboxOperation({
   annotations: READ,
   cacheMaxAgeSec: 300,
   errors: [],
-  run: async (ctx) => (await loadProfile(ctx.domain.store)).profile,
+  run: (ctx, input, extras) => keptAnswer(ctx, extras, 'get_business_profile', input, ['profile'], async () => ({ body: (await loadProfile(ctx.domain.store)).profile })),
 });
 
 export const listServices = inboxOperation({
@@ -36,7 +37,10 @@ export const listServices = inboxOperation({
   annotations: READ,
   cacheMaxAgeSec: 60,
   errors: ['invalid_input'],
-  run: (ctx, input) => servicePage(ctx.domain.store, { activeOnly: true, cursor: input.cursor, limit: input.limit }),
+  run: (ctx, input, extras) =>
+    keptAnswer(ctx, extras, 'list_services', input, ['services'], async () => ({
+      body: await servicePage(ctx.domain.store, { activeOnly: true, cursor: input.cursor, limit: input.limit }),
+    })),
 });
 
 export const listProducts = inboxOperation({
@@ -52,7 +56,10 @@ export const listProducts = inboxOperation({
   annotations: READ,
   cacheMaxAgeSec: 60,
   errors: ['invalid_input'],
-  run: (ctx, input) => productPage(ctx.domain.store, { activeOnly: true, q: input.q, cursor: input.cursor, limit: input.limit }),
+  run: (ctx, input, extras) =>
+    keptAnswer(ctx, extras, 'list_products', input, ['products'], async () => ({
+      body: await productPage(ctx.domain.store, { activeOnly: true, q: input.q, cursor: input.cursor, limit: input.limit }),
+    })),
 });
 
 /** A bare local date, or an instant that carries its offset: an instant without one would be read in the server's zone. */
@@ -89,5 +96,8 @@ export const checkAvailabilityOperation = inboxOperation({
   }),
   annotations: READ,
   errors: ['invalid_input'],
-  run: (ctx, input) => checkAvailability(ctx.domain, { service: input.service, from: input.from, to: input.to, partySize: input.party_size }),
+  run: (ctx, input, extras) =>
+    keptAnswer(ctx, extras, 'check_availability', input, ['profile', 'services', 'schedule', 'items'], () =>
+      checkAvailability(ctx.domain, { service: input.service, from: input.from, to: input.to, partySize: input.party_size }),
+    ),
 });

@@ -19,6 +19,7 @@ import { presentPasses } from '../networks/present-passes.js';
 import type { NetworkSigner } from '../networks/person-client.js';
 import { refuseUnsafeText } from './input-text.js';
 import { isAnswerSecret } from './secret-answers.js';
+import { KeptAnswers } from './kept-answers.js';
 
 /** Idempotency keys are kept 30 days (inbox spec §8). */
 export const IDEMPOTENCY_KEEP_MS = 30 * 86_400_000;
@@ -39,6 +40,8 @@ export interface RunnerDeps {
   networkSigner?: () => Promise<NetworkSigner | null>;
   /** Integration keys' buckets; one per process. Made from `clock` on first use when not given. */
   keyRateLimiter?: KeyRateLimiter;
+  /** Public reads kept in memory; made on first use when not given. */
+  keptAnswers?: KeptAnswers;
 }
 
 /** What a door extracted from its transport besides the input. */
@@ -118,6 +121,7 @@ async function runAs(
       accessTokenHeader: envelope.accessTokenHeader,
       config: deps.config,
       secrets: deps.secrets,
+      keptAnswers: keptAnswersOf(deps),
       identity: deps.identity,
     };
     const body = await op.run(ctx, input, extras);
@@ -130,7 +134,7 @@ async function runAs(
 
   if (op.kind === 'read') {
     const body = await execute(deps.store);
-    return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {} };
+    return { status: extras.status ?? successStatus, body, headers: extras.headers ?? {}, ...(extras.serialized ? { serialized: extras.serialized } : {}) };
   }
 
   const key = idempotencyKeyOf(envelope, input);
@@ -188,9 +192,11 @@ async function runAs(
     if (body instanceof RefusalAfterCommit) return body;
     const headers = extras.headers ?? {};
     const status = extras.status ?? successStatus;
-    const response = sealStoredAnswer(deps.secrets, scopeKey, { body, headers }, isAnswerSecret(extras) ? principalOf(caller) : null);
+    // Serialised once: the stored answer holds these bytes, and the door sends them.
+    const json = JSON.stringify(body);
+    const response = sealStoredAnswer(deps.secrets, scopeKey, json, headers, isAnswerSecret(extras) ? principalOf(caller) : null);
     await tx.idempotency.save(scopeKey, { requestHash, status, response }, nowMs, IDEMPOTENCY_KEEP_MS);
-    return { status, body, headers };
+    return { status, body, headers, json };
   });
   if (outcome instanceof RefusalAfterCommit) throw outcome.refusal;
   return outcome;
@@ -246,8 +252,9 @@ interface SealedAnswer {
   secretFor: string | null;
 }
 
-function sealStoredAnswer(secrets: SecretBox, scopeKey: string, answer: Answer, secretFor: string | null): SealedAnswer {
-  return { sealed: secrets.seal(JSON.stringify(answer), STORED_ANSWER_PURPOSE, scopeKey), secretFor };
+/** Seals `{ body, headers }` (the body given as its JSON text) for the idempotency row. */
+function sealStoredAnswer(secrets: SecretBox, scopeKey: string, bodyJson: string, headers: Record<string, string>, secretFor: string | null): SealedAnswer {
+  return { sealed: secrets.seal(`{"body":${bodyJson},"headers":${JSON.stringify(headers)}}`, STORED_ANSWER_PURPOSE, scopeKey), secretFor };
 }
 
 function openStoredAnswer(secrets: SecretBox, scopeKey: string, response: unknown, principal: string | null): Answer {
@@ -263,6 +270,16 @@ function openStoredAnswer(secrets: SecretBox, scopeKey: string, response: unknow
 }
 
 const defaultLimiters = new WeakMap<RunnerDeps, KeyRateLimiter>();
+const defaultKeptAnswers = new WeakMap<RunnerDeps, KeptAnswers>();
+
+function keptAnswersOf(deps: RunnerDeps): KeptAnswers {
+  let kept = deps.keptAnswers ?? defaultKeptAnswers.get(deps);
+  if (!kept) {
+    kept = new KeptAnswers();
+    defaultKeptAnswers.set(deps, kept);
+  }
+  return kept;
+}
 
 /** The RateLimit policy name of integration keys' buckets. */
 const RATE_POLICY = 'key';

@@ -89,6 +89,8 @@ export interface ItemStore {
   confirmedBookings(serviceId: string, fromMs: number, toMs: number): Promise<BusyBooking[]>;
   /** Counts of earlier items by a contact's email, newest first, for the owner's customer view. */
   historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string; sandbox: boolean }[]>;
+  /** Whether any other item carries this e-mail address (one row looked at, not the history). */
+  hasOtherWithEmail(email: string, excludeItemId: string): Promise<boolean>;
   /** Items created since an instant, by type (sandbox ones left out): what an inbox reports to networks. */
   countCreatedSince(sinceMs: number): Promise<Partial<Record<ItemType, number>>>;
 }
@@ -170,7 +172,21 @@ import type { OwnerSessionStore } from './owner-session-store.js';
 import type { IdentityStore, PersonLinkStore } from './identity-store.js';
 import type { MailStore } from './mail-store.js';
 
+/** What an answer kept in memory may be built from (ChangeStamps). */
+export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks';
+
+/** Tells whether what an answer was built from may have changed since (answers kept in memory, operations/kept-answers.ts). */
+export interface ChangeStamps {
+  /**
+   * A stamp of `topics` now. It differs from every earlier stamp of them once any of them may have
+   * changed, whichever process wrote it. Take it before reading what it covers.
+   */
+  stamp(topics: readonly ChangeTopic[]): string | Promise<string>;
+}
+
 export interface InboxStore {
+  /** Whether the profile, settings, catalogue, schedule, items, rules or webhook endpoints may have changed since a stamp. */
+  readonly changes: ChangeStamps;
   readonly business: DocumentStore;
   readonly settings: DocumentStore;
   readonly catalogue: CatalogueStore;

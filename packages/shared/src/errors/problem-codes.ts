@@ -17,6 +17,8 @@ export const PROBLEM_CODES = {
   idempotency_mismatch: { status: 422, title: 'Idempotency key reused with a different request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   replayed_signature: { status: 401, title: 'Replayed signature' },
+  bad_receipt: { status: 422, title: 'Receipt refused' },
+  unknown_key: { status: 422, title: 'Unknown signing key' },
   nothing_to_verify: { status: 409, title: 'Nothing to verify' },
   already_verified: { status: 409, title: 'Already verified' },
   bad_code: { status: 422, title: 'Wrong code' },
@@ -27,7 +29,7 @@ export const PROBLEM_CODES = {
     status: 422,
     title: 'Acknowledgement not valid',
     description:
-      'The acknowledgement is not a compact JWS of typ svc-receipt-ack+jws signed with EdDSA by the Ed25519 public key in its own header (jwk), with claims rcp, sha and iat. ack_error says which part failed: malformed, bad_alg, bad_typ, bad_key, bad_signature or bad_payload. Sign it again; nothing was stored.',
+      'The acknowledgement is not a compact JWS of typ svc-receipt-ack+jws signed with EdDSA by the Ed25519 public key in its own header (jwk), with claims rcp, sha and iat. ack_error says which part failed: malformed, bad_alg, bad_typ, bad_key, bad_signature or bad_payload; at a network (POST /v1/receipts) also wrong_receipt, when it does not bind the receipt published with it (its id and the SHA-256 of its JWS), and that receipt is not held either. Sign it again; nothing was stored.',
   },
   wrong_receipt: {
     status: 422,
@@ -59,6 +61,7 @@ export const PROBLEM_CODES = {
   },
   rate_limited: { status: 429, title: 'Rate limited' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  too_large: { status: 413, title: 'Too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   not_acceptable: { status: 406, title: 'Not acceptable' },
   cursor_expired: { status: 410, title: 'Cursor expired' },

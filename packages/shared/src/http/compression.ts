@@ -90,36 +90,46 @@ export function installCompression(app: FastifyInstance, options: CompressionOpt
         })
       : gzipAsync(bytes, { level: gzipLevel });
 
-  app.addHook('onSend', async (request, reply, payload: unknown) => {
-    const status = reply.statusCode;
-    // A 304 says what its 200 would have said: a tagged answer varies with Accept-Encoding.
-    if (status === 304 && reply.hasHeader('etag')) appendVary(reply, 'Accept-Encoding');
-    if (payload === null || payload === undefined || status === 204 || status === 304 || status < 200) return payload;
-    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-    if (reply.getHeader('content-encoding') !== undefined) return payload;
-    if (!COMPRESSIBLE.test(String(reply.getHeader('content-type') ?? ''))) return payload;
-    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
-    if (size < threshold) return payload;
-    // From here the answer depends on Accept-Encoding, whichever coding this request gets.
-    appendVary(reply, 'Accept-Encoding');
-    const coding = negotiateCoding(request.headers['accept-encoding']);
-    if (coding === undefined) return payload;
-    let compressed: Buffer | undefined;
-    if (Buffer.isBuffer(payload)) {
-      const forms = kept.get(payload) ?? {};
-      compressed = forms[coding];
-      if (compressed === undefined) {
-        compressed = await compress(payload, coding);
-        forms[coding] = compressed;
-        kept.set(payload, forms);
-      }
-    } else {
-      compressed = await compress(Buffer.from(payload, 'utf8'), coding);
-    }
+  const send = (reply: FastifyReply, payload: string | Buffer, size: number, coding: ContentCoding, compressed: Buffer): string | Buffer => {
     if (compressed.length >= size) return payload;
     reply.header('content-encoding', coding);
     const etag = reply.getHeader('etag');
     if (typeof etag === 'string') reply.header('etag', encodedEtag(etag, coding));
     return compressed;
+  };
+
+  // A callback hook: most answers pass through untouched, without a promise of their own.
+  app.addHook('onSend', (request, reply, payload: unknown, done) => {
+    const status = reply.statusCode;
+    // A 304 says what its 200 would have said: a tagged answer varies with Accept-Encoding.
+    if (status === 304 && reply.hasHeader('etag')) appendVary(reply, 'Accept-Encoding');
+    if (payload === null || payload === undefined || status === 204 || status === 304 || status < 200) return done(null, payload);
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+    if (reply.getHeader('content-encoding') !== undefined) return done(null, payload);
+    if (!COMPRESSIBLE.test(String(reply.getHeader('content-type') ?? ''))) return done(null, payload);
+    const size = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+    if (size < threshold) return done(null, payload);
+    // From here the answer depends on Accept-Encoding, whichever coding this request gets.
+    appendVary(reply, 'Accept-Encoding');
+    const coding = negotiateCoding(request.headers['accept-encoding']);
+    if (coding === undefined) return done(null, payload);
+    if (Buffer.isBuffer(payload)) {
+      const forms = kept.get(payload) ?? {};
+      const known = forms[coding];
+      if (known !== undefined) return done(null, send(reply, payload, size, coding, known));
+      compress(payload, coding).then(
+        (compressed) => {
+          forms[coding] = compressed;
+          kept.set(payload, forms);
+          done(null, send(reply, payload, size, coding, compressed));
+        },
+        (error: Error) => done(error),
+      );
+      return;
+    }
+    compress(Buffer.from(payload, 'utf8'), coding).then(
+      (compressed) => done(null, send(reply, payload, size, coding, compressed)),
+      (error: Error) => done(error),
+    );
   });
 }

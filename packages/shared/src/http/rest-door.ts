@@ -10,7 +10,7 @@ import { isStorageProblemCode, storageFailureKind, storageProblem } from '../sto
 import { problemFromZod } from '../errors/zod-fields.js';
 import { ZodError, type z } from 'zod';
 import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
-import { pathParameterNames, type AnyOperation, type HttpMethod } from '../operations/operation.js';
+import { pathParameterNames, type AnyOperation, type HttpMethod, type SerializedBody } from '../operations/operation.js';
 import { answerWithEtag } from './etag.js';
 
 export interface OperationOutcome {
@@ -19,6 +19,8 @@ export interface OperationOutcome {
   headers: Record<string, string>;
   /** The body already serialised (e.g. to compute an ETag); sent as is when present. */
   json?: string;
+  /** The body's bytes with their ETag, kept from an earlier call; sent as they are (a 200 of a tagged read). */
+  serialized?: SerializedBody;
 }
 
 export interface RestDoorOptions<Ctx, Admission = unknown> {
@@ -62,6 +64,11 @@ export function mountRestOperations<Ctx, Admission = unknown>(app: FastifyInstan
         }
         reply.code(outcome.status);
         if (outcome.status === 204 || outcome.status === 304) return reply.send();
+        // The same Buffer each time: the compression hook keeps its compressed forms with it.
+        if (outcome.serialized && outcome.status === 200) {
+          if (tagged && !reply.hasHeader('etag')) return answerWithEtag(request, reply, outcome.serialized.bytes, outcome.serialized.etag);
+          return reply.type('application/json; charset=utf-8').send(outcome.serialized.bytes);
+        }
         const json = outcome.json ?? JSON.stringify(outcome.body);
         if (tagged && outcome.status === 200 && !reply.hasHeader('etag')) return answerWithEtag(request, reply, json);
         return reply.type('application/json; charset=utf-8').send(json);
@@ -247,6 +254,17 @@ export function toProblem(error: unknown): Problem {
   return new Problem('internal_error', 'Something went wrong on our side; the request was not completed.');
 }
 
+/** `"__proto__"` in JSON text, each letter plain or escaped as `\u00XX` (hex digits in either case). */
+const PROTO_KEY_SPELLED = /"(?:_|\\u005[fF])(?:_|\\u005[fF])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[fF])(?:t|\\u0074)(?:o|\\u006[fF])(?:_|\\u005[fF])(?:_|\\u005[fF])"/;
+
+/** Whether an object anywhere in a parsed JSON value has an own `__proto__` key (JSON.parse makes it an own key). */
+function holdsProtoKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(holdsProtoKey);
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some(holdsProtoKey);
+}
+
 const rawBodies = new WeakMap<FastifyRequest, Buffer>();
 
 /** The body bytes of a request exactly as received (JSON bodies), or an empty buffer when it had none. */
@@ -265,18 +283,15 @@ export function installJsonParser(app: FastifyInstance, bodyLimitBytes: number):
     rawBodies.set(request, bytes);
     const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
-    let poisoned = false;
     let value: unknown;
     try {
-      // A `__proto__` key would become the prototype of the assembled input; refused as Fastify's own parser does.
-      value = JSON.parse(text, (key, v: unknown) => {
-        if (key === '__proto__') poisoned = true;
-        return v;
-      });
+      value = JSON.parse(text);
     } catch {
       return done(new Problem('bad_request', 'The body is not valid JSON.'), undefined);
     }
-    if (poisoned) return done(new Problem('bad_request', 'The body must not contain a "__proto__" key.'), undefined);
+    // A `__proto__` key would become the prototype of the assembled input; refused as Fastify's own parser does.
+    // The parsed value is searched only when the text spells one, escaped or not (a reviver on every parse cost more).
+    if (PROTO_KEY_SPELLED.test(text) && holdsProtoKey(value)) return done(new Problem('bad_request', 'The body must not contain a "__proto__" key.'), undefined);
     done(null, value);
   };
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: bodyLimitBytes }, parse);

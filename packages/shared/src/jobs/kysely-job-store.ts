@@ -7,6 +7,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { columnTypes } from '../storage/column-types.js';
 import { engineOf } from '../storage/engine.js';
+import { compileOnce } from '../storage/compiled-query.js';
 import type { JobRecord, JobStore, NewJob } from './job-store.js';
 
 export interface JobsTable {
@@ -47,6 +48,36 @@ export async function createJobsTable(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('jobs_due').on('jobs').columns(['status', 'run_at']).execute();
 }
 
+/** Moves and rules enqueue jobs in their write's transaction: compiled once. */
+const enqueueJob = compileOnce((db: Kysely<JobsDatabase>, p: { id: string; kind: string; payload: string; runAt: number; dedupeKey: string | null; nowMs: number }) =>
+  db
+    .insertInto('jobs')
+    .values({
+      id: p.id,
+      kind: p.kind,
+      payload: p.payload,
+      run_at: p.runAt,
+      dedupe_key: p.dedupeKey,
+      status: 'pending',
+      attempts: 0,
+      lease_until: null,
+      last_error: null,
+      created_at: p.nowMs,
+      updated_at: p.nowMs,
+    })
+    .onConflict((oc) =>
+      oc.column('dedupe_key').doUpdateSet({
+        payload: p.payload,
+        run_at: p.runAt,
+        status: 'pending',
+        attempts: 0,
+        lease_until: null,
+        last_error: null,
+        updated_at: p.nowMs,
+      }),
+    ),
+);
+
 export class KyselyJobStore implements JobStore {
   readonly #db: Kysely<JobsDatabase>;
   /** Any Kysely handle whose database has the jobs table. */
@@ -55,33 +86,7 @@ export class KyselyJobStore implements JobStore {
   }
 
   async enqueue(job: NewJob, nowMs: number): Promise<void> {
-    await this.#db
-      .insertInto('jobs')
-      .values({
-        id: job.id,
-        kind: job.kind,
-        payload: JSON.stringify(job.payload),
-        run_at: job.runAt,
-        dedupe_key: job.dedupeKey,
-        status: 'pending',
-        attempts: 0,
-        lease_until: null,
-        last_error: null,
-        created_at: nowMs,
-        updated_at: nowMs,
-      })
-      .onConflict((oc) =>
-        oc.column('dedupe_key').doUpdateSet({
-          payload: JSON.stringify(job.payload),
-          run_at: job.runAt,
-          status: 'pending',
-          attempts: 0,
-          lease_until: null,
-          last_error: null,
-          updated_at: nowMs,
-        }),
-      )
-      .execute();
+    await enqueueJob.run(this.#db, { id: job.id, kind: job.kind, payload: JSON.stringify(job.payload), runAt: job.runAt, dedupeKey: job.dedupeKey, nowMs });
   }
 
   async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]> {

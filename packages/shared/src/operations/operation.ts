@@ -33,6 +33,14 @@ export interface OperationAnswers {
 export interface ResponseExtras {
   status?: number;
   headers?: Record<string, string>;
+  /** The body already serialised, with the ETag of those bytes (an answer kept in memory); doors that send JSON send these. */
+  serialized?: SerializedBody;
+}
+
+/** A body's JSON bytes and their strong ETag. */
+export interface SerializedBody {
+  bytes: Buffer;
+  etag: string;
 }
 
 export interface OperationDefinition<Ctx, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

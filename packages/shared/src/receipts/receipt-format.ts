@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ed25519JwkProblem, ed25519PublicKey, ed25519Thumbprint, type Ed25519PublicJwk } from '../signatures/ed25519-keys.js';
-import { JwsError, parseCompactJws, verifyCompactJws, type JwsFailure, type ParsedJws } from './compact-jws.js';
+import { JwsError, parseCompactJws, verifyCompactJws, verifyCompactJwsAsync, type JwsFailure, type ParsedJws } from './compact-jws.js';
 
 export const RECEIPT_TYP = 'svc-receipt+jws';
 export const RECEIPT_ACK_TYP = 'svc-receipt-ack+jws';
@@ -197,6 +197,23 @@ function verified(parsed: ParsedJws, jwk: Ed25519PublicJwk): { ok: false; reason
   }
 }
 
+/** The same, the signature checked on libuv's thread pool. */
+async function verifiedAsync(parsed: ParsedJws, jwk: Ed25519PublicJwk): Promise<{ ok: false; reason: ReceiptFailure; detail: string } | null> {
+  let key;
+  try {
+    key = ed25519PublicKey(jwk);
+  } catch {
+    return { ok: false, reason: 'bad_key', detail: 'The key cannot verify Ed25519 signatures.' };
+  }
+  try {
+    await verifyCompactJwsAsync(parsed, key);
+    return null;
+  } catch (error) {
+    if (error instanceof JwsError) return { ok: false, reason: error.reason, detail: error.message };
+    return { ok: false, reason: 'bad_key', detail: 'The key cannot verify Ed25519 signatures.' };
+  }
+}
+
 /**
  * Verifies a receipt: its form, `typ`, the issuer's key named by `kid` (looked up by the caller, e.g.
  * from the issuer's manifest), the signature and the claims.
@@ -211,7 +228,7 @@ export async function verifyReceipt(
   if (typeof kid !== 'string' || kid.length === 0 || kid.length > 100) return { ok: false, reason: 'unknown_key', detail: 'The header names no kid.' };
   const jwk = await lookupKey(kid);
   if (!jwk || ed25519JwkProblem(jwk) !== null || ed25519Thumbprint(jwk) !== kid) return { ok: false, reason: 'unknown_key', detail: `The issuer publishes no key ${kid}.` };
-  const refused = verified(parsed, jwk);
+  const refused = await verifiedAsync(parsed, jwk);
   if (refused) return refused;
   const problem = receiptClaimsProblem(parsed.payload);
   if (problem) return { ok: false, reason: 'bad_payload', detail: `The receipt's claims are not well formed: ${problem}.` };
@@ -224,20 +241,38 @@ export async function verifyReceipt(
  * and when, is judged by bindAcknowledgement.
  */
 export function readAcknowledgement(jws: string): Verified<{ claims: AcknowledgementClaims; jwk: Ed25519PublicJwk; jkt: string }> {
+  const read = readAcknowledgementKey(jws);
+  if ('ok' in read) return read;
+  return verified(read.parsed, read.jwk) ?? acknowledgementClaims(read.parsed, read.jwk);
+}
+
+type AcknowledgementRead = Verified<{ claims: AcknowledgementClaims; jwk: Ed25519PublicJwk; jkt: string }>;
+
+/** The acknowledgement's form, typ and the public key it carries (its signature is checked next). */
+function readAcknowledgementKey(jws: string): { parsed: ParsedJws; jwk: Ed25519PublicJwk } | { ok: false; reason: ReceiptFailure; detail: string } {
   const parsed = parse(jws, RECEIPT_ACK_MAX_CHARS, RECEIPT_ACK_TYP);
   if ('ok' in parsed) return parsed;
   const jwk = parsed.header.jwk as Record<string, unknown> | undefined;
   const keyProblem = ed25519JwkProblem(jwk);
   if (keyProblem) return { ok: false, reason: 'bad_key', detail: `The header's jwk is not an Ed25519 public key: ${keyProblem}.` };
   if ((jwk as Record<string, unknown>).d !== undefined) return { ok: false, reason: 'bad_key', detail: 'The header carries a private key (d); send the public key only, and make a new key.' };
-  const publicJwk = jwk as unknown as Ed25519PublicJwk;
-  const refused = verified(parsed, publicJwk);
-  if (refused) return refused;
+  return { parsed, jwk: jwk as unknown as Ed25519PublicJwk };
+}
+
+/** The claims of an acknowledgement whose signature verified. */
+function acknowledgementClaims(parsed: ParsedJws, publicJwk: Ed25519PublicJwk): AcknowledgementRead {
   const { rcp, sha, iat } = parsed.payload;
   if (!isReceiptId(rcp)) return { ok: false, reason: 'bad_payload', detail: 'rcp is not a receipt id (32 lowercase hex characters).' };
   if (typeof sha !== 'string' || !SHA256_B64URL.test(sha)) return { ok: false, reason: 'bad_payload', detail: 'sha is not a base64url SHA-256 (43 characters).' };
   if (!isTime(iat)) return { ok: false, reason: 'bad_payload', detail: 'iat is not a time in whole seconds.' };
   return { ok: true, claims: { rcp, sha, iat }, jwk: publicJwk, jkt: ed25519Thumbprint(publicJwk) };
+}
+
+/** readAcknowledgement with the signature checked on libuv's thread pool (a network reads many at once). */
+export async function readAcknowledgementAsync(jws: string): Promise<AcknowledgementRead> {
+  const read = readAcknowledgementKey(jws);
+  if ('ok' in read) return read;
+  return (await verifiedAsync(read.parsed, read.jwk)) ?? acknowledgementClaims(read.parsed, read.jwk);
 }
 
 /** Whether a read acknowledgement binds this receipt (id and bytes) and was signed within the last hour. */

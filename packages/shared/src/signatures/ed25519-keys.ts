@@ -72,10 +72,20 @@ export function ed25519PublicJwk(jwk: Ed25519PublicJwk): Ed25519PublicJwk {
   return { kty: 'OKP', crv: 'Ed25519', x: jwk.x, kid: ed25519Thumbprint(jwk), alg: 'EdDSA', use: 'sig' };
 }
 
+/** Public keys already imported, by `x`: importing one costs about a fifth of a verification, and a verifier sees the same few keys again and again. */
+const publicKeys = new Map<string, KeyObject>();
+const PUBLIC_KEYS_KEPT = 1_024;
+
 export function ed25519PublicKey(jwk: Ed25519PublicJwk): KeyObject {
   const problem = ed25519JwkProblem(jwk);
   if (problem) throw new Ed25519KeyError(problem);
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
+  let key = publicKeys.get(jwk.x);
+  if (!key) {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
+    if (publicKeys.size >= PUBLIC_KEYS_KEPT) publicKeys.delete(publicKeys.keys().next().value as string);
+    publicKeys.set(jwk.x, key);
+  }
+  return key;
 }
 
 /** The private key, after checking that its `x` really is the public half of its `d`. */

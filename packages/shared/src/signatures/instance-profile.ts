@@ -25,7 +25,7 @@ import {
   parseSignatures,
   signMessage,
   signatureBaseFor,
-  verifyEd25519,
+  verifyEd25519Async,
   type HeaderSource,
   type ParsedSignature,
 } from './message-signatures.js';
@@ -240,7 +240,8 @@ export async function verifyInstanceRequest(request: IncomingSignedRequest, opti
     if (error instanceof MessageSignatureError) return failure(error.code === 'component_missing' ? 'component_missing' : 'malformed', error.message, keyid);
     throw error;
   }
-  if (!verifyEd25519(base, signature.signature, ed25519PublicKey(jwk))) return failure('bad_signature', 'The signature does not verify with the key it names.', keyid);
+  // On the thread pool: a network checks many of these at once.
+  if (!(await verifyEd25519Async(base, signature.signature, ed25519PublicKey(jwk)))) return failure('bad_signature', 'The signature does not verify with the key it names.', keyid);
 
   // Replay.
   const signatureId = createHash('sha256').update(signature.signature).digest('base64url');

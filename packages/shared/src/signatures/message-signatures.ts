@@ -177,6 +177,22 @@ export function verifyEd25519(base: string, signature: Uint8Array, key: KeyObjec
   }
 }
 
+/**
+ * The same check on libuv's thread pool (node:crypto's verify with a callback): a server verifying
+ * many signatures keeps its event loop for other requests, and the check uses another core.
+ */
+export function verifyEd25519Async(base: string, signature: Uint8Array, key: KeyObject | Ed25519PublicJwk): Promise<boolean> {
+  const publicKey = publicKeyOf(key);
+  if (publicKey.asymmetricKeyType !== 'ed25519' || signature.length !== 64) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    try {
+      cryptoVerify(null, Buffer.from(base, 'ascii'), publicKey, signature, (error, ok) => resolve(!error && ok));
+    } catch {
+      resolve(false);
+    }
+  });
+}
+
 export interface SignMessageOptions {
   /** The dictionary key in Signature-Input and Signature. */
   label: string;

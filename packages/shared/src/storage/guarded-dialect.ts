@@ -11,6 +11,7 @@
 import { SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
 import type { StorageHealth } from './storage-health.js';
 import type { SqliteDatabase } from './sqlite-driver.js';
+import type { TableWrites } from './table-writes.js';
 
 /** Query kinds that write; a raw query (our own SQL) is left out, as are BEGIN, COMMIT and ROLLBACK. */
 const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
@@ -19,35 +20,57 @@ export class GuardedSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
+  readonly #writes: TableWrites | null;
 
-  /** `sqlite` is the handle `config.database` runs on: its `inTransaction` says whether a transaction is open. */
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth) {
+  /**
+   * `sqlite` is the handle `config.database` runs on: its `inTransaction` says whether a transaction is open.
+   * `writes`, when given, is told of every statement (table-writes.ts).
+   */
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null = null) {
     super(config);
     this.#config = config;
     this.#sqlite = sqlite;
     this.#health = health;
+    this.#writes = writes;
   }
 
   override createDriver(): Driver {
-    return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health);
+    return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health, this.#writes);
   }
 }
 
 class GuardedSqliteDriver extends SqliteDriver {
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
+  readonly #writes: TableWrites | null;
+  readonly #turns = new Turns();
   #connection: GuardedConnection | null = null;
 
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth) {
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null) {
     super(config);
     this.#sqlite = sqlite;
     this.#health = health;
+    this.#writes = writes;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await super.acquireConnection();
-    if (this.#connection?.inner !== inner) this.#connection = new GuardedConnection(inner, this.#sqlite, this.#health);
+    // Our own turn first: Kysely's mutex wakes every waiter on each release and all but one go back
+    // to waiting (16 waiting requests, 16 wake-ups a turn); turns are handed to one waiter, in order.
+    await this.#turns.take();
+    let inner: DatabaseConnection;
+    try {
+      inner = await super.acquireConnection();
+    } catch (error) {
+      this.#turns.give();
+      throw error;
+    }
+    if (this.#connection?.inner !== inner) this.#connection = new GuardedConnection(inner, this.#sqlite, this.#health, this.#writes);
     return this.#connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    this.#turns.give();
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -76,20 +99,44 @@ class GuardedSqliteDriver extends SqliteDriver {
   }
 }
 
+/** The one connection's turns, handed to waiters in the order they asked: one wake-up per turn. */
+class Turns {
+  #held = false;
+  readonly #waiting: (() => void)[] = [];
+
+  take(): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.#waiting.shift();
+    // Handed straight to the next waiter: the turn is never free in between.
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
 class GuardedConnection implements DatabaseConnection {
   readonly inner: DatabaseConnection;
   /** The first statement that failed in the current transaction. */
   firstError: unknown = null;
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
+  readonly #writes: TableWrites | null;
 
-  constructor(inner: DatabaseConnection, sqlite: SqliteDatabase, health: StorageHealth) {
+  constructor(inner: DatabaseConnection, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null) {
     this.inner = inner;
     this.#sqlite = sqlite;
     this.#health = health;
+    this.#writes = writes;
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    this.#writes?.noteStatement(compiledQuery);
     // Kysely's SQLite connection runs the statement before it returns (it throws rather than rejects).
     let result: Promise<QueryResult<R>>;
     try {

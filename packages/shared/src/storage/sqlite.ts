@@ -3,7 +3,8 @@
  * WAL, a busy timeout, foreign keys, extra pragmas a service asks for, and its embedded migrations
  * brought up to date. Returns the raw handle too, for
  * the rare read that streams rows synchronously, and the file's StorageHealth (storage-health.ts:
- * whether writes reach the disk; transactions roll back only while open, guarded-dialect.ts).
+ * whether writes reach the disk; transactions roll back only while open, guarded-dialect.ts), and
+ * its TableWrites (which tables may have changed since a moment, table-writes.ts).
  */
 import { Kysely, sql, type Migration } from 'kysely';
 import { GuardedSqliteDialect } from './guarded-dialect.js';
@@ -11,19 +12,21 @@ import { PROBE_TABLE, migrateToLatest } from './migrate.js';
 import { preparePrivateDataFile } from './private-files.js';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 import { StorageHealth } from './storage-health.js';
+import { TableWrites } from './table-writes.js';
 
 export async function openSqlite<DB>(
   file: string,
   migrations: Record<string, Migration>,
   extraPragmas: readonly string[] = [],
-): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth }> {
+): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth; writes: TableWrites }> {
   if (file !== ':memory:') preparePrivateDataFile(file);
   const sqlite = openSqliteFile(file);
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
     sqlite.pragma(pragma);
   }
   const health = new StorageHealth();
-  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health) });
+  const writes = new TableWrites(sqlite);
+  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health, writes) });
   try {
     await migrateToLatest(db as Kysely<unknown>, migrations);
   } catch (error) {
@@ -35,7 +38,7 @@ export async function openSqlite<DB>(
   health.probeWith(async () => {
     await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at) VALUES (1, ${Date.now()}) ON CONFLICT (id) DO UPDATE SET at = excluded.at`.execute(db);
   });
-  return { db, sqlite, health };
+  return { db, sqlite, health, writes };
 }
 
 /** Distinct SQL texts kept prepared; a service has a few hundred at most. */

@@ -6,6 +6,7 @@
 import type { Kysely, Migration } from 'kysely';
 import type { StorageEngine } from './engine.js';
 import { isPostgresUrl, openPostgres } from './postgres.js';
+import type { TableWrites } from './table-writes.js';
 import { openSqlite } from './sqlite.js';
 import type { SqliteDatabase } from './sqlite-driver.js';
 import type { StorageHealth } from './storage-health.js';
@@ -43,6 +44,13 @@ export interface OpenedStorage<DB> {
   health: StorageHealth;
   /** SQLite's own handle (synchronous streaming reads); null on PostgreSQL. */
   sqlite: SqliteDatabase | null;
+  /**
+   * Which tables may have changed since a moment (table-writes.ts), for answers kept in memory. SQLite
+   * only: there one process owns the file, and PRAGMA data_version shows any other connection's commit.
+   * On PostgreSQL other processes commit to the same database unseen by this one, so null: nothing is
+   * kept across reads there (every stamp is new).
+   */
+  writes: TableWrites | null;
 }
 
 export async function openStorage<DB>(
@@ -52,8 +60,8 @@ export async function openStorage<DB>(
 ): Promise<OpenedStorage<DB>> {
   if (target.engine === 'postgres') {
     const { db, health } = await openPostgres<DB>(target.url, migrations, { applicationName: options.applicationName });
-    return { db, health, engine: 'postgres', sqlite: null };
+    return { db, health, engine: 'postgres', sqlite: null, writes: null };
   }
-  const { db, sqlite, health } = await openSqlite<DB>(target.file, migrations, options.sqlitePragmas ?? []);
-  return { db, health, engine: 'sqlite', sqlite };
+  const { db, sqlite, health, writes } = await openSqlite<DB>(target.file, migrations, options.sqlitePragmas ?? []);
+  return { db, health, engine: 'sqlite', sqlite, writes };
 }

@@ -19,7 +19,7 @@ import { VIEW_SECTIONS, hoursShownByMoment, type FixedViewOptions, type ListingM
  * the attribute keys shown): pages of another version are rendered again and never served.
  * `listing-page.test.ts` fails on a change of output until this and its fingerprint are updated.
  */
-export const PAGE_FORMAT = 7;
+export const PAGE_FORMAT = 8;
 
 /**
  * What a page keeps to render its moment sections and to place the listing in the hour's order. A
@@ -81,7 +81,6 @@ export class ListingPageRenderer {
       verifiedAt: listing.verifiedAt,
       createdAt: listing.createdAt,
       hours: hoursShownByMoment(listing) ? listing.hours : null,
-      receipts: { customers: listing.receipts.customers },
       level: rank.level,
       agentDoor: rank.agentDoor,
       ...(listing.source === 'member' ? { doors: listing.doors, payments: listing.payments } : {}),
@@ -127,9 +126,6 @@ export class StoredListingPage implements ListingMomentFields {
   }
   get hours() {
     return this.inputs.hours;
-  }
-  get receipts() {
-    return this.inputs.receipts;
   }
   get doors() {
     return this.inputs.doors ?? [];

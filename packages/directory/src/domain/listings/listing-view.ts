@@ -11,6 +11,7 @@ import { aboutFoundUrl } from './found-about.js';
 import { listingFacts } from './listing-facts.js';
 import { LEVELS, levelRank, listingLevel, showsStreet, shownGeo, type Door, type ListingRecord, type RequestKind } from './listing.js';
 import { whyNow } from './why-now.js';
+import type { ListingReputation } from '../reputation/reputation.js';
 
 /** The listing's place in the hour's order: its `why` is written at the moment of the answer from these facts (why-now.ts). */
 export interface RankPlacement {
@@ -50,7 +51,8 @@ export interface ListingMomentFields {
   verifiedAt: number | null;
   createdAt: number;
   hours: ListingRecord['hours'];
-  receipts: { customers: number };
+  /** A member's reputation record (a page renders the section per answer only for a member without one). */
+  reputation?: ListingRecord['reputation'];
   /** A member's doors live or not with its inbox (answering.ts); a page keeps them for members only. */
   doors: readonly Door[];
   payments: readonly string[];
@@ -207,27 +209,18 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     text: (_l, o) => (o.placement ? `"rank_pos":${jsonNumber(o.placement.rankPos)},"rank_shuffle":${JSON.stringify(o.placement.shuffle)}` : ''),
   },
   {
+    // A member's reputation from the last nightly snapshot, under the rules version it was computed by.
+    kind: 'fixed',
+    fields: (l, o) => (l.source === 'member' && l.reputation ? { reputation: reputationView(l.reputation, o.baseUrl) } : {}),
+  },
+  {
+    // A member the snapshot has not scored yet (verified since the last midnight): no record, under the rules in force.
     kind: 'moment',
-    fields: (l, o) =>
-      l.source === 'member'
-        ? {
-            reputation: {
-              ranked: false,
-              score: 0,
-              tier: 'new',
-              kept: 0,
-              broken: 0,
-              customers: l.receipts.customers,
-              verified_share: 0,
-              rules: o.rulesVersion,
-              rules_url: o.rulesUrl,
-            },
-          }
-        : {},
-    sameAtEveryMoment: (l) => l.source !== 'member',
+    fields: (l, o) => (hasNoRecord(l) ? { reputation: { ...EMPTY_REPUTATION, rules: o.rulesVersion, rules_url: o.rulesUrl } } : {}),
+    sameAtEveryMoment: (l) => !hasNoRecord(l),
     text: (l, o) =>
-      l.source === 'member'
-        ? `"reputation":{"ranked":false,"score":0,"tier":"new","kept":0,"broken":0,"customers":${jsonNumber(l.receipts.customers)},"verified_share":0,"rules":${jsonNumber(o.rulesVersion)},"rules_url":${JSON.stringify(o.rulesUrl)}}`
+      hasNoRecord(l)
+        ? `"reputation":{"ranked":false,"score":0,"tier":"new","kept":0,"broken":0,"customers":0,"verified_share":0,"rules":${jsonNumber(o.rulesVersion)},"rules_url":${JSON.stringify(o.rulesUrl)}}`
         : '',
   },
   {
@@ -296,6 +289,27 @@ export const VIEW_SECTIONS: readonly ViewSection[] = [
     }),
   },
 ];
+
+const EMPTY_REPUTATION = Object.freeze({ ranked: false, score: 0, tier: 'new', kept: 0, broken: 0, customers: 0, verified_share: 0 });
+
+function hasNoRecord(l: Pick<ListingMomentFields, 'source' | 'reputation'>): boolean {
+  return l.source === 'member' && !l.reputation;
+}
+
+/** directory spec §2 Reputation. */
+function reputationView(r: ListingReputation, baseUrl: string) {
+  return {
+    ranked: r.ranked,
+    score: r.score,
+    tier: r.tier,
+    kept: r.kept,
+    broken: r.broken,
+    customers: r.customers,
+    verified_share: r.verifiedShare,
+    rules: r.rules,
+    rules_url: `${baseUrl}/v1/ranking?version=${r.rules}`,
+  };
+}
 
 /** Whether the hours a view shows depend on the moment (only closures do: those that ended are left out). */
 export function hoursShownByMoment(l: Pick<ListingRecord, 'hours'>): boolean {

@@ -2,6 +2,7 @@
  * A listing as the directory keeps it (directory spec §2 "Listing"): the business's own published
  * facts, how it came to be listed, its doors and levels. Storage, search and views all use this type.
  */
+import type { ListingReputation } from '../reputation/reputation.js';
 
 export const SOURCES = ['member', 'registered', 'found'] as const;
 export type Source = (typeof SOURCES)[number];
@@ -116,8 +117,12 @@ export interface ListingRecord {
   /** A business the service found: its note and when it was checked (its about_url is the directory's own page, found-about.ts). */
   found: { note: string; checkedAt: number } | null;
   facts: Fact[];
+  /** What the network holds of its promises (receipts it published here), kept by the intake. */
   receipts: { issued: number; acknowledged: number; customers: number; lastAt: number | null };
+  /** How many promises closed with each outcome code. */
   outcomes: Record<string, number>;
+  /** A member's reputation from the last nightly snapshot; absent or null before its first. */
+  reputation?: ListingReputation | null;
   /** Not shown while set: left the directory (`delisted`), or set aside (`dormant`). */
   delistedAt: number | null;
   dormantSince: number | null;

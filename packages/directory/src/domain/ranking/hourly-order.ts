@@ -78,11 +78,13 @@ export class DayShuffles {
   }
 }
 
-/** Reputation as of the last nightly snapshot; until receipts are scored, every record is empty. */
+/** Reputation as of the last nightly snapshot (domain/reputation/snapshot.ts); a business without one is not ranked. */
 export interface Standing {
   scoreInt: number;
   ranked: boolean;
 }
+
+export const NO_STANDING: Standing = Object.freeze({ scoreInt: 0, ranked: false });
 
 export interface RankFacts {
   seq: number;
@@ -171,23 +173,31 @@ export function computeOrder(facts: RankFacts[], rules: PublishedRules): Int32Ar
 export class HourRanks {
   static readonly #MEMBER = 1;
   static readonly #ANSWERING = 2;
+  static readonly #RANKED = 4;
   readonly #flags: Uint8Array;
   readonly #reach: Uint8Array;
+  readonly #scoreInt: Uint16Array;
 
   private constructor(size: number) {
     this.#flags = new Uint8Array(size);
     this.#reach = new Uint8Array(size);
+    this.#scoreInt = new Uint16Array(size);
   }
 
-  /** From the facts of the order just computed, or from every listing's rank inputs (the order was stored by another process). */
-  static build(hourStartMs: number, rules: PublishedRules, listings: readonly (RankInputs | RankFacts)[]): HourRanks {
+  /**
+   * From the facts of the order just computed, or from every listing's rank inputs and the hour's
+   * standings (the order was stored by another process).
+   */
+  static build(hourStartMs: number, rules: PublishedRules, listings: readonly (RankInputs | RankFacts)[], standings: ReadonlyMap<number, Standing>): HourRanks {
     let maxSeq = 0;
     for (const l of listings) if (l.seq > maxSeq) maxSeq = l.seq;
     const table = new HourRanks(maxSeq + 1);
     for (const l of listings) {
       const facts = 'reach' in l ? l : factsWithoutShuffle(l, hourStartMs, rules);
-      table.#flags[l.seq] = (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0);
+      const standing = 'standing' in l ? l.standing : (standings.get(l.seq) ?? NO_STANDING);
+      table.#flags[l.seq] = (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0) | (standing.ranked ? HourRanks.#RANKED : 0);
       table.#reach[l.seq] = facts.reach;
+      table.#scoreInt[l.seq] = standing.scoreInt;
     }
     return table;
   }
@@ -197,13 +207,13 @@ export class HourRanks {
   }
 
   /** What a view shows of the listing's place this hour (has(seq) must hold). */
-  placement(seq: number, standing: Standing, shuffle: string): PlacementFacts {
+  placement(seq: number, shuffle: string): PlacementFacts {
     const flags = this.#flags[seq] as number;
     return {
       member: (flags & HourRanks.#MEMBER) !== 0,
       answering: (flags & HourRanks.#ANSWERING) !== 0,
       reach: this.#reach[seq] as RankFacts['reach'],
-      standing,
+      standing: { scoreInt: this.#scoreInt[seq] as number, ranked: (flags & HourRanks.#RANKED) !== 0 },
       shuffle,
     };
   }

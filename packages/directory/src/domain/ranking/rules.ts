@@ -46,6 +46,10 @@ export const TEXT_REVISIONS: readonly { at: string; note: string }[] = Object.fr
     at: '2026-11-25',
     note: 'The listing id the shuffle hashes and the last tie-break compares is now shown on every listing as `id`, and the order is also given as sort keys naming the listing fields they read (order.keys). The order itself did not change.',
   },
+  {
+    at: '2026-11-26',
+    note: 'How reputation is computed is now published in full under score: the evidence (signed receipts and their acknowledgements), every weight (outcome, evidence, age, repeat customers), the word cap, the hold after verification, the tiers and the nightly snapshot. Scores are computed from receipts from now on; before, no receipt had reached the network and every score was 0. The order\'s rule (ranked businesses by score, from 0.40) did not change.',
+  },
 ]);
 
 const SHUFFLE_KEY: OrderKey = {
@@ -141,59 +145,4 @@ export function announcedRules(nowMs: number): PublishedRules | null {
 export function rulesStatus(rules: PublishedRules, nowMs: number): 'announced' | 'in_force' | 'retired' {
   if (Date.parse(rules.effectiveAt) > nowMs) return 'announced';
   return rulesInForce(nowMs).version === rules.version ? 'in_force' : 'retired';
-}
-
-/** The document served at GET /v1/ranking?version=n: every number the order uses, the changelog, what comes next. */
-export function rulesDocument(rules: PublishedRules, nowMs: number, baseUrl: string) {
-  const next = announcedRules(nowMs);
-  const n = rules.numbers;
-  return {
-    version: rules.version,
-    status: rulesStatus(rules, nowMs),
-    published_at: rules.publishedAt,
-    effective_at: rules.effectiveAt,
-    summary: rules.summary,
-    order: {
-      words: rules.orderWords,
-      snapshot: 'The order is computed once an hour at :00 UTC and frozen for that hour; every search pages through it.',
-      members_first: n.membersFirst,
-      answering_hours: n.answeringHours,
-      ranked_from: n.rankedFrom,
-      ranked_from_int: n.rankedFromInt,
-      rank_score_int: 'floor(score × 10000 + 0.5), from the last nightly reputation snapshot',
-      keys: rules.orderKeys,
-      rank_shuffle:
-        'the first 16 lowercase hexadecimal characters of SHA-256 over the UTF-8 text "<YYYY-MM-DD>:<id>", where <id> is the listing\'s id field in lower case and the date is the UTC date of the snapshot; a string, compared as a string',
-      rank_pos: 'the place in this hour\'s order, from 1',
-      near: { parameter: 'near', radius_km_default: n.radiusKmDefault, radius_km_max: n.radiusKmMax, order: n.nearest ? 'rank, or distance with order=nearest' : 'rank' },
-      nearest: n.nearest ? 'order=nearest (needs near): by distance, then by place in the order' : null,
-      category: n.strictCategory
-        ? 'a group slug or a place category (with every category below it) by id, slug, label or synonym; anything else is refused with 400 category_unresolved and up to 5 candidates'
-        : 'a group slug or a place category (with every category below it) by id, slug, label or synonym; anything else matches tags',
-      filters: 'every search parameter only leaves businesses out; none moves anyone',
-      cursor: 'opaque; bound to the search and to the hour\'s order: another search\'s cursor, or one from an earlier hour, answers 410 cursor_expired',
-    },
-    score: {
-      method: 'lower bound of the Wilson interval of kept promises among kept and broken ones',
-      z: 1.2816,
-      ranked_from: n.rankedFrom,
-      tiers: { trusted: { min_score: 0.75, distinct_customers: 10 }, building: { min_score: 0.4 }, new: 'everything else, including no record' },
-      evidence: 'signed receipts the business published to this network and their outcomes; nothing a profile says',
-    },
-    never_used: [
-      'anything a business profile says (its name, description, categories or claims)',
-      'payment of any kind: a place cannot be bought',
-      'how well a query matches: matching only leaves businesses out',
-      'distance, unless order=nearest is asked for',
-    ],
-    text_revisions: TEXT_REVISIONS,
-    changelog: PUBLISHED_RULES.filter((r) => Date.parse(r.publishedAt) <= nowMs).map((r) => ({
-      version: r.version,
-      published_at: r.publishedAt,
-      effective_at: r.effectiveAt,
-      summary: r.summary,
-      url: `${baseUrl}/v1/ranking?version=${r.version}`,
-    })),
-    next: next && next.version !== rules.version ? { version: next.version, effective_at: next.effectiveAt, url: `${baseUrl}/v1/ranking?version=${next.version}` } : null,
-  };
 }

@@ -6,6 +6,8 @@
 import { Problem, PublicFetchError, newId, publicFetch, type JobRecord } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import type { DirectoryStore, InstanceRecord } from '../../store/store.js';
+import { instanceStanding } from '../reputation/standing.js';
+import { requireCaller, takeSignature, type SignedCaller } from '../signed/signed-call.js';
 import { parseInstanceDomain } from './domain-name.js';
 import { ManifestProblem, readManifest } from './member-listing.js';
 import { retireFoundListingFor } from '../checks/found-listing.js';
@@ -48,10 +50,13 @@ export function statusView(instance: InstanceRecord, listed: boolean) {
   };
 }
 
-export async function registerInstance(ctx: DirectoryContext, rawDomain: unknown) {
+/** Registration is signed by the inbox itself (its manifest holds the key): nobody registers a domain that is not theirs. */
+export async function registerInstance(ctx: DirectoryContext, rawDomain: unknown, caller: SignedCaller | undefined) {
   const { domain, origin } = parseInstanceDomain(rawDomain, ctx.settings.allowLocalInboxes);
+  const signer = requireCaller(caller, origin, 'Registering an inbox');
   const nowMs = ctx.clock.now();
   return ctx.store.transaction(async (store) => {
+    await takeSignature(store, signer, nowMs);
     let instance = await store.instances.get(domain);
     if (!instance) {
       instance = {
@@ -118,17 +123,23 @@ function clippedCounts(counts: NonNullable<InstanceRecord['counts']>): NonNullab
 }
 
 /**
- * An hourly ping: the inbox is alive. A business answers when it pinged within the last day. Only
- * an instance the directory has verified may ping: a pending domain's pings keep nothing alive and
- * add nothing to the stats (409 wrong_state).
+ * An hourly ping: the inbox is alive. A business answers when it pinged within the last day. A ping
+ * is signed by the instance itself (an unsigned one is refused before this, 401, and changes
+ * nothing), and only an instance the directory has verified may ping: a pending domain's pings keep
+ * nothing alive and add nothing to the stats (409 wrong_state). The answer says how the network
+ * stands with the inbox: its reputation as of the last snapshot, the receipts held, the rules in force.
  */
 export async function pingInstance(
   ctx: DirectoryContext,
   rawDomain: unknown,
+  caller: SignedCaller | undefined,
   body: { version?: string | undefined; runtime?: string | undefined; counts?: InstanceRecord['counts'] | undefined },
 ) {
   const nowMs = ctx.clock.now();
-  return ctx.store.transaction(async (store) => {
+  const { origin } = parseInstanceDomain(rawDomain, ctx.settings.allowLocalInboxes);
+  const signer = requireCaller(caller, origin, 'A ping');
+  await ctx.store.transaction(async (store) => {
+    await takeSignature(store, signer, nowMs);
     const instance = await knownInstance(store, rawDomain, ctx.settings.allowLocalInboxes);
     if (instance.verifiedAt === null) {
       throw new Problem('wrong_state', `${instance.domain} is not verified yet; its pings count once the directory has verified its manifest. Poll the status URL.`);
@@ -138,8 +149,8 @@ export async function pingInstance(
     // A ping brings a member set aside back (recordPing clears the listing's dormant_since too).
     await store.instances.put({ ...instance, lastPingAt: nowMs, dormantSince: null, software, counts });
     await store.listings.recordPing(instance.domain, nowMs, software);
-    return { domain: instance.domain, lastPingAt: nowMs, software };
   });
+  return instanceStanding(ctx, origin, nowMs);
 }
 
 type Fetched = { ok: true; manifest: unknown } | { ok: false; error: string };
@@ -203,6 +214,8 @@ export function verificationHandler(ctx: DirectoryContext) {
             lastError: null,
           });
           await store.jobs.enqueue(verifyJob(instance.domain, nowMs + REFRESH_EVERY_MS), nowMs);
+          // Keys may have been rotated: the next signature or receipt reads them from this manifest.
+          ctx.instanceKeys.invalidate(instance.origin);
           return;
         } catch (error) {
           if (!(error instanceof ManifestProblem)) throw error;

@@ -9,7 +9,7 @@ import type { ListingRecord } from '../listings/listing.js';
 import { JsonBytes, assembleListingBytes } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
 import { isListed } from '../listings/regulated.js';
-import { DayShuffles, HOUR_MS, HourRanks, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
@@ -25,8 +25,9 @@ export const SEARCH_DEADLINE_MS = 10_000;
 export const RETRY_AFTER_SECONDS = 60;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
-/** Until receipts are scored nightly, every business stands unranked. */
-const NO_STANDING: Standing = { scoreInt: 0, ranked: false };
+
+/** The reputation each listing stands with in an hour's order (the nightly snapshot, domain/reputation/snapshot.ts), by listing seq. */
+export type StandingsOfHour = (hourStartMs: number) => Promise<ReadonlyMap<number, Standing>>;
 
 export interface VocabularyHooks {
   categoryKeysOf: (listing: ListingRecord) => string[];
@@ -48,6 +49,8 @@ export interface HourState {
   shuffles: DayShuffles;
   /** What the hour's order knows of each listing: its place and why are shown without reading its document. */
   ranks: HourRanks;
+  /** The reputation the hour's order was made with, by listing seq. */
+  standings: ReadonlyMap<number, Standing>;
 }
 
 export type { SearchAnswer };
@@ -68,13 +71,19 @@ export class DirectorySearch {
 
   readonly #deadlineMs: number;
   readonly #assembler: AnswerAssembler | null;
+  readonly #standings: StandingsOfHour;
 
-  /** `assembler`: where answers are assembled besides this thread (answer workers). */
-  constructor(ctx: DirectoryContext, vocab: VocabularyHooks, options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null } = {}) {
+  /** `assembler`: where answers are assembled besides this thread (answer workers); `standings`: the reputation each hour's order reads (none: nobody is ranked). */
+  constructor(
+    ctx: DirectoryContext,
+    vocab: VocabularyHooks,
+    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour } = {},
+  ) {
     this.#ctx = ctx;
     this.#vocab = vocab;
     this.#deadlineMs = options.deadlineMs ?? SEARCH_DEADLINE_MS;
     this.#assembler = options.assembler ?? null;
+    this.#standings = options.standings ?? (async () => new Map());
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
@@ -108,10 +117,12 @@ export class DirectorySearch {
     const stamp = await store.listings.contentStamp();
     let stored = await store.orders.get(hourStart);
     let facts: RankFacts[] | null = null;
+    // Ranked businesses sort by the reputation of the night's snapshot (computed first when missing).
+    const standings = await this.#standings(hourStart);
     if (!stored) {
       const rules = rulesInForce(hourStart);
       facts = [];
-      for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, NO_STANDING));
+      for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING));
       const order = computeOrder(facts, rules);
       await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
       // Another process may have stored the hour first: the stored order is the one that stands.
@@ -131,8 +142,8 @@ export class DirectorySearch {
     let rows: RankInputs[] | null = null;
     const rankRows = async () => (rows ??= await this.#rankRows());
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
-    const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()));
-    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks };
+    const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
+    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings };
     return this.#state;
   }
 
@@ -328,7 +339,7 @@ export class DirectorySearch {
 
   /** The facts the hour's order was made from, from the hour's tables; null for a listing they do not know (added since). */
   #tableFacts(state: HourState, seq: number): PlacementFacts | null {
-    return state.ranks.has(seq) && state.shuffles.has(seq) ? state.ranks.placement(seq, NO_STANDING, state.shuffles.known(seq)) : null;
+    return state.ranks.has(seq) && state.shuffles.has(seq) ? state.ranks.placement(seq, state.shuffles.known(seq)) : null;
   }
 
   /**
@@ -336,7 +347,7 @@ export class DirectorySearch {
    * hour's tables, or for a listing added since (not in them) from its rank inputs.
    */
   #placementFacts(state: HourState, seq: number, inputs: () => RankInputs): PlacementFacts {
-    return this.#tableFacts(state, seq) ?? rankFacts(inputs(), state.hourStart, state.rules, NO_STANDING, state.shuffles);
+    return this.#tableFacts(state, seq) ?? rankFacts(inputs(), state.hourStart, state.rules, state.standings.get(seq) ?? NO_STANDING, state.shuffles);
   }
 }
 

@@ -10,6 +10,7 @@ const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
   { name: 'Rules and statistics', description: 'The published ranking rules and the statistics of the network.', paths: [/^\/v1\/(ranking|stats)$/] },
   { name: 'Agentic check', description: 'The agentic score: its published rules, check results of sites, asking for a check, and the leaderboard. The score never changes the search order.', paths: [/^\/v1\/score-rules$/, /^\/b\//, /^\/check/, /^\/leaderboard/] },
   { name: 'Instances', description: 'Registration of inboxes with the network, their pings and status.', paths: [/^\/v1\/instances/] },
+  { name: 'Receipts', description: 'Receipts an inbox signed for the promises it made and kept, published to the network.', paths: [/^\/v1\/receipts$/] },
 ];
 
 export function directoryTagOf(op: Pick<OperationMeta, 'name' | 'http'>): string {
@@ -22,7 +23,7 @@ export function directoryOpenApi(baseUrl: string): Omit<OpenApiInfo, 'version'> 
   return {
     title: 'Directory network',
     description:
-      'Public, read-only search of businesses for AI agents, in one published order that cannot be bought. No key and no sign-in: every caller gets the same answer. Reads carry an ETag and answer 304 to If-None-Match. Refusals are RFC 9457 problem documents.',
+      'Public, read-only search of businesses for AI agents, in one published order that cannot be bought. No key and no sign-in: every caller gets the same answer. Reads carry an ETag and answer 304 to If-None-Match. Refusals are RFC 9457 problem documents. The calls an inbox makes (registration, its hourly ping, publishing receipts) are signed by the inbox with HTTP Message Signatures (RFC 9421, Ed25519, profile svc-instance/1, a key of its manifest\'s receipt_keys); they carry no other credential.',
     serverUrl: baseUrl,
     license: PROJECT_LICENSE,
     contact: { name: 'Operator of this directory network', url: `${baseUrl}/v1/stats` },

@@ -4,9 +4,9 @@
  * carry their key. None of it is a public read: no answer holds anything about a customer but the
  * standing the contract lists, and only to the business the customer presented a pass at.
  */
-import type { FastifyInstance } from 'fastify';
-import { Problem, createInstanceKeyCache, publicFetch } from '@svc/shared';
-import type { InstanceAuth } from './instance-auth.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Problem, rawBodyOf } from '@svc/shared';
+import { verifyMemberCall } from '../../domain/signed/signed-call.js';
 import { issuePerson, passFromKey, presentToNetwork, recordOutcome, revokeWithKey, type PersonsDeps } from '../../domain/persons/persons.js';
 
 export const PERSON_ROUTES = [
@@ -22,36 +22,35 @@ function body(value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-export function installPersonRoutes(app: FastifyInstance, deps: PersonsDeps, auth: InstanceAuth): void {
-  const receiptKeys = createInstanceKeyCache({
-    now: () => deps.ctx.clock.now(),
-    fetchKeys: async (instance) => {
-      const answer = await publicFetch(`${instance}/.well-known/agent-inbox.json`, {
-        timeoutMs: deps.ctx.settings.manifestTimeoutMs,
-        maxBytes: deps.ctx.settings.manifestMaxBytes,
-        allowLoopback: deps.ctx.settings.allowLocalInboxes,
-        allowHttp: deps.ctx.settings.allowLocalInboxes,
-      });
-      return (JSON.parse(answer.body) as { receipt_keys?: { keys?: unknown[] } }).receipt_keys?.keys ?? [];
-    },
-  });
+export function installPersonRoutes(app: FastifyInstance, deps: PersonsDeps): void {
+  const { ctx } = deps;
+  /** The calling member inbox's origin: the one verifier of signed instance calls (domain/signed/signed-call.ts), over the body's exact bytes. */
+  const signer = async (request: FastifyRequest): Promise<string> => {
+    const caller = await verifyMemberCall(ctx, {
+      method: request.method,
+      url: new URL(request.url, new URL(ctx.settings.baseUrl).origin),
+      headers: request.headers,
+      body: rawBodyOf(request),
+    });
+    return caller.origin;
+  };
   const noStore = { 'cache-control': 'no-store' };
 
   app.post('/v1/persons', async (request, reply) => {
-    const instance = await auth.verify(request);
+    const instance = await signer(request);
     const answer = await issuePerson(deps, instance, body(request.body));
     return reply.code(answer.status === 'issued' ? 201 : 200).headers(noStore).send(answer);
   });
 
   app.post('/v1/presentations', async (request, reply) => {
-    const instance = await auth.verify(request);
+    const instance = await signer(request);
     return reply.headers(noStore).send(await presentToNetwork(deps, instance, body(request.body)));
   });
 
   app.post('/v1/presentations/:id/outcomes', async (request, reply) => {
-    const instance = await auth.verify(request);
+    const instance = await signer(request);
     const id = (request.params as { id: string }).id;
-    const answer = await recordOutcome(deps, instance, id, body(request.body), async (kid) => (await receiptKeys.lookup({ keyid: kid, instance })) ?? null);
+    const answer = await recordOutcome(deps, instance, id, body(request.body), async (kid) => ctx.instanceKeys.lookup({ keyid: kid, instance }));
     return reply.headers(noStore).send(answer);
   });
 

@@ -9,6 +9,8 @@ import type { RateBudget } from '@svc/shared';
 export const DIRECTORY_BUDGETS = {
   read: { name: 'read', max: 600, windowSec: 60, per: 'address', describes: 'searches and reads' },
   write: { name: 'write', max: 30, windowSec: 60, per: 'address', describes: 'registrations, pings and checks' },
+  // An inbox publishes a receipt per promise made or closed, and catches up after an outage: ten a second.
+  publish: { name: 'publish', max: 600, windowSec: 60, per: 'address', describes: 'receipts published' },
   /** Signed calls of member inboxes about their customers (persons, presentations, outcomes): one inbox serves many customers. */
   persons: { name: 'persons', max: 600, windowSec: 60, per: 'address', describes: 'calls about persons' },
 } as const satisfies Record<string, RateBudget>;
@@ -19,6 +21,7 @@ export function directoryBudgetOf(request: FastifyRequest): RateBudget | undefin
   if (path === '/healthz') return undefined;
   // The MCP door serves reads only.
   if (path === '/mcp' || request.method === 'GET' || request.method === 'HEAD') return DIRECTORY_BUDGETS.read;
+  if (path === '/v1/receipts') return DIRECTORY_BUDGETS.publish;
   if (path === '/v1/persons' || path.startsWith('/v1/presentations')) return DIRECTORY_BUDGETS.persons;
   return DIRECTORY_BUDGETS.write;
 }

@@ -85,7 +85,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const parsed = op.input.safeParse(input);
     if (!parsed.success) throw badRequestFromZod(parsed.error);
     const extras: { status?: number; headers?: Record<string, string> } = {};
-    const body = (await op.run(caller === undefined ? options.context : { ...options.context, caller }, parsed.data, extras)) as T;
+    const body = (await op.run(caller === undefined ? options.context : { ...options.context, callerAddress: caller }, parsed.data, extras)) as T;
     return { body, status: extras.status, headers: extras.headers ?? {} };
   };
 

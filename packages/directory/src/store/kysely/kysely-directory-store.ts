@@ -15,11 +15,13 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
-import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder } from '../store.js';
+import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { PageReader } from './page-reader.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
+import { KyselyReceiptStore, KyselyReplayStore, KyselyReputationStore } from './trust-stores.js';
+import { WriteBatch } from './write-batch.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
 const STREAM_PAGE = 5_000;
@@ -289,6 +291,21 @@ class KyselyListingStore implements ListingStore {
     await this.#writePages([{ seq: row.seq, document }]);
   }
 
+  async recordTrust(domain: string, patch: TrustPatch, atMs: number): Promise<boolean> {
+    return this.#writing((store) => store.#recordTrust(domain, patch, atMs));
+  }
+
+  async #recordTrust(domain: string, patch: TrustPatch, atMs: number): Promise<boolean> {
+    const row = await this.#db.selectFrom('listings').select(['seq', 'document']).where('domain', '=', domain).executeTakeFirst();
+    if (!row) return false;
+    const listing = { ...(JSON.parse(row.document) as Omit<ListingRecord, 'seq'>), ...patch };
+    const document = JSON.stringify(listing);
+    // Receipts and reputation are shown, never searched on: a new revision (the live index re-reads the page), no content change.
+    await this.#db.updateTable('listings').set({ document, updated_at: atMs, revision: NEXT_REVISION }).where('seq', '=', row.seq).execute();
+    await this.#writePages([{ seq: row.seq, document }]);
+    return true;
+  }
+
   async revision(): Promise<number> {
     const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
     return Number(row.top ?? 0);
@@ -421,6 +438,18 @@ class KyselyInstanceStore implements InstanceStore {
   async list(): Promise<InstanceRecord[]> {
     return (await this.#db.selectFrom('instances').selectAll().orderBy('domain').execute()).map(fromInstanceRow);
   }
+
+  async standing(domain: string): Promise<{ status: InstanceRecord['status']; verifiedAt: number | null } | null> {
+    const row = await this.#db.selectFrom('instances').select(['status', 'verified_at']).where('domain', '=', domain).executeTakeFirst();
+    return row ? { status: row.status as InstanceRecord['status'], verifiedAt: row.verified_at === null ? null : Number(row.verified_at) } : null;
+  }
+
+  async verified(afterDomain: string | null, limit: number): Promise<{ domain: string; origin: string; verifiedAt: number }[]> {
+    let query = this.#db.selectFrom('instances').select(['domain', 'origin', 'verified_at']).where('verified_at', 'is not', null);
+    if (afterDomain !== null) query = query.where('domain', '>', afterDomain);
+    const rows = await query.orderBy('domain').limit(limit).execute();
+    return rows.map((r) => ({ domain: r.domain, origin: r.origin, verifiedAt: Number(r.verified_at) }));
+  }
 }
 
 class KyselyOrderStore implements OrderStore {
@@ -464,6 +493,9 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly instances;
   readonly orders;
   readonly jobs;
+  readonly replays;
+  readonly receipts;
+  readonly reputation;
   readonly checks;
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #inTransaction: boolean;
@@ -478,6 +510,9 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
+    this.replays = new KyselyReplayStore(db);
+    this.receipts = new KyselyReceiptStore(db);
+    this.reputation = new KyselyReputationStore(db);
     this.checks = new KyselyCheckStore(db);
     this.persons = new KyselyPersonStore(db);
   }
@@ -486,6 +521,20 @@ export class KyselyDirectoryStore implements DirectoryStore {
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     return transactionWithRetry(this.#db, (trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
+  }
+
+  readonly #batch = new WriteBatch((run) => this.#db.transaction().execute((trx) => run(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages }), trx)));
+
+  /**
+   * On SQLite, calls arriving together share one commit (write-batch.ts: one fsync for many small
+   * writes). On PostgreSQL each call is a transaction of its own, run again after a conflict: the
+   * server commits many connections' transactions together itself, and a batch's savepoints could
+   * not run one call again without the others (a conflict or deadlock ends the whole transaction).
+   */
+  batchedTransaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
+    if (this.#inTransaction) return work(this);
+    if (engineOf(this.#db) === 'postgres') return this.transaction(work);
+    return this.#batch.run(work as (store: DirectoryStore) => Promise<unknown>) as Promise<T>;
   }
 
   async close(): Promise<void> {

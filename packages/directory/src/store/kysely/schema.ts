@@ -71,6 +71,97 @@ export interface ListingPagesTable {
   fixed: string;
 }
 
+/** Signatures of instance requests already accepted, kept until keep_until (unix seconds): the replay store. */
+export interface UsedSignaturesTable {
+  id: string;
+  keep_until: number;
+}
+
+/** A receipt published by a verified inbox, with its acknowledgement once one arrived. */
+export interface ReceiptsTable {
+  iss: string;
+  receipt_id: string;
+  /** The issuer's domain (its origin's host): what listings are keyed by. */
+  domain: string;
+  kid: string;
+  jws: string;
+  /** base64url SHA-256 of jws: what an acknowledgement binds and what a duplicate is compared by. */
+  sha256: string;
+  typ: string;
+  knd: string;
+  out: string | null;
+  ref: string | null;
+  prv: string | null;
+  sub: string;
+  itm: string;
+  /** Claims times are unix seconds; arrival and acknowledgement times ms. */
+  iat: number;
+  due: number;
+  end_at: number | null;
+  paid: number;
+  aut: number;
+  /** 0 for a sandbox receipt: held (so it deduplicates), counted for nothing. */
+  counted: number;
+  arrived_at: number;
+  ack_jws: string | null;
+  ack_jkt: string | null;
+  ack_iat: number | null;
+  ack_at: number | null;
+}
+
+/** What every view reads of a business's receipts, kept current by the intake. */
+export interface ReceiptTalliesTable {
+  domain: string;
+  issued: number;
+  acknowledged: number;
+  customers: number;
+  last_at: number | null;
+  updated_at: number;
+}
+
+/** The distinct customers (receipt `sub`) a business's counted receipts came from. */
+export interface ReceiptCustomersTable {
+  domain: string;
+  sub: string;
+}
+
+/** The outcome that stands for each promise (the promise's receipt id is `ref`). */
+export interface ReceiptOutcomesTable {
+  domain: string;
+  ref: string;
+  receipt_id: string;
+  code: string;
+  iat: number;
+  business_broken: number;
+}
+
+/** One nightly reputation snapshot and how far it got (computing → computed → published). */
+export interface ReputationNightsTable {
+  night: string;
+  scoring_time: number;
+  rules_version: number;
+  status: string;
+  cursor: string | null;
+  members: number;
+  started_at: number;
+  computed_at: number | null;
+  published_at: number | null;
+}
+
+export interface ReputationScoresTable {
+  night: string;
+  domain: string;
+  score: number;
+  score_int: number;
+  ranked: number;
+  tier: string;
+  kept: number;
+  broken: number;
+  customers: number;
+  verified_share: number;
+  units: number;
+}
+
 /** One checked site (domain/checks): its queue state and last result (the outcome as JSON, with the columns boards and counts read). */
 export interface ChecksTable {
   domain: string;
@@ -114,6 +205,13 @@ export interface DirectoryDatabase {
   instances: InstancesTable;
   rank_snapshots: RankSnapshotsTable;
   jobs: JobsTable;
+  used_signatures: UsedSignaturesTable;
+  receipts: ReceiptsTable;
+  receipt_tallies: ReceiptTalliesTable;
+  receipt_customers: ReceiptCustomersTable;
+  receipt_outcomes: ReceiptOutcomesTable;
+  reputation_nights: ReputationNightsTable;
+  reputation_scores: ReputationScoresTable;
   checks: ChecksTable;
   check_budget: CheckBudgetTable;
   check_callers: CheckCallersTable;

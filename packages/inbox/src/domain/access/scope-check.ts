@@ -9,7 +9,7 @@
  * and recorded.
  */
 import { Problem } from '@svc/shared';
-import { loadSettings, type DomainContext } from '../context.js';
+import { readSettings, type DomainContext } from '../context.js';
 import type { Caller } from '../types.js';
 
 /** Scopes that can never be granted to a kind of principal (inbox spec §5: "An integration key never carries keys:write"). */
@@ -31,7 +31,7 @@ export async function checkScope(domain: DomainContext, caller: Caller, operatio
   if (scope === undefined) throw new Problem('not_allowed', `${operation} is for the owner only.`);
   if (caller.scopes.includes(scope)) return;
   const enforced =
-    !canEverHold(caller, scope) || caller.actor.kind === 'owner_ai' || (await loadSettings(domain.store)).settings.security.enforceScopes;
+    !canEverHold(caller, scope) || caller.actor.kind === 'owner_ai' || (await readSettings(domain.store)).security.enforceScopes;
   const principalId = caller.keyId ?? caller.actor.id;
   // A principal without an id cannot be shown in a list; its refusal still stands.
   if (principalId !== null) {

@@ -13,11 +13,11 @@
  */
 import { Problem, type FieldProblem } from '@svc/shared';
 import { DateTime } from 'luxon';
-import type { DomainContext } from '../context.js';
+import { readSchedule, type DomainContext } from '../context.js';
 import { slotProblem } from '../items/guards.js';
 import type { Closure, OpeningHoursRange, Service } from '../types.js';
 import { MAX_WINDOW_DAYS } from './check-availability.js';
-import { computeFreeStarts, isWithinOpeningHours, type FreeStart } from './free-starts.js';
+import { computeFreeStarts, isWithinOpeningHours, localDateInZone, type FreeStart } from './free-starts.js';
 
 /** How many free starts a refusal offers. */
 export const NEXT_FREE_COUNT = 5;
@@ -57,10 +57,10 @@ export function refuseImpossibleLength(startAt: number, endAt: number): void {
 export async function refuseUnbookableTime(ctx: DomainContext, request: BookingTimeRequest): Promise<void> {
   const { service, timeZone, startAt, endAt, partySize } = request;
   const nowMs = ctx.clock.now();
-  const [openingHours, closures] = await Promise.all([ctx.store.catalogue.getOpeningHours(), ctx.store.catalogue.getClosures()]);
+  const { openingHours, closures } = await readSchedule(ctx.store);
   const offer = (fromMs: number) => nextFree(ctx, { service, timeZone, openingHours, closures, partySize, fromMs, nowMs });
   // Alternatives from the start of the asked day (or now, when that is later), so an agent sees the same day first.
-  const sameDayOn = Math.max(nowMs, DateTime.fromMillis(startAt, { zone: timeZone }).startOf('day').toMillis());
+  const sameDayOn = () => Math.max(nowMs, DateTime.fromMillis(startAt, { zone: timeZone }).startOf('day').toMillis());
 
   const noticeMs = service.minNoticeMinutes * MINUTE_MS;
   if (startAt <= nowMs) {
@@ -71,25 +71,25 @@ export async function refuseUnbookableTime(ctx: DomainContext, request: BookingT
     throw refusal('payload.startTime', `${service.name} needs ${notice(service.minNoticeMinutes)} notice; book a later time.`, await offer(nowMs));
   }
 
-  const startDate = DateTime.fromMillis(startAt, { zone: timeZone }).toISODate() ?? '';
+  const startDate = localDateInZone(startAt, timeZone);
   const closure = closures.find((c) => c.startDate <= startDate && startDate <= c.endDate);
   if (closure) {
     const reason = closure.reason ? ` (${closure.reason})` : '';
     const span = closure.startDate === closure.endDate ? `on ${closure.startDate}` : `from ${closure.startDate} to ${closure.endDate}`;
-    throw refusal('payload.startTime', `The business is closed ${span}${reason}; pick another day.`, await offer(sameDayOn));
+    throw refusal('payload.startTime', `The business is closed ${span}${reason}; pick another day.`, await offer(sameDayOn()));
   }
 
   if (!isWithinOpeningHours(startAt, endAt, timeZone, openingHours, closures)) {
     const startsInHours = isWithinOpeningHours(startAt, startAt + 1, timeZone, openingHours, closures);
     const path = startsInHours && request.endTimeGiven ? 'payload.endTime' : 'payload.startTime';
     const what = startsInHours ? 'That booking runs past closing time' : 'That time is outside opening hours';
-    throw refusal(path, `${what}: ${hoursOn(startAt, timeZone, openingHours)}.`, await offer(sameDayOn));
+    throw refusal(path, `${what}: ${hoursOn(startAt, timeZone, openingHours)}.`, await offer(sameDayOn()));
   }
 
   if (!request.sandbox) {
     const taken = await slotProblem(ctx, service.id, startAt, endAt, partySize, null);
     if (taken) {
-      const free = await offer(sameDayOn);
+      const free = await offer(sameDayOn());
       throw new Problem(taken.code, taken.message, { extensions: free });
     }
   }

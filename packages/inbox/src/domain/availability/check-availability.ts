@@ -22,6 +22,11 @@ function instantOf(value: string, timeZone: string, field: string): number {
   return parsed.toMillis();
 }
 
+/**
+ * The free starts, and until when that answer holds as time passes (ms, exclusive): a start is
+ * offered only while it is at least the service's notice away, so the answer changes when its first
+ * start comes within the notice; an answer with no start stays so (time only takes starts away).
+ */
 export async function checkAvailability(ctx: DomainContext, query: AvailabilityQuery) {
   const { profile } = await loadProfile(ctx.store);
   const service = await ctx.store.catalogue.getService(query.service);
@@ -53,12 +58,17 @@ export async function checkAvailability(ctx: DomainContext, query: AvailabilityQ
     partySize: query.partySize,
     nowMs: ctx.clock.now(),
   });
+  const first = slots[0];
+  const validUntilMs = first ? Date.parse(first.start) - service.minNoticeMinutes * 60_000 + 1 : Number.POSITIVE_INFINITY;
   return {
-    service: { id: service.id, name: service.name, durationMinutes: service.durationMinutes },
-    timeZone: profile.timeZone,
-    from: new Date(fromMs).toISOString(),
-    to: new Date(toMs).toISOString(),
-    partySize: query.partySize,
-    slots,
+    body: {
+      service: { id: service.id, name: service.name, durationMinutes: service.durationMinutes },
+      timeZone: profile.timeZone,
+      from: new Date(fromMs).toISOString(),
+      to: new Date(toMs).toISOString(),
+      partySize: query.partySize,
+      slots,
+    },
+    validUntilMs,
   };
 }

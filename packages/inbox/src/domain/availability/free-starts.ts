@@ -6,7 +6,7 @@
  * time (UTC milliseconds). The two meet in {@link OffsetTimeline}, which turns local wall-clock
  * times into instants for one IANA zone, including across DST changes.
  */
-import { IANAZone } from 'luxon';
+import { DateTime, IANAZone } from 'luxon';
 import type { Closure, OpeningHoursRange, Service } from '../types.js';
 
 /** A confirmed booking of this service, in UTC milliseconds. */
@@ -372,6 +372,31 @@ function firstChange(lo: number, hi: number, changed: (ms: number) => boolean): 
     else lo = mid;
   }
   return hi;
+}
+
+/** Zone names luxon reads as a fixed offset, not an IANA zone (it prints `Z` for UTC then): left to luxon. */
+const LUXON_FIXED_ZONE = /^(?:utc|gmt|local|system|default)(?:[+-].*)?$/i;
+/** Instants whose local year has four digits in any zone (luxon and Date print others differently). */
+const FOUR_DIGIT_YEARS: readonly [number, number] = [Date.UTC(1000, 0, 2), Date.UTC(9999, 11, 30)];
+
+/**
+ * What `DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: false })` prints, from the
+ * zone's kept offsets instead of an Intl call (each booking formatted its start and end so); undefined
+ * where luxon would read the zone otherwise or the year has not four digits.
+ */
+export function formatInZone(ms: number, timeZone: string): string | undefined {
+  if (LUXON_FIXED_ZONE.test(timeZone) || !(ms >= FOUR_DIGIT_YEARS[0] && ms <= FOUR_DIGIT_YEARS[1])) return undefined;
+  const timeline = timelineFor(timeZone, ms - TIMELINE_MARGIN_MS, ms + TIMELINE_MARGIN_MS);
+  // Local mean times of old had offsets in seconds, which luxon cuts to whole minutes.
+  return Number.isInteger(timeline.offsetAt(ms)) ? timeline.formatIso(ms) : undefined;
+}
+
+/** The local date (YYYY-MM-DD) of an instant in a zone, from its kept offsets. */
+export function localDateInZone(ms: number, timeZone: string): string {
+  assertFinite([ms], 'ms');
+  if (!(ms >= FOUR_DIGIT_YEARS[0] && ms <= FOUR_DIGIT_YEARS[1])) return DateTime.fromMillis(ms, { zone: timeZone }).toISODate() ?? '';
+  const wall = timelineFor(timeZone, ms - TIMELINE_MARGIN_MS, ms + TIMELINE_MARGIN_MS).wallAt(ms);
+  return new Date(wall).toISOString().slice(0, 10);
 }
 
 /** Timelines by zone and aligned span; a zone's offsets never change, so a timeline can be reused. */

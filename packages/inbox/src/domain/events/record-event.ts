@@ -8,11 +8,12 @@ import type { DomainContext } from '../context.js';
 import type { ItemEventRecord } from '../types.js';
 import { newDeliveryRecord } from '../webhooks/delivery-records.js';
 import { matchesAny } from './event-patterns.js';
+import { keptRead } from '../kept-reads.js';
 
 export async function recordEvent(ctx: DomainContext, event: ItemEventRecord): Promise<void> {
   await ctx.store.items.appendEvent(event);
   await ctx.store.eventStream.append(event);
-  const endpoints = await ctx.store.webhooks.activeSubscriptions();
+  const endpoints = await keptRead(ctx.store, 'webhooks', () => ctx.store.webhooks.activeSubscriptions());
   const nowMs = ctx.clock.now();
   const deliveries = endpoints
     .filter((endpoint) => matchesAny(endpoint.events, event.type))

@@ -4,7 +4,7 @@
  * key (queued, never waited for), and who the owner sees in `customer.persons`.
  */
 import { newId } from '@svc/shared';
-import { loadSettings, type DomainContext } from '../context.js';
+import { readSettings, type DomainContext } from '../context.js';
 import type { Caller, ItemRecord } from '../types.js';
 import { normaliseAddress } from './identity-keys.js';
 import { ADDRESS_LABEL } from './verify-customer.js';
@@ -36,7 +36,7 @@ export async function recordNewItemIdentity(ctx: DomainContext, item: ItemRecord
   }
   const firstKind = item.type === 'booking' || item.type === 'order';
   if (firstKind && item.contact?.email && !item.sandbox && !identity?.offered) {
-    const { settings } = await loadSettings(ctx.store);
+    const settings = await readSettings(ctx.store);
     for (const [origin, entry] of Object.entries(settings.networks)) {
       if (!entry.enabled || !entry.issue) continue;
       statuses[origin] = 'pending';

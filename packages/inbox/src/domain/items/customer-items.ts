@@ -8,9 +8,10 @@ import { loadProfile, type DomainContext } from '../context.js';
 import { refuseImpossibleLength, refuseUnbookableTime } from '../availability/booking-time.js';
 import { priceBooking, priceOrder } from '../catalogue/pricing.js';
 import { isoInZone, parseInstant } from '../time.js';
-import type { Actor, Caller, Contact, ItemRecord, ItemType } from '../types.js';
+import type { Actor, Caller, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
+import type { ReceiptRecord } from '../../store/receipt-store.js';
 import { accessTokenMatches, newAccessToken } from './access-token.js';
-import { addToSearchText, insertItem, moveItem, openMoves, recordSideEvent, type Mover } from './item-writer.js';
+import { addToSearchText, moveItem, openMoves, recordSideEvent, writeNewItem, type Mover } from './item-writer.js';
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { conversationEntry, itemView, type ItemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
@@ -131,7 +132,7 @@ async function createFor(
   spec: { type: ItemType; payload: Record<string, unknown>; needsHuman: boolean; serviceId?: string; startAt?: number; endAt?: number; partySize?: number },
 ) {
   const { token, hash } = newAccessToken();
-  const item = await insertItem(ctx, moverOf(caller), {
+  const { item, messages } = await writeNewItem(ctx, moverOf(caller), {
     ...spec,
     contact: request.contact ?? null,
     sandbox: request.sandbox ?? false,
@@ -144,8 +145,10 @@ async function createFor(
     await ctx.store.identity.setItemAgent({ itemId: item.id, jkt: caller.agent.jkt, platform: caller.agent.platform, signedAt: item.createdAt });
   }
   const networks = await recordNewItemIdentity(ctx, item, caller);
-  const status = await statusView(ctx, item, caller.actor);
-  return { ...status, accessToken: token, identity: await identityOf(ctx, item, caller, networks) };
+  // The answer is built from what was just written: its one message, and no receipt (a create signs none; moves do).
+  const status = await statusViewOf(ctx, item, caller.actor, messages, []);
+  // A new item's address is not proven yet: a one-time code proves an item that exists (verify_customer).
+  return { ...status, accessToken: token, identity: await identityAnswer(ctx, item, caller, networks, false) };
 }
 
 /**
@@ -153,25 +156,31 @@ async function createFor(
  * (weak) or it was proven (strong), passes to keep, whether a code can prove it, each network's status.
  */
 export async function identityOf(ctx: DomainContext, item: ItemRecord, caller: Caller, networks: Record<string, string>) {
+  return identityAnswer(ctx, item, caller, networks, (await ctx.store.identity.itemProof(item.id)) !== null);
+}
+
+async function identityAnswer(ctx: DomainContext, item: ItemRecord, caller: Caller, networks: Record<string, string>, proven: boolean) {
   const email = item.contact?.email;
-  const [earlier, proof] = await Promise.all([email ? ctx.store.items.historyByEmail(email, item.id) : Promise.resolve([]), ctx.store.identity.itemProof(item.id)]);
-  const weak = earlier.length > 0;
+  // Whether any other item has the address: one row, not the history.
+  const weak = email ? await ctx.store.items.hasOtherWithEmail(email, item.id) : false;
   return {
-    recognised: proof && weak ? ('strong' as const) : weak ? ('weak' as const) : ('none' as const),
+    recognised: proven && weak ? ('strong' as const) : weak ? ('weak' as const) : ('none' as const),
     passes: passesToKeep(caller),
     // A weak match can be proven with a one-time code to the address (verify_customer).
-    ...(weak && !proof ? { verify: { available: true } } : {}),
+    ...(weak && !proven ? { verify: { available: true } } : {}),
     networks,
     guide: '/docs/agents',
   };
 }
 
 export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Actor) {
-  const [moves, messages, receipts] = await Promise.all([
-    openMoves(ctx, item, actor),
-    ctx.store.items.listMessages(item.id, false),
-    ctx.store.receipts.listForItem(item.id),
-  ]);
+  const [messages, receipts] = await Promise.all([ctx.store.items.listMessages(item.id, false), ctx.store.receipts.listForItem(item.id)]);
+  return statusViewOf(ctx, item, actor, messages, receipts);
+}
+
+/** The status view of an item whose customer-visible messages and receipts the caller has. */
+async function statusViewOf(ctx: DomainContext, item: ItemRecord, actor: Actor, messages: readonly MessageRecord[], receipts: readonly ReceiptRecord[]) {
+  const moves = await openMoves(ctx, item, actor);
   return {
     ...itemView(item),
     next: moves.map((row) => ({

@@ -4,10 +4,10 @@
  * these inside a store transaction; nothing here commits on its own.
  */
 import { Problem, escapeUnsafe, newId, problemFromZod } from '@svc/shared';
-import { loadProfile, loadSettings, type DomainContext } from '../context.js';
+import { loadProfile, readSettings, type DomainContext } from '../context.js';
 import { MACHINES, candidateTransitions, normaliseEventName, resolveTransition, type TransitionRow } from '../machines/index.js';
 import { foldText } from '../text.js';
-import type { Actor, Channel, Contact, ItemRecord, ItemType } from '../types.js';
+import type { Actor, Channel, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
 import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.js';
 import { checkGuards } from './guards.js';
 import { scheduleRules } from '../rules/schedule-rules.js';
@@ -37,6 +37,16 @@ export interface Mover {
 }
 
 export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem): Promise<ItemRecord> {
+  return (await writeNewItem(ctx, mover, spec)).item;
+}
+
+/** What a create wrote: the item and the message it started with, so its answer needs no reading back. */
+export interface WrittenItem {
+  item: ItemRecord;
+  messages: MessageRecord[];
+}
+
+export async function writeNewItem(ctx: DomainContext, mover: Mover, spec: NewItem): Promise<WrittenItem> {
   const nowMs = ctx.clock.now();
   const machine = MACHINES[spec.type];
   const item: ItemRecord = {
@@ -80,8 +90,9 @@ export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem
     data: null,
     createdAt: nowMs,
   });
+  const messages: MessageRecord[] = [];
   if (spec.message) {
-    await ctx.store.items.addMessage({
+    const message: MessageRecord = {
       id: newId(nowMs),
       itemId: item.id,
       authorKind: mover.actor.kind,
@@ -91,10 +102,12 @@ export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem
       internal: false,
       channel: mover.channel,
       createdAt: nowMs,
-    });
+    };
+    await ctx.store.items.addMessage(message);
+    messages.push(message);
   }
   await scheduleRules(ctx, mover, item, `${item.type}.create`);
-  return item;
+  return { item, messages };
 }
 
 export interface TransitionRequest {
@@ -112,7 +125,7 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
     });
   }
   const machine = MACHINES[item.type];
-  const { settings } = await loadSettings(ctx.store);
+  const settings = await readSettings(ctx.store);
   const nowMs = ctx.clock.now();
 
   let chosen: { row: TransitionRow; input: Record<string, unknown> } | null = null;
@@ -272,7 +285,7 @@ function parseTransitionInput(row: TransitionRow, raw: Record<string, unknown> |
 /** Rows the actor may fire now: candidates whose guards pass, one per event. */
 export async function openMoves(ctx: DomainContext, item: ItemRecord, actor: Actor): Promise<TransitionRow[]> {
   const machine = MACHINES[item.type];
-  const { settings } = await loadSettings(ctx.store);
+  const settings = await readSettings(ctx.store);
   const nowMs = ctx.clock.now();
   const open: TransitionRow[] = [];
   const seen = new Set<string>();

@@ -6,7 +6,7 @@
  */
 import { newId, type NewJob } from '@svc/shared';
 import type { ReceiptRecord } from '../../store/receipt-store.js';
-import { loadSettings, type DomainContext } from '../context.js';
+import { readSettings, type DomainContext } from '../context.js';
 
 /** The job that sends a network's waiting receipts; one per network (dedupe key `publish:<origin>`). */
 export const PUBLISH_JOB = 'network.publish_receipts';
@@ -29,7 +29,7 @@ export async function wakePublisher(ctx: DomainContext, network: string): Promis
 /** A receipt just issued goes to every network enabled now. */
 export async function queuePublication(ctx: DomainContext, receipt: ReceiptRecord): Promise<void> {
   if (receipt.sandbox) return;
-  const { settings } = await loadSettings(ctx.store);
+  const settings = await readSettings(ctx.store);
   for (const [network, entry] of Object.entries(settings.networks)) {
     if (!entry.enabled) continue;
     await ctx.store.receiptPublications.queue(network, receipt.id, ctx.clock.now());

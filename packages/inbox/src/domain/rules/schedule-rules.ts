@@ -9,6 +9,7 @@ import type { DomainContext } from '../context.js';
 import type { Mover } from '../items/item-writer.js';
 import type { ItemRecord } from '../types.js';
 import { chainDepthOf } from './rule-mover.js';
+import { keptRead } from '../kept-reads.js';
 import { matchesTrigger } from './rule-triggers.js';
 
 /** A rule's move may start other rules, and theirs others, three deep at most: no loops. */
@@ -35,7 +36,8 @@ export interface RuleJobPayload {
 export async function scheduleRules(ctx: DomainContext, mover: Mover, item: ItemRecord, eventType: string): Promise<void> {
   const depth = chainDepthOf(mover);
   if (depth >= MAX_CHAIN_DEPTH) return;
-  const rules = (await ctx.store.rules.listEnabled()).filter((rule) => matchesTrigger(rule.when.event, eventType)).slice(0, MAX_RULES_PER_EVENT);
+  const enabled = await keptRead(ctx.store, 'rules', () => ctx.store.rules.listEnabled());
+  const rules = enabled.filter((rule) => matchesTrigger(rule.when.event, eventType)).slice(0, MAX_RULES_PER_EVENT);
   if (rules.length === 0) return;
   const nowMs = ctx.clock.now();
   const base: RuleJobPayload = {

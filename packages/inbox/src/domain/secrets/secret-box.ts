@@ -5,6 +5,7 @@
  * Sealed form: `v1.<iv>.<ciphertext+tag>` in base64url.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { pooledRandomBytes } from '@svc/shared';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,7 +22,7 @@ export class SecretBox {
   }
 
   seal(plain: string, purpose: string, rowId: string): string {
-    const iv = randomBytes(IV_BYTES);
+    const iv = pooledRandomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
     cipher.setAAD(Buffer.from(`${purpose}\u0000${rowId}`));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final(), cipher.getAuthTag()]);

@@ -249,12 +249,13 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   });
 
   // Owner 401s on REST point OAuth clients at the resource metadata too (RFC 9728 §5.1).
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook, not an async one: every answer passes here, and a promise per answer costs more than the check.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (reply.statusCode === 401 && request.url.startsWith('/v1/owner')) {
       const existing = reply.getHeader('www-authenticate');
       reply.header('www-authenticate', ownerChallenge(deps.config.publicBaseUrl, typeof existing === 'string' ? existing : undefined));
     }
-    return payload;
+    done(null, payload);
   });
   void app.register(oauthRoutes, { store: deps.store, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl });
 

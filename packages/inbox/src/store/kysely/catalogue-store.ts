@@ -1,8 +1,16 @@
 /** Services, products, opening hours and closures in SQLite. No business rules here. */
+import { compileOnce } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { Closure, OpeningHoursRange, PriceModel, Product, Service } from '../../domain/types.js';
 import type { CatalogueStore, PageRequest } from '../store.js';
 import type { Database, ProductsTable, ServicesTable } from './schema.js';
+
+// Read by every booking, order and quote: compiled once.
+const serviceById = compileOnce((db: Kysely<Database>, p: { id: string }) => db.selectFrom('services').selectAll().where('id', '=', p.id));
+const productById = compileOnce((db: Kysely<Database>, p: { id: string }) => db.selectFrom('products').selectAll().where('id', '=', p.id));
+const productBySku = compileOnce((db: Kysely<Database>, p: { sku: string }) => db.selectFrom('products').selectAll().where('sku', '=', p.sku));
+const openingHours = compileOnce((db: Kysely<Database>) => db.selectFrom('opening_hours').selectAll().orderBy('day_of_week').orderBy('opens'));
+const closures = compileOnce((db: Kysely<Database>) => db.selectFrom('closures').selectAll().orderBy('start_date'));
 
 export class KyselyCatalogueStore implements CatalogueStore {
   readonly #db: Kysely<Database>;
@@ -22,7 +30,7 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getService(id: string): Promise<Service | null> {
-    const row = await this.#db.selectFrom('services').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await serviceById.first(this.#db, { id });
     return row ? toService(row) : null;
   }
 
@@ -60,12 +68,12 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getProduct(productId: string): Promise<Product | null> {
-    const row = await this.#db.selectFrom('products').selectAll().where('id', '=', productId).executeTakeFirst();
+    const row = await productById.first(this.#db, { id: productId });
     return row ? toProduct(row) : null;
   }
 
   async getProductBySku(sku: string): Promise<Product | null> {
-    const row = await this.#db.selectFrom('products').selectAll().where('sku', '=', sku).executeTakeFirst();
+    const row = await productBySku.first(this.#db, { sku });
     return row ? toProduct(row) : null;
   }
 
@@ -91,7 +99,7 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getOpeningHours(): Promise<OpeningHoursRange[]> {
-    const rows = await this.#db.selectFrom('opening_hours').selectAll().orderBy('day_of_week').orderBy('opens').execute();
+    const rows = await openingHours.all(this.#db, {});
     return rows.map((r) => ({ dayOfWeek: r.day_of_week, opens: r.opens, closes: r.closes }));
   }
 
@@ -106,7 +114,7 @@ export class KyselyCatalogueStore implements CatalogueStore {
   }
 
   async getClosures(): Promise<Closure[]> {
-    const rows = await this.#db.selectFrom('closures').selectAll().orderBy('start_date').execute();
+    const rows = await closures.all(this.#db, {});
     return rows.map((r) => ({ id: r.id, startDate: r.start_date, endDate: r.end_date, reason: r.reason }));
   }
 

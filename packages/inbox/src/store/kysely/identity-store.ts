@@ -3,6 +3,11 @@ import { engineOf, lockUntilCommit } from '@svc/shared';
 import type { Kysely } from 'kysely';
 import type { AgentRecord, CustomerCodeRecord, IdentityStore, ItemAgentRecord, SignatureUse } from '../identity-store.js';
 import type { Database } from './schema.js';
+import { compileOnce } from '@svc/shared';
+
+// Every owner view of an item (the answer of every owner move) asks for its agent and its proof: compiled once.
+const itemAgent = compileOnce((db: Kysely<Database>, p: { itemId: string }) => db.selectFrom('item_agents').selectAll().where('item_id', '=', p.itemId));
+const itemProof = compileOnce((db: Kysely<Database>, p: { itemId: string }) => db.selectFrom('item_proofs').selectAll().where('item_id', '=', p.itemId));
 
 export class KyselyIdentityStore implements IdentityStore {
   readonly #db: Kysely<Database>;
@@ -33,7 +38,7 @@ export class KyselyIdentityStore implements IdentityStore {
   }
 
   async itemAgent(itemId: string): Promise<ItemAgentRecord | null> {
-    const row = await this.#db.selectFrom('item_agents').selectAll().where('item_id', '=', itemId).executeTakeFirst();
+    const row = await itemAgent.first(this.#db, { itemId });
     return row ? { itemId: row.item_id, jkt: row.jkt, platform: row.platform, signedAt: Number(row.signed_at) } : null;
   }
 
@@ -136,7 +141,7 @@ export class KyselyIdentityStore implements IdentityStore {
   }
 
   async itemProof(itemId: string): Promise<{ addressHash: string; provenAt: number } | null> {
-    const row = await this.#db.selectFrom('item_proofs').selectAll().where('item_id', '=', itemId).executeTakeFirst();
+    const row = await itemProof.first(this.#db, { itemId });
     return row ? { addressHash: row.address_hash, provenAt: Number(row.proven_at) } : null;
   }
 

@@ -1,11 +1,76 @@
 /** Items, their events and their conversation (SQLite or PostgreSQL). No business rules here. */
-import { conditionalWriteMissed, engineOf } from '@svc/shared';
+import { compileOnce, conditionalWriteMissed, engineOf, slotsOf, type CompiledOnce } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord, ItemRecord, ItemType, MessageRecord } from '../../domain/types.js';
 import type { BusyBooking, ItemFilter, ItemStore, PageRequest } from '../store.js';
 import { escapeLike } from './catalogue-store.js';
 import { eventFromRow } from './event-stream-store.js';
-import type { Database, ItemsTable, MessagesTable } from './schema.js';
+import type { Database, ItemEventsTable, ItemsTable, MessagesTable } from './schema.js';
+
+const ITEM_COLUMNS = [
+  'id', 'type', 'state', 'version', 'payload', 'contact', 'contact_email', 'needs_human', 'priority', 'sandbox', 'access_token_hash',
+  'channel', 'service_id', 'start_at', 'end_at', 'party_size', 'linked_item_id', 'search_text', 'is_open', 'created_at', 'updated_at', 'closed_at',
+] as const satisfies readonly (keyof ItemsTable)[];
+const EVENT_COLUMNS = [
+  'id', 'item_id', 'seq', 'type', 'event', 'from_state', 'to_state', 'version', 'actor_kind', 'actor_id', 'actor_name', 'channel', 'sandbox',
+  'reason', 'data', 'created_at',
+] as const satisfies readonly (keyof ItemEventsTable)[];
+const MESSAGE_COLUMNS = ['id', 'item_id', 'author_kind', 'author_id', 'author_name', 'body', 'internal', 'channel', 'created_at'] as const satisfies readonly (keyof MessagesTable)[];
+
+// The statements every create and move runs, compiled once (shared compiled-query.ts).
+const insertItem = compileOnce((db: Kysely<Database>, row: ItemsTable) => db.insertInto('items').values(slotsOf(row, ITEM_COLUMNS)));
+const getItem = compileOnce((db: Kysely<Database>, p: { id: string }) => db.selectFrom('items').selectAll().where('id', '=', p.id));
+/** What a write of an item may change: all but its id and creation time. */
+const ITEM_CHANGES = ITEM_COLUMNS.filter((column): column is Exclude<(typeof ITEM_COLUMNS)[number], 'id' | 'created_at'> => column !== 'id' && column !== 'created_at');
+const updateItem = compileOnce((db: Kysely<Database>, p: ItemsTable & { expectedVersion: number }) =>
+  db.updateTable('items').set(slotsOf(p, ITEM_CHANGES)).where('id', '=', p.id).where('version', '=', p.expectedVersion),
+);
+const insertEvent = compileOnce((db: Kysely<Database>, row: ItemEventsTable) => db.insertInto('item_events').values(slotsOf(row, EVENT_COLUMNS)));
+const insertMessage = compileOnce((db: Kysely<Database>, row: MessagesTable) => db.insertInto('messages').values(slotsOf(row, MESSAGE_COLUMNS)));
+const listEvents = compileOnce((db: Kysely<Database>, p: { itemId: string }) => db.selectFrom('item_events').selectAll().where('item_id', '=', p.itemId).orderBy('id'));
+const listMessages = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
+  db.selectFrom('messages').selectAll().where('item_id', '=', p.itemId).orderBy('id'),
+);
+const listPublicMessages = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
+  db.selectFrom('messages').selectAll().where('item_id', '=', p.itemId).where('internal', '=', 0).orderBy('id'),
+);
+const confirmedBookings = compileOnce((db: Kysely<Database>, p: { serviceId: string; fromMs: number; toMs: number }) =>
+  db
+    .selectFrom('items')
+    .select(['id', 'start_at', 'end_at', 'party_size'])
+    .where('type', '=', 'booking')
+    .where('state', '=', 'confirmed')
+    .where('sandbox', '=', 0)
+    .where('service_id', '=', p.serviceId)
+    .where('start_at', '<', p.toMs)
+    .where('end_at', '>', p.fromMs),
+);
+const historyByEmail = compileOnce((db: Kysely<Database>, p: { email: string; excludeItemId: string }) =>
+  db
+    .selectFrom('items')
+    .select(['type', 'state', 'sandbox'])
+    .where('contact_email', '=', p.email)
+    .where('id', '!=', p.excludeItemId)
+    .orderBy('id', 'desc')
+    .limit(500),
+);
+const anyOtherWithEmail = compileOnce((db: Kysely<Database>, p: { email: string; excludeItemId: string }) =>
+  db.selectFrom('items').select('id').where('contact_email', '=', p.email).where('id', '!=', p.excludeItemId).limit(1),
+);
+
+/** One compiled list query per shape of filter (which filters are set, how many words). */
+const listShapes = new Map<string, CompiledOnce<Database, ListValues, Selectable<ItemsTable>>>();
+/** Beyond this many words a list query is built each time (a search that long is rare). */
+const MAX_COMPILED_WORDS = 8;
+
+interface ListValues {
+  limit: number;
+  type: string;
+  state: string;
+  needsHuman: number;
+  sandbox: number;
+  after: string;
+}
 
 export class KyselyItemStore implements ItemStore {
   readonly #db: Kysely<Database>;
@@ -14,43 +79,51 @@ export class KyselyItemStore implements ItemStore {
   }
 
   async insert(item: ItemRecord): Promise<void> {
-    await this.#db.insertInto('items').values(toRow(item)).execute();
+    await insertItem.run(this.#db, toRow(item));
   }
 
   async get(id: string): Promise<ItemRecord | null> {
-    const row = await this.#db.selectFrom('items').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await getItem.first(this.#db, { id });
     return row ? fromRow(row) : null;
   }
 
   async update(item: ItemRecord, expectedVersion: number): Promise<boolean> {
-    const { id, created_at: _created, ...changes } = toRow(item);
-    const result = await this.#db
-      .updateTable('items')
-      .set(changes)
-      .where('id', '=', id)
-      .where('version', '=', expectedVersion)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 1) return true;
-    conditionalWriteMissed(this.#db, `item ${id} moved on from version ${expectedVersion} meanwhile`);
+    if ((await updateItem.run(this.#db, { ...toRow(item), expectedVersion })) === 1) return true;
+    conditionalWriteMissed(this.#db, `item ${item.id} moved on from version ${expectedVersion} meanwhile`);
     return false;
   }
 
   async list(filter: ItemFilter, page: PageRequest): Promise<ItemRecord[]> {
-    let query = this.#db.selectFrom('items').selectAll().orderBy('id', 'desc').limit(page.limit);
-    if (filter.openOnly) query = query.where('is_open', '=', 1);
-    if (filter.type) query = query.where('type', '=', filter.type);
-    if (filter.state) query = query.where('state', '=', filter.state);
-    if (filter.needsHuman !== undefined) query = query.where('needs_human', '=', filter.needsHuman ? 1 : 0);
-    if (filter.sandbox !== undefined) query = query.where('sandbox', '=', filter.sandbox ? 1 : 0);
-    for (const word of filter.words ?? []) query = query.where('search_text', 'like', `%${escapeLike(word)}%`);
-    if (page.after) query = query.where('id', '<', page.after);
-    return (await query.execute()).map(fromRow);
+    const words = (filter.words ?? []).map((word) => `%${escapeLike(word)}%`);
+    const values: ListValues = {
+      limit: page.limit,
+      type: filter.type ?? '',
+      state: filter.state ?? '',
+      needsHuman: filter.needsHuman ? 1 : 0,
+      sandbox: filter.sandbox ? 1 : 0,
+      after: page.after ?? '',
+    };
+    const shape = {
+      openOnly: filter.openOnly === true,
+      type: Boolean(filter.type),
+      state: Boolean(filter.state),
+      needsHuman: filter.needsHuman !== undefined,
+      sandbox: filter.sandbox !== undefined,
+      after: Boolean(page.after),
+      words: words.length,
+    };
+    if (words.length > MAX_COMPILED_WORDS) return (await listQuery(this.#db, shape, values, words).execute()).map(fromRow);
+    const key = JSON.stringify(shape);
+    let compiled = listShapes.get(key);
+    if (!compiled) {
+      compiled = compileOnce((db: Kysely<Database>, p: ListValues) => listQuery(db, shape, p, wordSlots(p, shape.words)));
+      listShapes.set(key, compiled);
+    }
+    return (await compiled.all(this.#db, { ...values, ...wordValues(words) })).map(fromRow);
   }
 
   async appendEvent(e: ItemEventRecord): Promise<void> {
-    await this.#db
-      .insertInto('item_events')
-      .values({
+    await insertEvent.run(this.#db, {
         id: e.id,
         item_id: e.itemId,
         seq: e.seq,
@@ -67,19 +140,15 @@ export class KyselyItemStore implements ItemStore {
         reason: e.reason,
         data: e.data ? JSON.stringify(e.data) : null,
         created_at: e.createdAt,
-      })
-      .execute();
+      });
   }
 
   async listEvents(itemId: string): Promise<ItemEventRecord[]> {
-    const rows = await this.#db.selectFrom('item_events').selectAll().where('item_id', '=', itemId).orderBy('id').execute();
-    return rows.map(eventFromRow);
+    return (await listEvents.all(this.#db, { itemId })).map(eventFromRow);
   }
 
   async addMessage(m: MessageRecord): Promise<void> {
-    await this.#db
-      .insertInto('messages')
-      .values({
+    await insertMessage.run(this.#db, {
         id: m.id,
         item_id: m.itemId,
         author_kind: m.authorKind,
@@ -89,14 +158,11 @@ export class KyselyItemStore implements ItemStore {
         internal: m.internal ? 1 : 0,
         channel: m.channel,
         created_at: m.createdAt,
-      })
-      .execute();
+      });
   }
 
   async listMessages(itemId: string, includeInternal: boolean): Promise<MessageRecord[]> {
-    let query = this.#db.selectFrom('messages').selectAll().where('item_id', '=', itemId).orderBy('id');
-    if (!includeInternal) query = query.where('internal', '=', 0);
-    return (await query.execute()).map(fromMessageRow);
+    return (await (includeInternal ? listMessages : listPublicMessages).all(this.#db, { itemId })).map(fromMessageRow);
   }
 
   async confirmedBookings(serviceId: string, fromMs: number, toMs: number): Promise<BusyBooking[]> {
@@ -107,16 +173,7 @@ export class KyselyItemStore implements ItemStore {
     if (this.#db.isTransaction && engineOf(this.#db) === 'postgres') {
       await this.#db.selectFrom('services').select('id').where('id', '=', serviceId).forUpdate().execute();
     }
-    const rows = await this.#db
-      .selectFrom('items')
-      .select(['id', 'start_at', 'end_at', 'party_size'])
-      .where('type', '=', 'booking')
-      .where('state', '=', 'confirmed')
-      .where('sandbox', '=', 0)
-      .where('service_id', '=', serviceId)
-      .where('start_at', '<', toMs)
-      .where('end_at', '>', fromMs)
-      .execute();
+    const rows = await confirmedBookings.all(this.#db, { serviceId, fromMs, toMs });
     return rows.map((r) => ({ itemId: r.id, startAt: Number(r.start_at), endAt: Number(r.end_at), partySize: r.party_size ?? 1 }));
   }
 
@@ -125,16 +182,46 @@ export class KyselyItemStore implements ItemStore {
   }
 
   async historyByEmail(email: string, excludeItemId: string): Promise<{ type: ItemType; state: string; sandbox: boolean }[]> {
-    const rows = await this.#db
-      .selectFrom('items')
-      .select(['type', 'state', 'sandbox'])
-      .where('contact_email', '=', email.toLowerCase())
-      .where('id', '!=', excludeItemId)
-      .orderBy('id', 'desc')
-      .limit(500)
-      .execute();
+    const rows = await historyByEmail.all(this.#db, { email: email.toLowerCase(), excludeItemId });
     return rows.map((r) => ({ type: r.type as ItemType, state: r.state, sandbox: r.sandbox === 1 }));
   }
+
+  async hasOtherWithEmail(email: string, excludeItemId: string): Promise<boolean> {
+    return (await anyOtherWithEmail.first(this.#db, { email: email.toLowerCase(), excludeItemId })) !== undefined;
+  }
+}
+
+interface ListShape {
+  openOnly: boolean;
+  type: boolean;
+  state: boolean;
+  needsHuman: boolean;
+  sandbox: boolean;
+  after: boolean;
+  words: number;
+}
+
+/** The owner's list: newest first, with the filters the shape says are set. */
+function listQuery(db: Kysely<Database>, shape: ListShape, p: ListValues, words: readonly string[]) {
+  let query = db.selectFrom('items').selectAll().orderBy('id', 'desc').limit(p.limit);
+  if (shape.openOnly) query = query.where('is_open', '=', 1);
+  if (shape.type) query = query.where('type', '=', p.type);
+  if (shape.state) query = query.where('state', '=', p.state);
+  if (shape.needsHuman) query = query.where('needs_human', '=', p.needsHuman);
+  if (shape.sandbox) query = query.where('sandbox', '=', p.sandbox);
+  for (const word of words) query = query.where('search_text', 'like', word);
+  if (shape.after) query = query.where('id', '<', p.after);
+  return query;
+}
+
+/** Word patterns travel as values word0, word1…: a list is not a slot. */
+function wordSlots(p: ListValues, count: number): string[] {
+  const named = p as unknown as Record<string, string>;
+  return Array.from({ length: count }, (_, i) => named[`word${i}`]!);
+}
+
+function wordValues(words: readonly string[]): Record<string, string> {
+  return Object.fromEntries(words.map((word, i) => [`word${i}`, word]));
 }
 
 export async function countCreatedSince(db: Kysely<Database>, sinceMs: number): Promise<Partial<Record<ItemType, number>>> {

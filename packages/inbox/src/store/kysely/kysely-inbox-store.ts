@@ -1,6 +1,6 @@
 /** The InboxStore over Kysely (SQLite or PostgreSQL): one object per database handle, re-made for each transaction. */
 import type { Kysely } from 'kysely';
-import type { DocumentCodec, InboxStore } from '../store.js';
+import type { ChangeStamps, ChangeTopic, DocumentCodec, InboxStore } from '../store.js';
 import { KyselyCatalogueStore } from './catalogue-store.js';
 import { KyselyFeedStore } from './feed-store.js';
 import { openDatabase } from './database.js';
@@ -18,10 +18,37 @@ import { KyselyPersonLinkStore } from './person-link-store.js';
 import { KyselyEventStreamStore, PendingStreamRows } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
-import { KyselyJobStore, transactionWithRetry, type StorageEngine, type StorageHealth, type StorageTarget } from '@svc/shared';
+import { KyselyJobStore, transactionWithRetry, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
 import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
 
+/** The tables each topic is read from. */
+const TOPIC_TABLES: Record<ChangeTopic, readonly (keyof Database)[]> = {
+  profile: ['business'],
+  settings: ['settings'],
+  services: ['services'],
+  products: ['products'],
+  schedule: ['opening_hours', 'closures'],
+  items: ['items'],
+  rules: ['rules'],
+  webhooks: ['webhook_endpoints'],
+};
+
+/** Stamps from the database's TableWrites; without one (a handle that counts nothing) every stamp is new. */
+class TableChangeStamps implements ChangeStamps {
+  readonly #writes: TableWrites | null;
+  #uncounted = 0;
+  constructor(writes: TableWrites | null) {
+    this.#writes = writes;
+  }
+
+  stamp(topics: readonly ChangeTopic[]): string {
+    if (!this.#writes) return `uncounted-${++this.#uncounted}`;
+    return this.#writes.stamp(topics.length === 1 ? TOPIC_TABLES[topics[0]!] : topics.flatMap((topic) => TOPIC_TABLES[topic]));
+  }
+}
+
 export class KyselyInboxStore implements InboxStore {
+  readonly changes: ChangeStamps;
   readonly business;
   readonly settings;
   readonly catalogue;
@@ -48,8 +75,16 @@ export class KyselyInboxStore implements InboxStore {
   readonly #settingsCodec: DocumentCodec | null;
 
   /** `streamRows`: the transaction's event stream rows, written last (event-stream-store.ts); null on the root store. */
-  constructor(db: Kysely<Database>, inTransaction = false, outbox = new OutboxSignal(), settingsCodec: DocumentCodec | null = null, streamRows: PendingStreamRows | null = null) {
+  constructor(
+    db: Kysely<Database>,
+    inTransaction = false,
+    outbox = new OutboxSignal(),
+    settingsCodec: DocumentCodec | null = null,
+    changes: ChangeStamps = new TableChangeStamps(null),
+    streamRows: PendingStreamRows | null = null,
+  ) {
     this.#db = db;
+    this.changes = changes;
     this.#inTransaction = inTransaction;
     this.#settingsCodec = settingsCodec;
     this.business = new KyselyDocumentStore(db, 'business');
@@ -86,7 +121,7 @@ export class KyselyInboxStore implements InboxStore {
     try {
       return await transactionWithRetry(this.#db, async (trx) => {
         const streamRows = new PendingStreamRows();
-        const result = await work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec, streamRows));
+        const result = await work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec, this.changes, streamRows));
         await streamRows.write(trx);
         return result;
       });
@@ -109,8 +144,9 @@ export type OpenedInboxStore = KyselyInboxStore & { storageHealth: StorageHealth
  * storage takes writes (shared storage-health.ts).
  */
 export async function openInboxStore(target: StorageTarget, options: { settingsCodec?: DocumentCodec } = {}): Promise<OpenedInboxStore> {
-  const { db, health, engine } = await openDatabase(target);
-  return Object.assign(new KyselyInboxStore(db, false, new OutboxSignal(), options.settingsCodec ?? null), { storageHealth: health, engine });
+  const { db, health, engine, writes } = await openDatabase(target);
+  // On PostgreSQL writes is null: other processes commit unseen, so every stamp is new and nothing read is kept (docs/storage.md).
+  return Object.assign(new KyselyInboxStore(db, false, new OutboxSignal(), options.settingsCodec ?? null, new TableChangeStamps(writes)), { storageHealth: health, engine });
 }
 
 export function openSqliteStore(file: string, options: { settingsCodec?: DocumentCodec } = {}): Promise<OpenedInboxStore> {

@@ -1,5 +1,6 @@
 /** The item_persons and item_networks tables (migration 0015), on SQLite or PostgreSQL. */
 import type { Kysely, Selectable } from 'kysely';
+import { compileOnce } from '@svc/shared';
 import type { ItemPersonRecord, PersonLinkStore } from '../identity-store.js';
 import type { PersonStanding } from '../../domain/identity/network-status.js';
 import type { ItemPersonsTable } from './identity-tables.js';
@@ -17,6 +18,19 @@ function fromRow(r: Selectable<ItemPersonsTable>): ItemPersonRecord {
   };
 }
 
+/** Every move that closes an item or has effects asks who presented its customer (queueOutcomeReports): compiled once. */
+const itemPersons = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
+  db.selectFrom('item_persons').selectAll().where('item_id', '=', p.itemId).orderBy('network'),
+);
+
+/** The owner's view of every item (the answer of every owner move) asks for the persons of its address on earlier items. */
+const earlierPersons = compileOnce((db: Kysely<Database>, p: { addressHash: string; excludeItemId: string }) =>
+  db.selectFrom('item_persons').selectAll().where('address_hash', '=', p.addressHash).where('item_id', '!=', p.excludeItemId).orderBy('presented_at', 'desc').limit(50),
+);
+const itemNetworks = compileOnce((db: Kysely<Database>, p: { itemId: string }) =>
+  db.selectFrom('item_networks').select(['network', 'status']).where('item_id', '=', p.itemId).orderBy('network'),
+);
+
 export class KyselyPersonLinkStore implements PersonLinkStore {
   readonly #db: Kysely<Database>;
   constructor(db: Kysely<Database>) {
@@ -31,17 +45,10 @@ export class KyselyPersonLinkStore implements PersonLinkStore {
       .execute();
   }
   async itemPersons(itemId: string): Promise<ItemPersonRecord[]> {
-    return (await this.#db.selectFrom('item_persons').selectAll().where('item_id', '=', itemId).orderBy('network').execute()).map(fromRow);
+    return (await itemPersons.all(this.#db, { itemId })).map(fromRow);
   }
   async earlierPersons(addressHash: string, excludeItemId: string): Promise<ItemPersonRecord[]> {
-    const rows = await this.#db
-      .selectFrom('item_persons')
-      .selectAll()
-      .where('address_hash', '=', addressHash)
-      .where('item_id', '!=', excludeItemId)
-      .orderBy('presented_at', 'desc')
-      .limit(50)
-      .execute();
+    const rows = await earlierPersons.all(this.#db, { addressHash, excludeItemId });
     const newest = new Map<string, ItemPersonRecord>();
     for (const row of rows) if (!newest.has(row.network)) newest.set(row.network, fromRow(row));
     return [...newest.values()];
@@ -54,7 +61,7 @@ export class KyselyPersonLinkStore implements PersonLinkStore {
       .execute();
   }
   async itemNetworks(itemId: string): Promise<Record<string, string>> {
-    const rows = await this.#db.selectFrom('item_networks').select(['network', 'status']).where('item_id', '=', itemId).orderBy('network').execute();
+    const rows = await itemNetworks.all(this.#db, { itemId });
     return Object.fromEntries(rows.map((r) => [r.network, r.status]));
   }
 }

@@ -1,10 +1,13 @@
 /** Receipts in SQLite. */
 import type { Kysely, Selectable } from 'kysely';
-import type { OutcomeCode, ReceiptKind } from '@svc/shared';
+import { compileOnce, type OutcomeCode, type ReceiptKind } from '@svc/shared';
 import type { ItemType } from '../../domain/types.js';
 import type { ReceiptAcknowledgement, ReceiptRecord, ReceiptStore } from '../receipt-store.js';
 import type { ReceiptsTable } from './receipt-tables.js';
 import type { Database } from './schema.js';
+
+/** Every status view shows the item's receipts: compiled once. */
+const receiptsOfItem = compileOnce((db: Kysely<Database>, p: { itemId: string }) => db.selectFrom('receipts').selectAll().where('item_id', '=', p.itemId).orderBy('seq'));
 
 export class KyselyReceiptStore implements ReceiptStore {
   readonly #db: Kysely<Database>;
@@ -42,7 +45,7 @@ export class KyselyReceiptStore implements ReceiptStore {
   }
 
   async listForItem(itemId: string): Promise<ReceiptRecord[]> {
-    return (await this.#db.selectFrom('receipts').selectAll().where('item_id', '=', itemId).orderBy('seq').execute()).map(toRecord);
+    return (await receiptsOfItem.all(this.#db, { itemId })).map(toRecord);
   }
 
   async acknowledge(id: string, ack: ReceiptAcknowledgement): Promise<boolean> {

@@ -1,8 +1,12 @@
 /** The owner's rules in SQLite: one row per rule; conditions and action as JSON text. */
+import { compileOnce } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { RuleAction, RuleCondition } from '../../domain/rules/rule-schema.js';
 import type { RuleRecord, RuleStore } from '../rule-store.js';
 import type { Database, RulesTable } from './schema.js';
+
+/** Read after every create and move (which rules it starts): compiled once. */
+const enabledRules = compileOnce((db: Kysely<Database>) => db.selectFrom('rules').selectAll().where('enabled', '=', 1).orderBy('position').orderBy('id'));
 
 export class KyselyRuleStore implements RuleStore {
   readonly #db: Kysely<Database>;
@@ -16,7 +20,7 @@ export class KyselyRuleStore implements RuleStore {
   }
 
   async listEnabled(): Promise<RuleRecord[]> {
-    const rows = await this.#db.selectFrom('rules').selectAll().where('enabled', '=', 1).orderBy('position').orderBy('id').execute();
+    const rows = await enabledRules.all(this.#db, {});
     return rows.map(toRecord);
   }
 

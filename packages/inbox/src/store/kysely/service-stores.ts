@@ -1,5 +1,5 @@
 /** Idempotency answers, API keys, durable jobs and versioned documents (SQLite or PostgreSQL). */
-import { WriteConflict, conditionalWriteMissed } from '@svc/shared';
+import { WriteConflict, compileOnce, conditionalWriteMissed } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { ActorKind } from '../../domain/types.js';
 import type {
@@ -14,7 +14,26 @@ import type {
   StoredAnswer,
   VersionedDocument,
 } from '../store.js';
-import type { ApiKeysTable, Database } from './schema.js';
+import type { ApiKeysTable, Database, IdempotencyKeysTable } from './schema.js';
+
+// Read on every create and move (the profile, the settings, the idempotency key, the caller's key): compiled once.
+const documentOf = {
+  business: compileOnce((db: Kysely<Database>) => db.selectFrom('business').select(['document', 'version']).where('id', '=', 'self')),
+  settings: compileOnce((db: Kysely<Database>) => db.selectFrom('settings').select(['document', 'version']).where('id', '=', 'self')),
+};
+const findIdempotencyKey = compileOnce((db: Kysely<Database>, p: { scopeKey: string; nowMs: number }) =>
+  db.selectFrom('idempotency_keys').selectAll().where('scope_key', '=', p.scopeKey).where('expires_at', '>', p.nowMs),
+);
+const saveIdempotencyKey = compileOnce((db: Kysely<Database>, row: IdempotencyKeysTable) => {
+  const values = { scope_key: row.scope_key, request_hash: row.request_hash, status: row.status, response: row.response, created_at: row.created_at, expires_at: row.expires_at };
+  // An expired row with the same key is replaced (its expiry is before this answer's making); a live one changes nothing (save says why).
+  return db
+    .insertInto('idempotency_keys')
+    .values(values)
+    .onConflict((oc) => oc.column('scope_key').doUpdateSet({ ...values }).where('idempotency_keys.expires_at', '<=', row.created_at));
+});
+const keyByHash = compileOnce((db: Kysely<Database>, p: { hash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', p.hash));
+const touchKey = compileOnce((db: Kysely<Database>, p: { id: string; nowMs: number }) => db.updateTable('api_keys').set({ last_used_at: p.nowMs }).where('id', '=', p.id));
 
 export class KyselyDocumentStore implements DocumentStore {
   readonly #db: Kysely<Database>;
@@ -27,7 +46,7 @@ export class KyselyDocumentStore implements DocumentStore {
   }
 
   async get(): Promise<VersionedDocument | null> {
-    const row = await this.#db.selectFrom(this.#table).select(['document', 'version']).where('id', '=', 'self').executeTakeFirst();
+    const row = await documentOf[this.#table].first(this.#db, {});
     if (!row) return null;
     const stored = JSON.parse(row.document) as Record<string, unknown>;
     if (!this.#codec) return { document: stored, version: row.version };
@@ -75,34 +94,24 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
   }
 
   async find(scopeKey: string, nowMs: number): Promise<StoredAnswer | null> {
-    const row = await this.#db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('scope_key', '=', scopeKey)
-      .where('expires_at', '>', nowMs)
-      .executeTakeFirst();
+    const row = await findIdempotencyKey.first(this.#db, { scopeKey, nowMs });
     return row ? { requestHash: row.request_hash, status: row.status, response: JSON.parse(row.response) } : null;
   }
 
   async save(scopeKey: string, answer: StoredAnswer, nowMs: number, keepMs: number): Promise<void> {
-    const values = {
+    const stored = await saveIdempotencyKey.run(this.#db, {
       scope_key: scopeKey,
       request_hash: answer.requestHash,
       status: answer.status,
       response: JSON.stringify(answer.response),
       created_at: nowMs,
       expires_at: nowMs + keepMs,
-    };
+    });
     // An expired row with the same key is replaced. A live one means another transaction stored an
     // answer under this key after this one looked (PostgreSQL: several processes write at once; the
     // unique key made this INSERT wait for it): this one lost, is rolled back and runs again, and
     // then replays that answer. On SQLite the one writer never gets here.
-    const result = await this.#db
-      .insertInto('idempotency_keys')
-      .values(values)
-      .onConflict((oc) => oc.column('scope_key').doUpdateSet({ ...values }).where('idempotency_keys.expires_at', '<=', nowMs))
-      .executeTakeFirst();
-    if (Number(result.numInsertedOrUpdatedRows ?? 0) !== 1) throw new WriteConflict('an answer was stored under this idempotency key meanwhile');
+    if (stored !== 1) throw new WriteConflict('an answer was stored under this idempotency key meanwhile');
   }
 
   async prune(nowMs: number): Promise<number> {
@@ -138,7 +147,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const row = await this.#db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+    const row = await keyByHash.first(this.#db, { hash });
     return row ? toKey(row) : null;
   }
 
@@ -158,7 +167,7 @@ export class KyselyApiKeyStore implements ApiKeyStore {
   }
 
   async touch(id: string, nowMs: number): Promise<void> {
-    await this.#db.updateTable('api_keys').set({ last_used_at: nowMs }).where('id', '=', id).execute();
+    await touchKey.run(this.#db, { id, nowMs });
   }
 
   async revoke(id: string, nowMs: number): Promise<boolean> {

@@ -6,7 +6,7 @@
  * with a lease on PostgreSQL (several processes send; FOR UPDATE SKIP LOCKED, docs/storage.md). No
  * business rules here.
  */
-import { engineOf, rowsTable, type StorageEngine } from '@svc/shared';
+import { compileOnce, engineOf, rowsTable, slotsOf, type StorageEngine } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type {
   AttemptOutcome,
@@ -20,6 +20,14 @@ import type {
   WebhookStore,
 } from '../webhook-store.js';
 import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.js';
+
+// Every recorded event reads the subscriptions and queues its deliveries: compiled once.
+const activeSubscriptions = compileOnce((db: Kysely<Database>) => db.selectFrom('webhook_endpoints').select(['id', 'events']).where('active', '=', 1).orderBy('id'));
+const DELIVERY_COLUMNS = [
+  'id', 'endpoint_id', 'event_id', 'event_type', 'item_id', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'lease_until', 'response_code',
+  'duration_ms', 'last_error', 'last_attempt_at', 'body', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof WebhookDeliveriesTable)[];
+const insertDelivery = compileOnce((db: Kysely<Database>, row: WebhookDeliveriesTable) => db.insertInto('webhook_deliveries').values(slotsOf(row, DELIVERY_COLUMNS)));
 
 /** Tells listeners that deliveries were queued, once the transaction that queued them has ended. */
 export class OutboxSignal {
@@ -109,7 +117,8 @@ export class KyselyWebhookStore implements WebhookStore {
 
   async queueDeliveries(deliveries: WebhookDeliveryRecord[]): Promise<void> {
     if (deliveries.length === 0) return;
-    await this.#db.insertInto('webhook_deliveries').values(deliveries.map(deliveryRow)).execute();
+    // One compiled row insert each: an event reaches a handful of endpoints, and one SQL text serves any number.
+    for (const delivery of deliveries) await insertDelivery.run(this.#db, deliveryRow(delivery));
     this.#signal.markQueued();
     if (!this.#inTransaction) this.#signal.flush();
   }
@@ -260,7 +269,7 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   async activeSubscriptions(): Promise<{ id: string; events: string[] }[]> {
-    const rows = await this.#db.selectFrom('webhook_endpoints').select(['id', 'events']).where('active', '=', 1).orderBy('id').execute();
+    const rows = await activeSubscriptions.all(this.#db, {});
     return rows.map((r) => ({ id: r.id, events: JSON.parse(r.events) as string[] }));
   }
 

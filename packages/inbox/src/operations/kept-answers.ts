@@ -1,0 +1,101 @@
+/**
+ * Reads answered from memory (issue 11): the profile, the services, the products and availability
+ * are the same bytes for everyone until the owner changes something (and the owner's item list
+ * until an item changes; who may read it is checked before, as for every owner call), so an answer is
+ * kept with its JSON bytes and their ETag, under a stamp of what it was read from (the store's
+ * ChangeStamps: taken before the reads, and different once any of it may have changed, whichever
+ * process wrote it). A call whose stamp still matches is answered with the kept bytes; any other
+ * call reads, builds and keeps the answer again. An answer that depends on the time also says until
+ * when it holds (availability: until its first start falls inside the notice period).
+ *
+ * Bounded: at most MAX_KEPT answers and MAX_KEPT_BYTES in all; the oldest go first. Kept bodies are
+ * frozen, since the MCP door and output checks read the very object later calls get.
+ */
+import { canonicalJson, etagOfText, type ResponseExtras } from '@svc/shared';
+import type { ChangeTopic } from '../store/store.js';
+import type { OperationContext } from './context.js';
+
+const MAX_KEPT = 256;
+const MAX_KEPT_BYTES = 4 * 1024 * 1024;
+
+interface Kept {
+  stamp: string;
+  /** The answer holds while the clock is before this (ms); Infinity when time does not change it. */
+  validUntilMs: number;
+  body: unknown;
+  bytes: Buffer;
+  etag: string;
+}
+
+/** What a read computes when nothing kept holds. */
+export interface Fresh<T> {
+  body: T;
+  validUntilMs?: number;
+}
+
+/** The answers one inbox keeps (one per running inbox: tests run several in one process). */
+export class KeptAnswers {
+  readonly #entries = new Map<string, Kept>();
+  #bytes = 0;
+
+  get(key: string, stamp: string, nowMs: number): Kept | undefined {
+    const kept = this.#entries.get(key);
+    return kept && kept.stamp === stamp && nowMs < kept.validUntilMs ? kept : undefined;
+  }
+
+  set(key: string, kept: Kept): void {
+    this.#drop(key);
+    if (kept.bytes.length > MAX_KEPT_BYTES) return;
+    while (this.#entries.size >= MAX_KEPT || this.#bytes + kept.bytes.length > MAX_KEPT_BYTES) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#drop(oldest);
+    }
+    this.#entries.set(key, kept);
+    this.#bytes += kept.bytes.length;
+  }
+
+  #drop(key: string): void {
+    const kept = this.#entries.get(key);
+    if (!kept) return;
+    this.#entries.delete(key);
+    this.#bytes -= kept.bytes.length;
+  }
+}
+
+/**
+ * Answers a public read from what is kept for (operation, input) when its stamp still matches;
+ * otherwise runs `read` and keeps what it answers. The bytes and their tag go to the door through
+ * `extras.serialized`.
+ */
+export async function keptAnswer<T>(
+  ctx: OperationContext,
+  extras: ResponseExtras,
+  operation: string,
+  input: unknown,
+  topics: readonly ChangeTopic[],
+  read: () => Promise<Fresh<T>>,
+): Promise<T> {
+  const stamp = await ctx.domain.store.changes.stamp(topics);
+  const key = `${operation} ${canonicalJson(input)}`;
+  const kept = ctx.keptAnswers.get(key, stamp, ctx.domain.clock.now());
+  if (kept) {
+    extras.serialized = { bytes: kept.bytes, etag: kept.etag };
+    return kept.body as T;
+  }
+  const fresh = await read();
+  const body = deepFreeze(fresh.body);
+  const bytes = Buffer.from(JSON.stringify(body));
+  const etag = etagOfText(bytes);
+  ctx.keptAnswers.set(key, { stamp, validUntilMs: fresh.validUntilMs ?? Number.POSITIVE_INFINITY, body, bytes, etag });
+  extras.serialized = { bytes, etag };
+  return body;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}
