@@ -30,7 +30,7 @@ export const POSTGRES_SUITES = [
   'packages/inbox/test/feeds.test.ts',
   'packages/inbox/test/oauth-flow.test.ts',
   'packages/inbox/test/networks.test.ts',
-  // inbox, from issues 13, 15 and 16: receipt acknowledgements and publication, signed agents' signatures taken once, codes and their attempts, mail in and out, owner app sessions
+  // inbox, from issues 11, 13, 15 and 16: nothing kept past another process's commit, receipt acknowledgements and publication, signed agents' signatures taken once, codes and their attempts, mail in and out, owner app sessions
   'packages/inbox/test/identity-store-races.test.ts',
   'packages/inbox/test/receipts-ack.test.ts',
   'packages/inbox/test/receipts-publication.test.ts',
@@ -51,6 +51,10 @@ export const POSTGRES_SUITES = [
   // directory, from issues 14 and 15: the check queue, budgets and results; persons, passes and outcomes (with an inbox)
   'packages/directory/test/check-http.test.ts',
   'packages/directory/test/persons-end-to-end.test.ts',
+  // directory, issue 13: signed calls taken once, receipt intake, tallies and outcomes, the nightly reputation snapshot
+  'packages/directory/test/signed-calls-http.test.ts',
+  'packages/directory/test/receipt-intake-http.test.ts',
+  'packages/directory/test/reputation-snapshot-http.test.ts',
   // directory on several machines: two search nodes on one database answer with the same bytes
   'packages/directory/test/search-nodes.test.ts',
 ];

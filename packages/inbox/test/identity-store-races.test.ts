@@ -3,7 +3,8 @@
  * the run: on PostgreSQL two stores on one database (two processes' worth of connections), on SQLite
  * one store's callers. What must happen once happens once however many ask at once: a signature is
  * taken by one request, a code's wrong attempts stop at its limit, the same inbound message makes one
- * entry (the transaction that lost runs again and finds it).
+ * entry (the transaction that lost runs again and finds it), and nothing read through one store is kept past
+ * the other's commit (kept reads are off on PostgreSQL).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,4 +96,22 @@ it('never sends an item more codes than its limit, however many ask at once', { 
     ),
   );
   expect(answers.filter((a) => a === 'sent')).toHaveLength(3);
+});
+
+it('keeps no read past another writer\'s commit: settings written through one store are read fresh through the other', { timeout: 60_000 }, async () => {
+  const { keptRead } = await import('../src/domain/kept-reads.js');
+  const [one, two] = stores as [OpenedInboxStore, OpenedInboxStore];
+  let reads = 0;
+  const readSettings = async () => {
+    reads++;
+    return (await one.settings.get())?.document ?? null;
+  };
+  const before = await keptRead(one, 'settings', readSettings);
+  const held = await two.settings.get();
+  expect(await two.settings.put({ ...(held?.document ?? {}), marker: 'written by the other store' }, held?.version ?? null, NOW)).toBe(true);
+  // On PostgreSQL the other store is another process's worth of connections: its commit is not counted here, so nothing may be kept.
+  const after = (await keptRead(one, 'settings', readSettings)) as Record<string, unknown>;
+  expect(after.marker).toBe('written by the other store');
+  expect(before).not.toBe(after);
+  expect(reads).toBe(2);
 });
