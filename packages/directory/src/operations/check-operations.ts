@@ -108,7 +108,7 @@ export const updateCheckVisibility = directoryOperation({
   name: 'update_check_visibility',
   title: 'Apply the owner\'s choice for a result',
   description:
-    'Reads https://<domain>/.well-known/svc-check.json now and applies what the site\'s owner says there: {"result": "hidden"} hides the result (and the found listing) at once; {"result": "shown"} shows it again with a new check. Only whoever controls the site can publish that file, so no account is needed.',
+    'Reads https://<domain>/.well-known/svc-check.json now and applies what the site\'s owner says there: {"result": "hidden"} hides the result (and the found listing) at once; {"result": "shown"} shows it again with a new check. Only whoever controls the site can publish that file, so no account is needed. A site\'s file is read at most 6 times an hour, and a caller may ask 20 times an hour (429 with Retry-After past either).',
   audience: 'public',
   kind: 'write',
   http: { method: 'POST', path: '/check/visibility' },
@@ -118,9 +118,7 @@ export const updateCheckVisibility = directoryOperation({
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
   errors: ['bad_request', 'not_found', 'rate_limited'],
   run: async (ctx, input, extras) => {
-    const domain = ctx.checks.canonical(input.domain);
-    const choice = await ctx.readOwnerChoice(domain);
-    const applied = await ctx.checks.applyOwnerChoice(domain, choice, ctx.caller ?? 'unknown');
+    const applied = await ctx.checks.visibility(input.domain, ctx.caller ?? 'unknown', (domain) => ctx.readOwnerChoice(domain));
     extras.status = applied.status;
     return applied.document as never;
   },
