@@ -272,3 +272,58 @@ describe('sites the operator suppressed', () => {
     expect((await t.get('/v1/businesses/padaria-aurora.test')).status).toBe(200);
   }, 60_000);
 });
+
+describe('payments and attributes a found business publishes', () => {
+  let web: LocalWeb;
+  let t: TestDirectory;
+  beforeAll(async () => {
+    web = await startLocalWeb();
+    t = await startDirectory({ checks: { localWeb: web.address } });
+    for (const url of ['cafe-central.test', 'loja-verde.test', 'boutique-nord.test']) await t.request('POST', '/check', { body: { url } });
+    await t.directory.checkWorker.drain();
+    await t.directory.search.hour();
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await web?.close();
+  });
+
+  it('schema.org paymentAccepted and amenityFeature become our payment tokens and seen attributes, each a fact with its page and date; unknown words are dropped', async () => {
+    const res = await t.get('/v1/businesses/cafe-central.test');
+    expect(res.status).toBe(200);
+    const l = res.body;
+    expect(l.source).toBe('found');
+    expect(l.accepts.pay).toEqual(['cash', 'credit_card', 'apple_pay', 'bizum', 'meal_voucher']);
+    // Wi-Fi, takeaway, pets (seen keys that apply to a café); "Terraza" is no seen key: dropped; parking stated as absent.
+    expect(l.attributes).toEqual({ wifi: { v: true, src: 'seen' }, takeaway: { v: true, src: 'seen' }, parking: { v: false, src: 'seen' }, pets_welcome: { v: true, src: 'seen' } });
+    const checkedAt = (await t.get('/b/cafe-central.test.json')).body.checked_at;
+    const pay = l.facts.find((f: any) => f.field === 'accepts.pay');
+    expect(pay).toEqual({ field: 'accepts.pay', v: l.accepts.pay, src: 'seen', at: checkedAt, url: 'http://cafe-central.test/', via: 'schema.org JSON-LD paymentAccepted' });
+    const wifi = l.facts.find((f: any) => f.field === 'attributes.wifi');
+    expect(wifi).toMatchObject({ v: true, src: 'seen', at: checkedAt, url: 'http://cafe-central.test/', via: 'schema.org JSON-LD' });
+    expect(JSON.stringify(l)).not.toContain('Ticket Restaurant');
+    expect(JSON.stringify(l)).not.toContain('Terraza');
+    // The search filters read them.
+    const byPayment = (await t.get('/v1/businesses?accepts=bizum&source=found')).body.businesses.map((b: any) => b.domain);
+    expect(byPayment).toEqual(['cafe-central.test']);
+    const byAttribute = (await t.get('/v1/businesses?attributes=wifi&source=found')).body.businesses.map((b: any) => b.domain);
+    expect(byAttribute).toEqual(['cafe-central.test']);
+    expect((await t.get('/v1/businesses?attributes=parking&source=found')).body.businesses).toEqual([]);
+  });
+
+  it('a live door that takes payment gives its agent payment (UCP, ACP), with the door as the fact\'s page', async () => {
+    for (const domain of ['loja-verde.test', 'boutique-nord.test']) {
+      const r = (await t.get(`/b/${domain}.json`)).body;
+      const paying = r.doors.filter((d: any) => d.status === 'live' && d.kinds.includes('pay'));
+      const l = (await t.get(`/v1/businesses/${domain}`)).body;
+      if (paying.length === 0) {
+        expect(l.accepts?.pay ?? []).toEqual([]);
+        continue;
+      }
+      expect(l.accepts.pay).toEqual(expect.arrayContaining(paying.map((d: any) => d.type)));
+      expect(l.facts.find((f: any) => f.field === 'accepts.pay')).toMatchObject({ src: 'seen', url: paying[0].url, via: 'a door for agents that takes payment' });
+    }
+    const all = await Promise.all(['loja-verde.test', 'boutique-nord.test'].map(async (d) => (await t.get(`/b/${d}.json`)).body.doors.some((x: any) => x.kinds.includes('pay'))));
+    expect(all.some(Boolean)).toBe(true);
+  });
+});
