@@ -57,6 +57,22 @@ const checkResult = z
       .optional(),
     capabilities: z.array(z.looseObject({ id: z.string(), group: z.string(), state: z.enum(['yes', 'partial', 'no', 'na']), evidence: z.enum(['declared']).nullable(), weight: z.number(), points: z.number() })).optional(),
     fixes: z.array(z.object({ capability: z.string(), points: z.number().int().min(1), title: z.string(), how: z.string() })).optional(),
+    doors: z
+      .array(
+        z.looseObject({
+          type: z.string(),
+          url: z.string(),
+          level: z.string(),
+          status: z.enum(['live', 'failing']).describe('failing after three failures in seven days (it then counts for nothing); a door failing thirty days is left out'),
+          kinds: z.array(z.string()),
+          src: z.enum(['declared', 'seen']),
+          checked_at: z.string().describe('when it was last seen answering (a live door that did not answer at this check is dated by its last answer)'),
+          failures: z.number().int().min(0).optional().describe('failures within the last seven days'),
+          last_live_at: z.string().nullable().optional().describe('when it last answered; null when it never did'),
+          failing_since: z.string().optional(),
+        }),
+      )
+      .optional(),
     rank: z.object({ text: z.string(), scope: z.record(z.string(), z.string()), position: z.number().int().min(1), of: z.number().int().min(1), overall: z.object({ position: z.number().int().min(1), of: z.number().int().min(1) }) }).optional(),
   })
   .describe('A check result: its state as the check goes (queued with its place in the queue, checking, scoring) and, once done, the agentic score, grade, five answers, capabilities with evidence, doors, fixes and rank.');
