@@ -5,6 +5,9 @@
  * caller and per site, 429 with Retry-After), and sites the operator suppressed (not checked,
  * shown, ranked or counted).
  */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalWeb, type LocalWeb } from '../src/demo/local-web/local-web-server.js';
 import { SAMPLE_SITES, type SampleSite } from '../src/demo/local-web/sample-sites.js';
@@ -271,6 +274,30 @@ describe('sites the operator suppressed', () => {
     expect((await t.get('/b/padaria-aurora.test.json')).body).toMatchObject({ state: 'done', listing: { listed: true } });
     expect((await t.get('/v1/businesses/padaria-aurora.test')).status).toBe(200);
   }, 60_000);
+});
+
+describe('the operator\'s command', () => {
+  it('npm run suppress-site suppresses a site of a running directory at once, and --lift lifts it', async () => {
+    const web = await startLocalWeb();
+    const t = await startDirectory({ checks: { localWeb: web.address } });
+    const cli = fileURLToPath(new URL('../src/cli/suppress-site.ts', import.meta.url));
+    const run = (...args: string[]) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, DATA_DIR: t.dataDir, DIRECTORY_CHECK_LOCAL_WEB: web.address }, timeout: 60_000 });
+    try {
+      await t.request('POST', '/check', { body: { url: 'padaria-aurora.test' } });
+      await t.directory.checkWorker.drain();
+      expect((await t.get('/b/padaria-aurora.test.json')).status).toBe(200);
+      expect((await run('www.padaria-aurora.test', 'a', 'takedown')).stdout).toContain('padaria-aurora.test: suppressed');
+      expect((await t.get('/b/padaria-aurora.test.json')).status).toBe(404);
+      expect((await t.get('/v1/businesses/padaria-aurora.test')).status).toBe(404);
+      await expect(run('padaria-aurora.test')).rejects.toMatchObject({ code: 2 });
+      expect((await run('--lift', 'padaria-aurora.test')).stdout).toContain('lifted');
+      expect((await t.get('/b/padaria-aurora.test.json')).body.state).toBe('queued');
+    } finally {
+      await t.close();
+      await web.close();
+    }
+  }, 120_000);
 });
 
 describe('payments and attributes a found business publishes', () => {
