@@ -277,7 +277,7 @@ describe('sites the operator suppressed', () => {
 });
 
 describe('the operator\'s command', () => {
-  it('npm run suppress-site suppresses a site of a running directory at once, and --lift lifts it', async () => {
+  it('the operator\'s suppress-site command suppresses a site of a running directory at once, and --lift lifts it', async () => {
     const web = await startLocalWeb();
     const t = await startDirectory({ checks: { localWeb: web.address } });
     const cli = fileURLToPath(new URL('../src/cli/suppress-site.ts', import.meta.url));

@@ -1,7 +1,7 @@
 /**
  * The operator suppresses a site, or lifts its suppression (docs/checks.md "Suppressed sites"):
- *   npm run suppress-site -- <domain> <reason…>     nothing of it kept, never checked, shown, ranked or counted
- *   npm run suppress-site -- --lift <domain>        checked again at once
+ *   node packages/directory/dist/cli/suppress-site.js <domain> <reason…>   nothing of it kept, never checked, shown, ranked or counted
+ *   node packages/directory/dist/cli/suppress-site.js --lift <domain>      checked again at once
  * It writes to the directory's database under DATA_DIR (the running service reads it at once: its
  * documents are keyed by the checks' revision).
  */
@@ -12,7 +12,7 @@ import { CheckService, DEFAULT_CHECK_SETTINGS } from '../domain/checks/check-ser
 import { resolveManifestCategories } from '../domain/vocab/vocabulary-hooks.js';
 import { openDirectoryStore } from '../store/kysely/kysely-directory-store.js';
 
-const USAGE = 'usage: npm run suppress-site -- <domain> <reason…> | --lift <domain>';
+const USAGE = 'usage: node packages/directory/dist/cli/suppress-site.js <domain> <reason…> | --lift <domain>';
 
 async function main(args: string[]): Promise<number> {
   const lift = args[0] === '--lift';
