@@ -57,6 +57,22 @@ const checkResult = z
       .optional(),
     capabilities: z.array(z.looseObject({ id: z.string(), group: z.string(), state: z.enum(['yes', 'partial', 'no', 'na']), evidence: z.enum(['declared']).nullable(), weight: z.number(), points: z.number() })).optional(),
     fixes: z.array(z.object({ capability: z.string(), points: z.number().int().min(1), title: z.string(), how: z.string() })).optional(),
+    doors: z
+      .array(
+        z.looseObject({
+          type: z.string(),
+          url: z.string(),
+          level: z.string(),
+          status: z.enum(['live', 'failing']).describe('failing after three failures in seven days (it then counts for nothing); a door failing thirty days is left out'),
+          kinds: z.array(z.string()),
+          src: z.enum(['declared', 'seen']),
+          checked_at: z.string().describe('when it was last seen answering (a live door that did not answer at this check is dated by its last answer)'),
+          failures: z.number().int().min(0).optional().describe('failures within the last seven days'),
+          last_live_at: z.string().nullable().optional().describe('when it last answered; null when it never did'),
+          failing_since: z.string().optional(),
+        }),
+      )
+      .optional(),
     rank: z.object({ text: z.string(), scope: z.record(z.string(), z.string()), position: z.number().int().min(1), of: z.number().int().min(1), overall: z.object({ position: z.number().int().min(1), of: z.number().int().min(1) }) }).optional(),
   })
   .describe('A check result: its state as the check goes (queued with its place in the queue, checking, scoring) and, once done, the agentic score, grade, five answers, capabilities with evidence, doors, fixes and rank.');
@@ -108,7 +124,7 @@ export const updateCheckVisibility = directoryOperation({
   name: 'update_check_visibility',
   title: 'Apply the owner\'s choice for a result',
   description:
-    'Reads https://<domain>/.well-known/svc-check.json now and applies what the site\'s owner says there: {"result": "hidden"} hides the result (and the found listing) at once; {"result": "shown"} shows it again with a new check. Only whoever controls the site can publish that file, so no account is needed.',
+    'Reads https://<domain>/.well-known/svc-check.json now and applies what the site\'s owner says there: {"result": "hidden"} hides the result (and the found listing) at once; {"result": "shown"} shows it again with a new check. Only whoever controls the site can publish that file, so no account is needed. A site\'s file is read at most 6 times an hour, and a caller may ask 20 times an hour (429 with Retry-After past either).',
   audience: 'public',
   kind: 'write',
   http: { method: 'POST', path: '/check/visibility' },
@@ -118,9 +134,7 @@ export const updateCheckVisibility = directoryOperation({
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
   errors: ['bad_request', 'not_found', 'rate_limited'],
   run: async (ctx, input, extras) => {
-    const domain = ctx.checks.canonical(input.domain);
-    const choice = await ctx.readOwnerChoice(domain);
-    const applied = await ctx.checks.applyOwnerChoice(domain, choice, ctx.callerAddress ?? 'unknown');
+    const applied = await ctx.checks.visibility(input.domain, ctx.callerAddress ?? 'unknown', (domain) => ctx.readOwnerChoice(domain));
     extras.status = applied.status;
     return applied.document as never;
   },

@@ -10,6 +10,7 @@ import type { HeldAcknowledgement, HeldReceipt, ReceiptEvidence, ReceiptTally, S
 import type { ListingReputation, MemberReputation, ReputationNight } from '../domain/reputation/reputation.js';
 import type { PersonStore } from './person-store.js';
 import type { BoardSummary, CheckOutcome } from '../domain/checks/assess.js';
+import type { DoorHistory } from '../domain/checks/door-history.js';
 
 /** Renders a listing's search-result page (domain/listings/listing-page.ts); given to the store so every write keeps it current. */
 export interface PageRenderer {
@@ -185,8 +186,11 @@ export interface OrderStore {
   prune(beforeHour: number): Promise<void>;
 }
 
-/** The states of a check result a row can be in (not_checked is no row). */
-export type StoredCheckState = 'queued' | 'checking' | 'scoring' | 'done' | 'blocked' | 'failed' | 'hidden' | 'not_checkable';
+/**
+ * The states of a check result a row can be in (not_checked is no row). `suppressed` is the
+ * operator's: a site the directory does not check, show or count (its result answers 404).
+ */
+export type StoredCheckState = 'queued' | 'checking' | 'scoring' | 'done' | 'blocked' | 'failed' | 'hidden' | 'not_checkable' | 'suppressed';
 
 /** One checked site: its check as a durable queue entry, and its last finished result. */
 export interface CheckRecord {
@@ -245,6 +249,10 @@ export interface CheckStore {
   takeCallerRequest(caller: string, windowStart: number, limit: number): Promise<boolean>;
   /** Forgets caller windows that ended before `before`. */
   pruneCallers(before: number): Promise<void>;
+  /** Each door's history of a site, by door key (domain/checks/door-history.ts). */
+  doorHistory(domain: string): Promise<Map<string, DoorHistory>>;
+  /** Replaces a site's door history (an empty map forgets it). */
+  putDoorHistory(domain: string, history: ReadonlyMap<string, DoorHistory>): Promise<void>;
 }
 
 export interface DirectoryStore {

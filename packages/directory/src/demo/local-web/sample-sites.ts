@@ -58,6 +58,10 @@ interface Business {
   actions?: string[];
   telephone?: string;
   email?: string;
+  /** schema.org paymentAccepted, as sites write it. */
+  paymentAccepted?: string;
+  /** schema.org amenityFeature: [name, value]. */
+  amenities?: [string, boolean][];
   street?: string;
   cuisine?: string;
   keywords?: string;
@@ -78,6 +82,8 @@ function ld(b: Business, host: string): Record<string, unknown> {
     ...(b.lat !== undefined ? { geo: { '@type': 'GeoCoordinates', latitude: b.lat, longitude: b.lng } } : {}),
     ...(b.hours ? { openingHours: b.hours } : {}),
     ...(b.priceRange ? { priceRange: b.priceRange } : {}),
+    ...(b.paymentAccepted ? { paymentAccepted: b.paymentAccepted } : {}),
+    ...(b.amenities ? { amenityFeature: b.amenities.map(([name, value]) => ({ '@type': 'LocationFeatureSpecification', name, value })) } : {}),
     ...(b.cuisine ? { servesCuisine: b.cuisine } : {}),
     ...(b.keywords ? { keywords: b.keywords } : {}),
     ...(b.offers
@@ -176,10 +182,11 @@ export const SAMPLE_SITES: readonly SampleSite[] = [
   },
   {
     host: 'cafe-central.test',
-    about: 'café in Madrid: an A2A agent card with skills to book a table, send a message and read the menu',
+    about: 'café in Madrid: an A2A agent card with skills to book a table, send a message and read the menu; payments and amenities in schema.org',
     pages: {
       '/robots.txt': OPEN_ROBOTS,
-      '/': business('cafe-central.test', { type: 'CafeOrCoffeeShop', name: 'Café Central', locality: 'Madrid', country: 'ES', lat: 40.4168, lng: -3.7038, hours: ['Mo-Su 08:00-23:00'], priceRange: '€€' }, { lang: 'es' }),
+      '/': business('cafe-central.test', { type: 'CafeOrCoffeeShop', name: 'Café Central', locality: 'Madrid', country: 'ES', lat: 40.4168, lng: -3.7038, hours: ['Mo-Su 08:00-23:00'], priceRange: '€€',
+        paymentAccepted: 'Efectivo, Tarjeta de crédito, Apple Pay y Bizum, Ticket Restaurant®', amenities: [['Wi-Fi gratis', true], ['Para llevar', true], ['Parking', false], ['Terraza', true], ['Se admiten mascotas', true]] }, { lang: 'es' }),
       '/.well-known/agent-card.json': json({
         name: 'Café Central agent', description: 'Reservas y preguntas', url: 'http://cafe-central.test/a2a', protocolVersion: '0.3.0', version: '1.0.0',
         capabilities: { streaming: false }, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],

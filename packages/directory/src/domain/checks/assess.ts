@@ -39,6 +39,12 @@ export interface AssessedDoor {
   checked_at: string;
   experimental?: boolean;
   note?: string;
+  /** Failures within the last seven days (door-history.ts). */
+  failures?: number;
+  /** When it last answered; null when it never did. */
+  last_live_at?: string | null;
+  /** Since when it is failing. */
+  failing_since?: string;
 }
 
 export interface Answer {

@@ -12,6 +12,7 @@ import { listingLevel, levelRank } from '../listings/listing.js';
 import { isListed } from '../listings/regulated.js';
 import { rulesInForce } from '../ranking/rules.js';
 import { assess, type CheckOutcome } from './assess.js';
+import { reconcileDoors, withDoorHistory } from './door-history.js';
 import { countChecks } from './check-counts.js';
 import { checkResultDocument, notCheckedDocument, type QueueView, type RankView } from './check-result.js';
 import { syncFoundListing } from './found-listing.js';
@@ -41,6 +42,12 @@ export interface CheckSettings {
   callerChecksPerHour: number;
   /** How long a worker holds a check (a crashed worker's check is taken again after). */
   leaseMs: number;
+  /** A site whose live door failed is checked again this soon (three failures in seven days make it failing). */
+  doorRecheckMs: number;
+  /** POST /check/visibility reads a site's owner file: at most this many times an hour per caller… */
+  visibilityPerCallerPerHour: number;
+  /** …and per site, whoever asks (the site is not read more often because many callers ask). */
+  visibilityPerDomainPerHour: number;
 }
 
 export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
@@ -52,6 +59,9 @@ export const DEFAULT_CHECK_SETTINGS: CheckSettings = {
   recheckAfterMs: { done: 7 * DAY, failed: 6 * HOUR, blocked: 30 * DAY, hidden: 30 * DAY, not_checkable: 30 * DAY },
   callerChecksPerHour: 20,
   leaseMs: 120_000,
+  doorRecheckMs: DAY,
+  visibilityPerCallerPerHour: 20,
+  visibilityPerDomainPerHour: 6,
 };
 
 /** How a site check ended (the crawler's answer, src/checks/site-check.ts). */
@@ -63,6 +73,12 @@ export type SiteCheckResult =
 export const COUNTS_EVERY_MS = 10 * 60_000;
 
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** A suppressed site is answered like one that cannot be checked: the contract's 404 on reads, 400 on asking. Our reason is never given. */
+function suppressedProblem(code: 'not_found' | 'bad_request'): Problem {
+  const message = 'This site cannot be checked: this directory does not check or show it.';
+  return code === 'not_found' ? new Problem('not_found', message) : new Problem('bad_request', message, { fields: [{ path: 'url', problem: 'invalid', message: 'this directory does not check this site' }] });
+}
 
 export class CheckService {
   readonly #ctx: DirectoryContext;
@@ -132,6 +148,7 @@ export class CheckService {
     const cached = this.#documents.get(domain);
     if (cached && cached.key === key) return cached.doc;
     const check = await this.#ctx.store.checks.get(domain);
+    if (check?.state === 'suppressed') throw suppressedProblem('not_found');
     const baseUrl = this.#ctx.settings.baseUrl;
     let doc: Record<string, unknown>;
     if (!check) doc = notCheckedDocument(domain, baseUrl);
@@ -163,6 +180,7 @@ export class CheckService {
     const nowMs = this.#ctx.clock.now();
     const store = this.#ctx.store;
     const existing = await store.checks.get(domain);
+    if (existing?.state === 'suppressed') throw suppressedProblem('bad_request');
     const active = existing && (existing.state === 'queued' || existing.state === 'checking' || existing.state === 'scoring');
     if (existing && !active && existing.checkedAt !== null && nowMs < existing.checkedAt + this.settings.minRecheckMs) {
       return { status: 200, domain, document: await this.document(domain) };
@@ -198,7 +216,7 @@ export class CheckService {
     if (!name.ok) throw new Problem('bad_request', `This site cannot be checked: ${name.reason}`);
     const nowMs = this.#ctx.clock.now();
     const existing = await this.#ctx.store.checks.get(name.domain);
-    if (existing && (existing.state === 'queued' || existing.state === 'checking' || existing.state === 'scoring')) return name.domain;
+    if (existing && (existing.state === 'queued' || existing.state === 'checking' || existing.state === 'scoring' || existing.state === 'suppressed')) return name.domain;
     await this.#ctx.store.checks.put({
       domain: name.domain,
       state: 'queued',
@@ -247,15 +265,31 @@ export class CheckService {
     if (check && check.state === 'checking') await this.#ctx.store.checks.put({ ...check, state: 'scoring' });
   }
 
-  /** Writes how a check ended, its scored outcome and its found listing, in one transaction. */
+  /**
+   * Writes how a check ended, its scored outcome and its found listing, in one transaction. A done
+   * check's doors are read with their history first (door-history.ts): a door is failing after three
+   * failures in seven days, gone after thirty days failing; a live door that failed brings the next
+   * check forward to doorRecheckMs.
+   */
   async finish(domain: string, result: SiteCheckResult): Promise<CheckRecord | null> {
     const nowMs = this.#ctx.clock.now();
     const rules = scoreRulesInForce(nowMs);
-    const outcome = result.state === 'done' ? assess(result.observation, rules.version, this.#ctx.resolveCategories) : null;
     return this.#ctx.store.transaction(async (store) => {
       const check = await store.checks.get(domain);
       if (!check || (check.state !== 'checking' && check.state !== 'scoring')) return null;
       const state = result.state;
+      let outcome: CheckOutcome | null = null;
+      let recheckSoon = false;
+      if (result.state === 'done') {
+        const doors = reconcileDoors(result.observation, await store.checks.doorHistory(domain), nowMs);
+        outcome = withDoorHistory(assess(doors.observation, rules.version, this.#ctx.resolveCategories), doors.views);
+        recheckSoon = doors.recheckSoon;
+        await store.checks.putDoorHistory(domain, doors.history);
+      } else if (state !== 'failed') {
+        // Hidden, blocked or not checkable: nothing of the site is kept, its doors' history neither.
+        await store.checks.putDoorHistory(domain, new Map());
+      }
+      const recheckAfter = recheckSoon ? Math.min(this.settings.recheckAfterMs.done, this.settings.doorRecheckMs) : this.settings.recheckAfterMs[state];
       const finished: CheckRecord = {
         ...check,
         state,
@@ -267,7 +301,7 @@ export class CheckService {
         // A failed re-check keeps the last done result; a hidden, blocked or uncheckable one keeps nothing.
         outcome: outcome ?? (state === 'failed' ? check.outcome : null),
         checkedAt: nowMs,
-        nextCheckAt: nowMs + this.settings.recheckAfterMs[state],
+        nextCheckAt: nowMs + recheckAfter,
       };
       await store.checks.put(finished);
       if (state !== 'failed') await syncFoundListing(store, domain, outcome, state === 'hidden', nowMs, this.#ctx.resolveCategories);
@@ -275,13 +309,39 @@ export class CheckService {
     });
   }
 
-  /** The owner's choice read from its site now (POST /check/visibility): hidden hides at once; shown queues a check. */
+  /**
+   * POST /check/visibility: reads the owner's file of a site now and applies it. Reading a site on an
+   * anonymous caller's word is bounded twice before anything is fetched: per caller
+   * (visibilityPerCallerPerHour) and per site whoever asks (visibilityPerDomainPerHour); past either,
+   * 429 rate_limited with Retry-After to the end of the hour.
+   */
+  async visibility(rawDomain: string, caller: string, readChoice: (domain: string) => Promise<'hidden' | 'shown' | null>): Promise<{ status: 200 | 202; domain: string; document: Record<string, unknown> }> {
+    const domain = this.canonical(rawDomain);
+    const store = this.#ctx.store;
+    if ((await store.checks.get(domain))?.state === 'suppressed') throw suppressedProblem('not_found');
+    const nowMs = this.#ctx.clock.now();
+    const windowStart = nowMs - (nowMs % HOUR);
+    const wait = Math.ceil((windowStart + HOUR - nowMs) / 1000);
+    const callerKey = sha256Hex(`svc-check-visibility-caller:${caller}`).slice(0, 32);
+    if (!(await store.checks.takeCallerRequest(callerKey, windowStart, this.settings.visibilityPerCallerPerHour))) {
+      throw new Problem('rate_limited', `This caller asked to apply owners' choices ${this.settings.visibilityPerCallerPerHour} times this hour; ask again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
+    }
+    const domainKey = sha256Hex(`svc-check-visibility-domain:${domain}`).slice(0, 32);
+    if (!(await store.checks.takeCallerRequest(domainKey, windowStart, this.settings.visibilityPerDomainPerHour))) {
+      throw new Problem('rate_limited', `The owner's file of ${domain} was read ${this.settings.visibilityPerDomainPerHour} times this hour; ask again in ${wait} seconds (the next scheduled check reads it too).`, { headers: { 'retry-after': String(wait) } });
+    }
+    await store.checks.pruneCallers(windowStart - HOUR);
+    return this.applyOwnerChoice(domain, await readChoice(domain), caller);
+  }
+
+  /** The owner's choice read from its site (POST /check/visibility): hidden hides at once; shown queues a check. */
   async applyOwnerChoice(rawDomain: string, choice: 'hidden' | 'shown' | null, caller: string): Promise<{ status: 200 | 202; domain: string; document: Record<string, unknown> }> {
     const domain = this.canonical(rawDomain);
     const nowMs = this.#ctx.clock.now();
     if (choice === 'hidden') {
       await this.#ctx.store.transaction(async (store) => {
         const check = await store.checks.get(domain);
+        if (check?.state === 'suppressed') throw suppressedProblem('not_found');
         await store.checks.put({
           domain,
           state: 'hidden',
@@ -306,6 +366,48 @@ export class CheckService {
     }
     if (choice === null) throw new Problem('bad_request', `No owner's choice was found at https://${domain}/.well-known/svc-check.json: publish {"result": "hidden"} or {"result": "shown"} there first.`, { fields: [{ path: 'domain', problem: 'invalid', message: 'the site has no /.well-known/svc-check.json with a result' }] });
     return this.request(domain, caller);
+  }
+
+  /**
+   * The operator suppresses a site (a legal request, abuse, a site that must not be named): nothing
+   * of it is kept (its result, its doors' history), its found listing is withdrawn, it is never
+   * checked, shown, ranked or counted (the `checked` count of /v1/stats leaves it out), its result
+   * answers 404 and asking for a check 400, until the operator lifts it. Our reason is kept, never shown.
+   */
+  async suppress(rawDomain: string, reason: string): Promise<string> {
+    const domain = this.canonical(rawDomain);
+    const nowMs = this.#ctx.clock.now();
+    await this.#ctx.store.transaction(async (store) => {
+      const check = await store.checks.get(domain);
+      await store.checks.put({
+        domain,
+        state: 'suppressed',
+        requestedAt: check?.requestedAt ?? null,
+        queuedAt: null,
+        leaseUntil: null,
+        attempts: 0,
+        lastState: null,
+        lastReason: reason.slice(0, 500),
+        outcome: null,
+        checkedAt: nowMs,
+        nextCheckAt: null,
+      });
+      await store.checks.putDoorHistory(domain, new Map());
+      await syncFoundListing(store, domain, null, true, nowMs, this.#ctx.resolveCategories);
+    });
+    return domain;
+  }
+
+  /** The operator lifts a suppression: the site is checked again at once (queued); false when it was not suppressed. */
+  async lift(rawDomain: string): Promise<boolean> {
+    const domain = this.canonical(rawDomain);
+    const nowMs = this.#ctx.clock.now();
+    return this.#ctx.store.transaction(async (store) => {
+      const check = await store.checks.get(domain);
+      if (check?.state !== 'suppressed') return false;
+      await store.checks.put({ ...check, state: 'queued', queuedAt: nowMs, checkedAt: null, nextCheckAt: null, lastReason: null });
+      return true;
+    });
   }
 
   /** The leaderboard of a scope and page; its document is kept until a check changes. */

@@ -15,6 +15,7 @@ import { find as findTimeZones } from 'geo-tz/all';
 import type { DirectoryStore } from '../../store/store.js';
 import type { Door, Fact, ListingRecord, ListingService, Place } from '../listings/listing.js';
 import type { CategoryResolution } from '../registration/member-listing.js';
+import { attributeKey } from '../vocab/attributes.js';
 import { kindOfGroup } from '../vocab/groups.js';
 import type { CheckOutcome } from './assess.js';
 
@@ -45,6 +46,9 @@ function timezoneOf(o: CheckOutcome): string | null {
   const zone = findTimeZones(geo.lat, geo.lng)[0];
   return zone && IANAZone.isValidZone(zone) ? zone : null;
 }
+
+/** The agent payment a live door that takes payment stands for. */
+const AGENT_PAYMENT_OF_DOOR: Readonly<Record<string, string>> = { acp: 'acp', ucp: 'ucp', a2a: 'ap2' };
 
 export function foundListing(o: CheckOutcome, existing: ListingRecord | null, resolveCategories: (terms: string[]) => CategoryResolution): Omit<ListingRecord, 'seq'> {
   const f = o.facts;
@@ -91,6 +95,25 @@ export function foundListing(o: CheckOutcome, existing: ListingRecord | null, re
   fact('languages', f.languages?.v, f.languages);
   fact('price_band', f.priceBand?.v, f.priceBand);
   fact('category', group, { url: f.name?.url ?? o.url, via: 'schema.org type of the business' });
+  // Attributes the site states, of keys that apply to its group; each its own fact.
+  const attributes: ListingRecord['attributes'] = {};
+  for (const [key, v] of Object.entries(f.attributes?.v ?? {})) {
+    const def = attributeKey(key);
+    if (!def || def.evidence !== 'seen' || (def.appliesTo !== '*' && !def.appliesTo.includes(group))) continue;
+    attributes[key] = { v, src: 'seen' };
+    fact(`attributes.${key}`, v, f.attributes);
+  }
+  // Payments: what its schema.org data names, and the agent payments its live doors take (ACP, UCP, AP2 on an A2A card).
+  const payments = [...(f.payments?.v ?? [])];
+  const published = payments.length;
+  for (const d of live) {
+    const token = d.status === 'live' && d.kinds.includes('pay') ? AGENT_PAYMENT_OF_DOOR[d.type] : undefined;
+    if (token && !payments.includes(token)) payments.push(token);
+  }
+  const payingDoor = live.find((d) => d.status === 'live' && d.kinds.includes('pay'))?.url ?? o.url;
+  if (payments.length > 0) {
+    fact('accepts.pay', payments, !f.payments ? { url: payingDoor, via: 'a door for agents that takes payment' } : payments.length > published ? { url: f.payments.url, via: `${f.payments.via} paymentAccepted, and a door for agents that takes payment` } : { url: f.payments.url, via: `${f.payments.via} paymentAccepted` });
+  }
   const placeCategory = resolution.place ? { id: resolution.place.id, label: resolution.place.label, src: 'seen' as const } : null;
   return {
     id: existing?.id ?? newId(o.checkedAt),
@@ -115,8 +138,8 @@ export function foundListing(o: CheckOutcome, existing: ListingRecord | null, re
     services,
     url: o.url,
     doors,
-    attributes: {},
-    payments: [],
+    attributes,
+    payments,
     priceBand: f.priceBand?.v ?? null,
     place,
     claimed: false,

@@ -53,6 +53,10 @@ export interface SiteFacts {
   languages?: PublishedValue<string[]>;
   services?: PublishedValue<{ name: string; type: 'booking' | 'order' | 'quote_request' }[]>;
   priceBand?: PublishedValue<number>;
+  /** Payment tokens of GET /v1/attributes from schema.org paymentAccepted (published-terms.ts). */
+  payments?: PublishedValue<string[]>;
+  /** Attribute keys read off the site (amenityFeature, petsAllowed): only keys marked seen. */
+  attributes?: PublishedValue<Record<string, boolean>>;
   /** schema.org types and other category words the site gives itself (AutoRepair, "bakery"). */
   categoryTerms: string[];
   /** It calls itself software, an app or an API (schema.org SoftwareApplication, WebAPI). */

@@ -7,6 +7,7 @@
  */
 import type { CapabilityId } from './capabilities.js';
 import type { Evidence, SiteFacts } from './observation.js';
+import { attributesOf, paymentsOf } from './published-terms.js';
 import { cleanText } from './site-text.js';
 
 type Node = Record<string, unknown>;
@@ -257,6 +258,10 @@ export function readSchemaOrg(documents: readonly unknown[], pageUrl: string): S
     if (band !== null) facts.priceBand = seen(band);
     const languages = languagesOf(business);
     if (languages.length > 0) facts.languages = seen(languages);
+    const payments = paymentsOf(business.paymentAccepted);
+    if (payments.length > 0) facts.payments = seen(payments);
+    const attributes = attributesOf(business);
+    if (Object.keys(attributes).length > 0) facts.attributes = seen(attributes);
     const services: { name: string; type: 'booking' | 'order' | 'quote_request' }[] = [];
     for (const node of nodes) {
       const types = typesOf(node);

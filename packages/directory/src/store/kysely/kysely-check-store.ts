@@ -11,6 +11,7 @@
 import { engineOf, lockUntilCommit, transactionWithRetry, type StorageEngine } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { boardSummary, type CheckOutcome } from '../../domain/checks/assess.js';
+import type { DoorHistory } from '../../domain/checks/door-history.js';
 import type { CheckBoardRow, CheckRecord, CheckStore } from '../store.js';
 import type { ChecksTable, DirectoryDatabase } from './schema.js';
 
@@ -219,5 +220,24 @@ export class KyselyCheckStore implements CheckStore {
 
   async pruneCallers(before: number): Promise<void> {
     await this.#db.deleteFrom('check_callers').where('window_start', '<', before).execute();
+  }
+
+  async doorHistory(domain: string): Promise<Map<string, DoorHistory>> {
+    const rows = await this.#db.selectFrom('check_doors').select(['door_key', 'history']).where('domain', '=', domain).execute();
+    return new Map(rows.map((r) => [r.door_key, JSON.parse(r.history) as DoorHistory]));
+  }
+
+  async putDoorHistory(domain: string, history: ReadonlyMap<string, DoorHistory>): Promise<void> {
+    // Under the checks' lock on PostgreSQL: two writers of one site's doors never interleave their delete and insert.
+    await this.#locked((store) => store.#putDoorHistory(domain, history));
+  }
+
+  async #putDoorHistory(domain: string, history: ReadonlyMap<string, DoorHistory>): Promise<void> {
+    await this.#db.deleteFrom('check_doors').where('domain', '=', domain).execute();
+    if (history.size === 0) return;
+    await this.#db
+      .insertInto('check_doors')
+      .values([...history].map(([door_key, h]) => ({ domain, door_key, history: JSON.stringify(h) })))
+      .execute();
   }
 }

@@ -192,6 +192,13 @@ export interface CheckBudgetTable {
   checks: number;
 }
 
+/** A door's history across checks (domain/checks/door-history.ts), as JSON. */
+export interface CheckDoorsTable {
+  domain: string;
+  door_key: string;
+  history: string;
+}
+
 export interface CheckCallersTable {
   caller: string;
   window_start: number;
@@ -215,6 +222,7 @@ export interface DirectoryDatabase {
   checks: ChecksTable;
   check_budget: CheckBudgetTable;
   check_callers: CheckCallersTable;
+  check_doors: CheckDoorsTable;
   persons: PersonsTable;
   person_keys: PersonKeysTable;
   passes: PassesTable;

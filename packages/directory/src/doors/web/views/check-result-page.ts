@@ -45,7 +45,7 @@ export interface CheckResultView {
     experimental?: boolean;
   }[];
   fixes?: { capability: string; points: number; title: string; how: string }[];
-  doors?: { type: string; url: string; level: string; status: string; kinds: string[]; experimental?: boolean }[];
+  doors?: { type: string; url: string; level: string; status: string; kinds: string[]; experimental?: boolean; failures?: number; last_live_at?: string | null; failing_since?: string }[];
   rank?: { text: string; scope: { category?: string; country?: string; place?: string }; position: number; of: number; overall: { position: number; of: number } };
   listing?: { listed: boolean; url?: string; because?: string };
   usage?: { requests: number; bytes: number };
@@ -154,15 +154,25 @@ function capabilitiesSection(ctx: ResultPageContext, r: CheckResultView): Html {
   })}</tbody></table></div></section>`;
 }
 
+/** When a door last answered, and its failures: a door is failing after three in seven days (docs/checks.md). */
+function doorHistory(lang: string, c: DirectoryMessages['check'], door: NonNullable<CheckResultView['doors']>[number]): Html | null {
+  if (door.last_live_at === undefined) return null;
+  const parts: (Html | string)[] = [];
+  if (door.failing_since) parts.push(html`${c.doorFailingSince} ${when(lang, door.failing_since)}`);
+  if ((door.failures ?? 0) > 0 && !door.failing_since) parts.push(c.doorFailures(door.failures ?? 0));
+  parts.push(door.last_live_at === null ? c.doorNeverLive : html`${c.doorLastLive} ${when(lang, door.last_live_at)}`);
+  return html`<br><span class="small door-history">${parts.map((p, i) => (i === 0 ? html`${p}` : html` · ${p}`))}</span>`;
+}
+
 function doorsSection(ctx: ResultPageContext, r: CheckResultView): Html {
-  const { t } = ctx;
+  const { t, lang } = ctx;
   const c = t.check;
   const doors = r.doors ?? [];
   return html`<section class="card" aria-labelledby="result-doors-title"><h2 id="result-doors-title">${c.doorsTitle}</h2>${
     doors.length === 0
       ? html`<p class="muted">${c.noDoors}</p>`
       : html`<ul>${doors.map(
-          (door) => html`<li><strong>${c.doorNames[door.type] ?? door.type}</strong> <span class="badge${door.status === 'live' ? ' accent' : ' warn'}">${door.status}</span> <span class="small">${t.levels[door.level] ?? door.level}${door.kinds.length > 0 ? ` · ${door.kinds.join(', ')}` : ''}${door.experimental ? ` · ${c.experimental}` : ''}</span><br><code class="small">${door.url}</code></li>`,
+          (door) => html`<li><strong>${c.doorNames[door.type] ?? door.type}</strong> <span class="badge${door.status === 'live' ? ' accent' : ' warn'}">${door.status}</span> <span class="small">${t.levels[door.level] ?? door.level}${door.kinds.length > 0 ? ` · ${door.kinds.join(', ')}` : ''}${door.experimental ? ` · ${c.experimental}` : ''}</span><br><code class="small">${door.url}</code>${doorHistory(lang, c, door)}</li>`,
         )}</ul>`
   }</section>`;
 }
