@@ -50,6 +50,7 @@ export const POSTGRES_SUITES = [
   'packages/directory/test/payments-vocab-http.test.ts',
   // directory, from issues 14 and 15: the check queue, budgets and results; persons, passes and outcomes (with an inbox)
   'packages/directory/test/check-http.test.ts',
+  'packages/directory/test/check-history-http.test.ts',
   'packages/directory/test/persons-end-to-end.test.ts',
   // directory, issue 13: signed calls taken once, receipt intake, tallies and outcomes, the nightly reputation snapshot
   'packages/directory/test/signed-calls-http.test.ts',
