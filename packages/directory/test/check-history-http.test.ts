@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalWeb, type LocalWeb } from '../src/demo/local-web/local-web-server.js';
 import { SAMPLE_SITES, type SampleSite } from '../src/demo/local-web/sample-sites.js';
+import { testDatabaseUrl } from '../../../test-support/test-database.js';
 import { startDirectory, TestClock, type TestDirectory } from './support/harness.js';
 
 const HOUR = 3_600_000;
@@ -281,8 +282,10 @@ describe('the operator\'s command', () => {
     const web = await startLocalWeb();
     const t = await startDirectory({ checks: { localWeb: web.address } });
     const cli = fileURLToPath(new URL('../src/cli/suppress-site.ts', import.meta.url));
+    // On the PostgreSQL run the command opens the directory's database as the service does.
+    const databaseUrl = (await testDatabaseUrl('directory', t.dataDir)) ?? '';
     const run = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, DATA_DIR: t.dataDir, DIRECTORY_CHECK_LOCAL_WEB: web.address }, timeout: 60_000 });
+      promisify(execFile)(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, DATA_DIR: t.dataDir, DIRECTORY_DATABASE_URL: databaseUrl, DIRECTORY_CHECK_LOCAL_WEB: web.address }, timeout: 60_000 });
     try {
       await t.request('POST', '/check', { body: { url: 'padaria-aurora.test' } });
       await t.directory.checkWorker.drain();
