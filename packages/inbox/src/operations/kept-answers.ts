@@ -13,7 +13,7 @@
  */
 import { canonicalJson, etagOfText, type ResponseExtras } from '@svc/shared';
 import type { ChangeTopic } from '../store/store.js';
-import type { OperationContext } from './context.js';
+import type { DomainContext } from '../domain/context.js';
 
 const MAX_KEPT = 256;
 const MAX_KEPT_BYTES = 4 * 1024 * 1024;
@@ -69,7 +69,7 @@ export class KeptAnswers {
  * `extras.serialized`.
  */
 export async function keptAnswer<T>(
-  ctx: OperationContext,
+  ctx: { domain: Pick<DomainContext, 'store' | 'clock'>; keptAnswers: KeptAnswers },
   extras: ResponseExtras,
   operation: string,
   input: unknown,

@@ -7,7 +7,6 @@
  * kept, so a refusal can say why no key was found.
  */
 import { PublicFetchError, createInstanceKeyCache, publicFetch, type Ed25519PublicJwk, type InstanceKeyCache } from '@svc/shared';
-import type { DirectorySettings } from '../context.js';
 import { parseInstanceDomain } from '../registration/domain-name.js';
 
 export const MANIFEST_PATH = '/.well-known/agent-inbox.json';
@@ -22,7 +21,8 @@ export function manifestKeys(manifest: unknown): readonly unknown[] {
 }
 
 export interface InstanceKeysOptions {
-  settings: Pick<DirectorySettings, 'allowLocalInboxes' | 'manifestTimeoutMs' | 'manifestMaxBytes'>;
+  /** The directory's settings that decide how a manifest is fetched. */
+  settings: { allowLocalInboxes: boolean; manifestTimeoutMs: number; manifestMaxBytes: number };
   clock: { now(): number };
 }
 

@@ -44,6 +44,9 @@ export async function loadIdentityKeys(store: InboxStore, secrets: SecretBox, no
   });
 }
 
+/** The label a customer's address is hashed under (identity rows, codes sent to it). */
+export const ADDRESS_LABEL = 'customer-address';
+
 /** An address in the one form keys are made from: trimmed, lowercased (ASCII), nothing else repaired. */
 export function normaliseAddress(address: string): string {
   return address.trim().toLowerCase();

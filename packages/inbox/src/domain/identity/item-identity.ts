@@ -6,8 +6,7 @@
 import { newId } from '@svc/shared';
 import { readSettings, type DomainContext } from '../context.js';
 import type { Caller, ItemRecord } from '../types.js';
-import { normaliseAddress } from './identity-keys.js';
-import { ADDRESS_LABEL } from './verify-customer.js';
+import { ADDRESS_LABEL, normaliseAddress } from './identity-keys.js';
 import type { CallIdentity, NetworkStatus } from './network-status.js';
 
 export const ISSUE_JOB = 'identity.issue';

@@ -14,7 +14,7 @@ import { loadProfile } from '../context.js';
 import { loadOwnedItem } from '../items/customer-items.js';
 import { queueSealedMail } from '../mail/queued-mail.js';
 import { CommittedRefusal } from './committed-refusal.js';
-import { normaliseAddress, type IdentityKeys } from './identity-keys.js';
+import { ADDRESS_LABEL, normaliseAddress, type IdentityKeys } from './identity-keys.js';
 
 export const CODE_RULES = {
   digits: 6,
@@ -27,7 +27,6 @@ export const CODE_RULES = {
 } as const;
 
 const CODE_LABEL = 'customer-code';
-export const ADDRESS_LABEL = 'customer-address';
 
 export interface VerifyServices {
   keys: IdentityKeys;
