@@ -80,6 +80,23 @@ function suppressedProblem(code: 'not_found' | 'bad_request'): Problem {
   return code === 'not_found' ? new Problem('not_found', message) : new Problem('bad_request', message, { fields: [{ path: 'url', problem: 'invalid', message: 'this directory does not check this site' }] });
 }
 
+/** A check queued anew: the last result stays in view until the new one replaces it. */
+function queuedCheck(domain: string, existing: CheckRecord | null | undefined, nowMs: number, requestedAt: number | null): CheckRecord {
+  return {
+    domain,
+    state: 'queued',
+    requestedAt,
+    queuedAt: nowMs,
+    leaseUntil: null,
+    attempts: 0,
+    lastState: existing?.lastState ?? null,
+    lastReason: existing?.lastReason ?? null,
+    outcome: existing?.outcome ?? null,
+    checkedAt: existing?.checkedAt ?? null,
+    nextCheckAt: null,
+  };
+}
+
 export class CheckService {
   readonly #ctx: DirectoryContext;
   readonly settings: CheckSettings;
@@ -192,19 +209,7 @@ export class CheckService {
         const wait = Math.ceil((windowStart + HOUR - nowMs) / 1000);
         throw new Problem('rate_limited', `This caller asked for ${this.settings.callerChecksPerHour} checks this hour; ask again in ${wait} seconds.`, { headers: { 'retry-after': String(wait) } });
       }
-      await store.checks.put({
-        domain,
-        state: 'queued',
-        requestedAt: nowMs,
-        queuedAt: nowMs,
-        leaseUntil: null,
-        attempts: 0,
-        lastState: existing?.lastState ?? null,
-        lastReason: existing?.lastReason ?? null,
-        outcome: existing?.outcome ?? null,
-        checkedAt: existing?.checkedAt ?? null,
-        nextCheckAt: null,
-      });
+      await store.checks.put(queuedCheck(domain, existing, nowMs, nowMs));
       await store.checks.pruneCallers(windowStart - HOUR);
     }
     return { status: 202, domain, document: await this.document(domain) };
@@ -217,19 +222,7 @@ export class CheckService {
     const nowMs = this.#ctx.clock.now();
     const existing = await this.#ctx.store.checks.get(name.domain);
     if (existing && (existing.state === 'queued' || existing.state === 'checking' || existing.state === 'scoring' || existing.state === 'suppressed')) return name.domain;
-    await this.#ctx.store.checks.put({
-      domain: name.domain,
-      state: 'queued',
-      requestedAt: null,
-      queuedAt: nowMs,
-      leaseUntil: null,
-      attempts: 0,
-      lastState: existing?.lastState ?? null,
-      lastReason: existing?.lastReason ?? null,
-      outcome: existing?.outcome ?? null,
-      checkedAt: existing?.checkedAt ?? null,
-      nextCheckAt: null,
-    });
+    await this.#ctx.store.checks.put(queuedCheck(name.domain, existing, nowMs, null));
     return name.domain;
   }
 
