@@ -25,6 +25,7 @@ export * from './storage/postgres.js';
 export * from './storage/storage.js';
 export * from './storage/sqlite-driver.js';
 export * from './storage/storage-health.js';
+export * from './storage/write-batch.js';
 export * from './http/storage-health-route.js';
 export * from './http/listen.js';
 export * from './http/cors.js';

@@ -159,7 +159,7 @@ async function runAs(
     }
   };
   if (key === undefined) {
-    const body = await deps.store.transaction(async (tx) => {
+    const body = await deps.store.batchedTransaction(async (tx) => {
       await takeSignature(tx);
       return keepingRefusals(tx);
     });
@@ -174,7 +174,7 @@ async function runAs(
   const requestHash = sha256Hex(canonicalJson({ operation: op.name, request }));
   // One key names one request in its scope: the same key on another operation is a different request.
   const scopeKey = `${idempotencyScope(caller, envelope)}|${key}`;
-  const outcome = await deps.store.transaction(async (tx) => {
+  const outcome = await deps.store.batchedTransaction(async (tx) => {
     await takeSignature(tx);
     const nowMs = deps.clock.now();
     const stored = await tx.idempotency.find(scopeKey, nowMs);

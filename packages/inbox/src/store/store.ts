@@ -221,5 +221,11 @@ export interface InboxStore {
   readonly persons: PersonLinkStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
+  /**
+   * Like `transaction`, for short writes answered to a caller: on SQLite the calls arriving together
+   * share one commit, each in a savepoint of its own (shared write-batch.ts), and each settles after
+   * that commit. On PostgreSQL it is `transaction`.
+   */
+  batchedTransaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -10,3 +10,4 @@ export * from './transactions.js';
 export * from './postgres.js';
 export * from './storage.js';
 export * from './storage-health.js';
+export * from './write-batch.js';

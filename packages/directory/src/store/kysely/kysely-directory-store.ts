@@ -9,7 +9,7 @@
  * one short transaction; docs/storage.md "Commit order").
  */
 import { KyselyPersonStore } from './person-store.js';
-import { KyselyJobStore, engineOf, inList, lockUntilCommit, transactionWithRetry, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget } from '@svc/shared';
+import { KyselyJobStore, engineOf, inList, lockUntilCommit, transactionWithRetry, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
@@ -21,7 +21,6 @@ import { PageReader } from './page-reader.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 import { KyselyReceiptStore, KyselyReplayStore, KyselyReputationStore } from './trust-stores.js';
-import { WriteBatch } from './write-batch.js';
 
 /** Rows read per round trip when streaming every listing (keyset on seq). */
 const STREAM_PAGE = 5_000;
@@ -523,7 +522,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     return transactionWithRetry(this.#db, (trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
   }
 
-  readonly #batch = new WriteBatch((run) => this.#db.transaction().execute((trx) => run(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages }), trx)));
+  #batch: WriteBatch<DirectoryDatabase> | null = null;
 
   /**
    * On SQLite, calls arriving together share one commit (write-batch.ts: one fsync for many small
@@ -534,7 +533,8 @@ export class KyselyDirectoryStore implements DirectoryStore {
   batchedTransaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     if (engineOf(this.#db) === 'postgres') return this.transaction(work);
-    return this.#batch.run(work as (store: DirectoryStore) => Promise<unknown>) as Promise<T>;
+    this.#batch ??= new WriteBatch(this.#db);
+    return this.#batch.run((trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
   }
 
   async close(): Promise<void> {

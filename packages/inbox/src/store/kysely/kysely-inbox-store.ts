@@ -18,7 +18,7 @@ import { KyselyPersonLinkStore } from './person-link-store.js';
 import { KyselyEventStreamStore, PendingStreamRows } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
 import type { Database } from './schema.js';
-import { KyselyJobStore, transactionWithRetry, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
+import { KyselyJobStore, WriteBatch, engineOf, transactionWithRetry, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
 import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
 
 /** The tables each topic is read from. */
@@ -119,16 +119,32 @@ export class KyselyInboxStore implements InboxStore {
   async transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     try {
-      return await transactionWithRetry(this.#db, async (trx) => {
-        const streamRows = new PendingStreamRows();
-        const result = await work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec, this.changes, streamRows));
-        await streamRows.write(trx);
-        return result;
-      });
+      return await transactionWithRetry(this.#db, (trx) => this.#within(trx, work));
     } finally {
       // Deliveries queued by this transaction may go now that it has committed.
       this.#outbox.flush();
     }
+  }
+
+  #batch: WriteBatch<Database> | null = null;
+
+  async batchedTransaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T> {
+    if (this.#inTransaction) return work(this);
+    if (engineOf(this.#db) === 'postgres') return this.transaction(work);
+    this.#batch ??= new WriteBatch(this.#db);
+    try {
+      return await this.#batch.run((trx) => this.#within(trx, work));
+    } finally {
+      this.#outbox.flush();
+    }
+  }
+
+  /** `work` on the store of transaction `trx`; its event stream rows are written last, in commit order. */
+  async #within<T>(trx: Kysely<Database>, work: (store: InboxStore) => Promise<T>): Promise<T> {
+    const streamRows = new PendingStreamRows();
+    const result = await work(new KyselyInboxStore(trx, true, this.#outbox, this.#settingsCodec, this.changes, streamRows));
+    await streamRows.write(trx);
+    return result;
   }
 
   async close(): Promise<void> {
