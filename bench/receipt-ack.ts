@@ -5,7 +5,7 @@
  * (bench/inbox-baseline-server.ts POST /verify-insert), in the same run, both sent the same JWS bytes.
  * Goal: at least 50% of the baseline's throughput, p99 under 25 ms.
  *
- *   npx tsx bench/receipt-ack.ts [--receipts 8000] [--warmup 1000] [--connections 16]
+ *   npx tsx bench/receipt-ack.ts [--receipts 8000] [--warmup 1000] [--connections 16] [--profile true]
  *
  * The inbox runs as `npm start` runs it (bench/inbox-server.ts, compiled code, fresh data folder,
  * INBOX_RATE_LIMIT=0, no network configured) in its own process; the baseline in another; autocannon
@@ -123,7 +123,14 @@ const line = (m: Measured): string =>
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-receipt-ack-'));
 delete process.env.VALIDATE_OUTPUT; // set in tests only; the bench measures what `npm start` serves
 delete process.env.INBOX_DIRECTORY_URL; // no network: publication would add its own traffic
-const inbox = await startProcess('inbox-server.ts', { DATA_DIR: dataDir, INBOX_PORT: '0', INBOX_RATE_LIMIT: '0' });
+// --profile true: a CPU profile of the inbox during the measured acknowledgements, written to bench/results/.
+const profiling = args.get('profile') === 'true';
+const inbox = await startProcess('inbox-server.ts', {
+  DATA_DIR: dataDir,
+  INBOX_PORT: '0',
+  INBOX_RATE_LIMIT: '0',
+  ...(profiling ? { BENCH_PROFILE: join(resultsDir, `receipt-ack-${stamp}`) } : {}),
+});
 const base = String(inbox.info.address);
 const owner = { authorization: `Bearer ${String(inbox.info.ownerKey)}`, 'content-type': 'application/json' };
 const baseline = await startProcess('inbox-baseline-server.ts', {});
@@ -183,7 +190,9 @@ await run('warm-up baseline', baselineBase, baselineShots(warmShots), 200);
 const before = await run('baseline: verify one signature, insert one row', baselineBase, baselineShots(shots), 200);
 console.log(line(before));
 await run('warm-up acknowledge_receipt', base, warmShots, 200);
+if (profiling) inbox.child.kill('SIGUSR2');
 const ack = await run('POST /v1/items/{id}/receipt-ack', base, shots, 200);
+if (profiling) inbox.child.kill('SIGUSR2');
 console.log(line(ack));
 const after = await run('baseline: verify one signature, insert one row', baselineBase, baselineShots(shots), 200);
 console.log(line(after));
