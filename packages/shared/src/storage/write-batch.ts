@@ -10,7 +10,10 @@
  * PostgreSQL commits many connections' transactions together itself; there each call stays a
  * transaction of its own.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+
+/** The savepoint statements of every call, as SQL text: nothing to build or compile each time. */
+const savepoint = (statement: 'SAVEPOINT' | 'RELEASE' | 'ROLLBACK TO') => CompiledQuery.raw(`${statement} batched_call`);
 
 /** Calls per transaction at most (a batch is a few milliseconds of writes). */
 const MAX_BATCH = 64;
@@ -69,15 +72,15 @@ export class WriteBatch<DB> {
 }
 
 async function inSavepoint<DB>(trx: Transaction<DB>, work: (trx: Transaction<DB>) => Promise<unknown>): Promise<Outcome> {
-  await sql`SAVEPOINT batched_call`.execute(trx);
+  await trx.executeQuery(savepoint('SAVEPOINT'));
   try {
     const value = await work(trx);
-    await sql`RELEASE batched_call`.execute(trx);
+    await trx.executeQuery(savepoint('RELEASE'));
     return { ok: true, value };
   } catch (error) {
     try {
-      await sql`ROLLBACK TO batched_call`.execute(trx);
-      await sql`RELEASE batched_call`.execute(trx);
+      await trx.executeQuery(savepoint('ROLLBACK TO'));
+      await trx.executeQuery(savepoint('RELEASE'));
     } catch {
       // SQLite undid the whole transaction itself (a full disk): the batch fails with the cause.
       throw error;
