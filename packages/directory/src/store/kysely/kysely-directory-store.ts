@@ -208,9 +208,12 @@ class KyselyListingStore implements ListingStore {
     let written = 0;
     const flush = async () => {
       if (batch.length === 0) return;
+      // One statement sees one snapshot, so its rows share one revision on both engines: computed once
+      // here rather than as a subquery in each row, which PostgreSQL plans again for every row.
+      const revision = await this.#nextRevision();
       const inserted = await this.#db
         .insertInto('listings')
-        .values(batch)
+        .values(batch.map((row) => ({ ...row, revision, content_revision: revision })))
         .onConflict((oc) => oc.column('domain').doNothing())
         .returning(['seq', 'domain'])
         .execute();
@@ -225,6 +228,15 @@ class KyselyListingStore implements ListingStore {
     }
     await flush();
     return written;
+  }
+
+  /** The number of the next write of a listing, read once (the caller holds the listings' lock on PostgreSQL). */
+  async #nextRevision(): Promise<number> {
+    const row = await this.#db
+      .selectFrom('listings')
+      .select((eb) => eb.fn.max('revision').as('last'))
+      .executeTakeFirst();
+    return Number(row?.last ?? 0) + 1;
   }
 
   async byDomain(domain: string): Promise<ListingRecord | null> {

@@ -1,0 +1,105 @@
+/**
+ * Storing many listings at once (`insertMany`: multi-row INSERTs, one revision read per statement)
+ * stores what storing them one by one (`upsert`, the write path of registrations and pings) stores:
+ * the same listing rows, the same rendered pages, and so the same answers to every search. The
+ * benchmarks and the demo seed store their listings this way, so the search nodes they measure
+ * build from true data. Runs on SQLite and, in the PostgreSQL run, on PostgreSQL.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropTestDatabase, rawRows, testDatabaseUrl } from '../../../test-support/test-database.js';
+import { buildDirectory, type Directory } from '../src/app.js';
+import { generateListings } from '../src/demo/listing-generator.js';
+import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
+import { AFTER_RULES_7 } from './support/fixtures.js';
+import { HARNESS_BASE_URL, TestClock } from './support/harness.js';
+
+const COUNT = 600;
+/** Smaller than the store's own batch, so the bulk write spans several statements and revisions. */
+const BATCH = 128;
+
+const SEARCHES = [
+  '/v1/businesses?limit=100',
+  '/v1/businesses?q=coffee&limit=50',
+  '/v1/businesses?category=restaurant&limit=50',
+  '/v1/businesses?open_now=true&limit=50',
+  '/v1/businesses?category=hair-beauty&language=en&open_now=true',
+  '/v1/businesses?source=member&limit=100',
+  '/v1/businesses?near=40.7128,-74.0060&radius_km=500&order=nearest&limit=50',
+];
+
+/** Every column of a table but the ones named, in seq order. */
+async function rowsOf(dataDir: string, table: 'listings' | 'listing_pages', leaveOut: readonly string[]): Promise<Record<string, unknown>[]> {
+  const rows = await rawRows('directory', dataDir, `SELECT * FROM ${table} ORDER BY seq`);
+  return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !leaveOut.includes(column))));
+}
+
+describe('listings stored in bulk and one by one', () => {
+  const clock = new TestClock(AFTER_RULES_7);
+  const listings = [...generateListings({ count: COUNT, seed: 17, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
+  const nodes: { dataDir: string; directory: Directory }[] = [];
+
+  async function start(): Promise<Directory> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-'));
+    const directory = await buildDirectory({
+      dataDir,
+      databaseUrl: await testDatabaseUrl('directory', dataDir),
+      baseUrl: HARNESS_BASE_URL,
+      clock,
+      logLevel: 'silent',
+      runJobs: false,
+      hourlyTimer: false,
+      cacheAnswers: false,
+      answerWorkers: 0,
+    });
+    nodes.push({ dataDir, directory });
+    return directory;
+  }
+
+  beforeAll(async () => {
+    const bulk = await start();
+    await bulk.store.transaction((tx) => tx.listings.insertMany(listings, BATCH));
+    const oneByOne = await start();
+    for (const listing of listings) await oneByOne.store.listings.upsert(listing);
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const { dataDir, directory } of nodes) {
+      await directory.close();
+      await dropTestDatabase('directory', dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('stores the same listing rows and the same rendered pages', { timeout: 60_000 }, async () => {
+    const [bulk, oneByOne] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
+    const bulkListings = await rowsOf(bulk.dataDir, 'listings', ['revision', 'content_revision']);
+    expect(bulkListings).toHaveLength(COUNT);
+    expect(bulkListings).toEqual(await rowsOf(oneByOne.dataDir, 'listings', ['revision', 'content_revision']));
+    const bulkPages = await rowsOf(bulk.dataDir, 'listing_pages', []);
+    // Every listing written has its page, written in the same call as the listing.
+    expect(bulkPages).toHaveLength(COUNT);
+    expect(bulkPages).toEqual(await rowsOf(oneByOne.dataDir, 'listing_pages', []));
+  });
+
+  it('numbers a bulk write one revision per statement, rising, as one write per listing numbers each', { timeout: 60_000 }, async () => {
+    const [bulk, oneByOne] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
+    const revisions = (await rawRows('directory', bulk.dataDir, 'SELECT revision, content_revision FROM listings ORDER BY seq')).map((row) => [Number(row.revision), Number(row.content_revision)]);
+    const expected = revisions.map((_, i) => Math.floor(i / BATCH) + 1);
+    expect(revisions.map(([revision]) => revision)).toEqual(expected);
+    expect(revisions.map(([, content]) => content)).toEqual(expected);
+    const single = (await rawRows('directory', oneByOne.dataDir, 'SELECT revision FROM listings ORDER BY seq')).map((row) => Number(row.revision));
+    expect(single).toEqual(single.map((_, i) => i + 1));
+  });
+
+  it('answers every search with the same bytes', { timeout: 120_000 }, async () => {
+    for (const path of SEARCHES) {
+      const [a, b] = await Promise.all(nodes.map(({ directory }) => directory.http.inject({ method: 'GET', url: path })));
+      expect(a!.statusCode, `${path}: ${a!.body}`).toBe(200);
+      expect((JSON.parse(a!.body) as { businesses: unknown[] }).businesses.length, path).toBeGreaterThan(0);
+      expect(b!.body, path).toBe(a!.body);
+    }
+  });
+});
