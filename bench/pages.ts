@@ -3,7 +3,7 @@
  * Fastify route serving the very same bytes, in the same run. Goal: at least 50% of the baseline's
  * requests a second, and p99 under 25 ms.
  *
- *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard]
+ *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard] [--profile dir]
  *
  * The services run from the compiled code in one process (bench/pages-server.ts, as `npm start`
  * runs them: 3000 demo listings, the demo business, burst limits off), the baseline in another
@@ -12,6 +12,8 @@
  * check's pages read real results: the local web of sample sites is checked before the run.
  * `--only` names the cases to run (prefixes of their names); all by default.
  * Every request must answer 200. Results go to bench/results/pages-<time>.json.
+ * `--profile <dir>` writes a CPU profile of the services' process while each page is loaded (the page
+ * alone: not the bare route, not its JSON) to <dir>/<case>.cpuprofile (bench/cpuprofile-summary.ts reads it).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,8 @@ const durationSec = Number(args.get('duration') ?? 5);
 const warmupSec = Number(args.get('warmup') ?? 1);
 const connections = Number(args.get('connections') ?? 8);
 const only = (args.get('only') ?? '').split(',').filter(Boolean);
+const profileDir = args.get('profile');
+if (profileDir) mkdirSync(profileDir, { recursive: true });
 const root = new URL('.', import.meta.url).pathname;
 const resultsDir = join(root, 'results');
 mkdirSync(resultsDir, { recursive: true });
@@ -34,7 +38,7 @@ mkdirSync(resultsDir, { recursive: true });
 if (args.get('build') !== 'false') execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 
 async function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'pipe', 'ipc'] });
   const reader = createInterface({ input: child.stdio[3] as Readable });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -67,6 +71,7 @@ const services = await startProcess('pages-server.ts', {
   INBOX_DIRECTORY_URL: '',
   LOG_LEVEL: 'warn',
   DIRECTORY_DEMO_LISTINGS: '3000',
+  ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}),
 });
 const { directory, inbox, ownerKey } = services.info as { directory: string; inbox: string; ownerKey: string };
 
@@ -123,12 +128,20 @@ const pagesFile = join(dirs[0], 'pages.json');
 writeFileSync(pagesFile, JSON.stringify(bodies));
 const baseline = await startProcess('pages-baseline-server.ts', { PAGES_FILE: pagesFile });
 
+/** Starts the services' CPU profile of a case, or (the second time) stops it and waits until it is written. */
+async function profiling(name: string): Promise<void> {
+  services.child.send?.(name);
+  await new Promise<void>((resolve) => services.child.once('message', () => resolve()));
+}
+
 const results: Record<string, unknown>[] = [];
 console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, load ${loadavg()[0]!.toFixed(2)}`);
 console.log(`${'page'.padEnd(20)} ${'bytes'.padStart(7)} ${'req/s'.padStart(7)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'bare req/s'.padStart(10)} ${'p99'.padStart(4)}  share  goal        ${'its JSON req/s'.padStart(14)}`);
 for (const c of chosen) {
   await load(c.url, c.headers, warmupSec);
+  if (profileDir) await profiling(c.name);
   const page = await load(c.url, c.headers, durationSec);
+  if (profileDir) await profiling(c.name);
   await load(`${baseline.info.address}/${c.name}`, {}, warmupSec);
   const bare = await load(`${baseline.info.address}/${c.name}`, {}, durationSec);
   await load(c.json, c.jsonHeaders, warmupSec);
