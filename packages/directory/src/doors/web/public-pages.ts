@@ -174,12 +174,35 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     }
   });
 
+  /**
+   * A business page is drawn from its view alone (what its JSON says at this moment: open now, its
+   * place in the hour's order and why, receipts) and its check link: it is kept while both read the
+   * same, so a changed listing, a new hour, a minute that opens or closes it, or a new check draws it
+   * anew, exactly when its JSON changes.
+   */
+  const businessSources = new Map<string, { signature: string; source: object }>();
+  const businessSourceOf = (lang: DirectoryLanguage, view: ListingView, checkLink: CheckLink | null): object => {
+    const key = `${lang} ${view.domain}`;
+    const signature = `${checkLink ? `${checkLink.href}\n${checkLink.text}` : ''}\n${JSON.stringify(view)}`;
+    const known = businessSources.get(key);
+    if (known?.signature === signature) return known.source;
+    if (businessSources.size >= 2_000) businessSources.clear();
+    const source = {};
+    businessSources.set(key, { signature, source });
+    return source;
+  };
+
   app.get<{ Params: { domain: string } }>('/businesses/:domain', async (request, reply) => {
     const lang = languageOf(request);
     const t = MESSAGES[lang];
     try {
       const { body } = await run<ListingView>('get_business', { domain: request.params.domain });
-      return send(request, reply, lang, renderBusinessPage(t, body, lang, await checkLinkOf(t, lang, body.domain)), 180);
+      const checkLink = await checkLinkOf(t, lang, body.domain);
+      const source = businessSourceOf(lang, body, checkLink);
+      const page = keptFor(source, request, lang)
+        ? keptPage(`/v1/businesses/${encodeURIComponent(body.domain)}`, body.source !== 'found')
+        : renderBusinessPage(t, body, lang, checkLink);
+      return send(request, reply, lang, page, 180, source);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       return send(request, reply, lang, errorPage(t, error, `/businesses/${encodeURIComponent(request.params.domain)}`), 0);
