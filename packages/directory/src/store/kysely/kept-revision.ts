@@ -19,6 +19,12 @@ export class KeptRevision {
     this.#read = read;
   }
 
+  /** The kept revision while no write may have changed it since it was read; null otherwise (or without TableWrites). */
+  peek(): number | null {
+    if (!this.#writes || !this.#kept) return null;
+    return this.#writes.stamp(this.#tables) === this.#kept.stamp ? this.#kept.revision : null;
+  }
+
   async get(): Promise<number> {
     if (!this.#writes) return this.#read();
     // The stamp is taken before the read: a write landing during it leaves a stamp no later one equals.
