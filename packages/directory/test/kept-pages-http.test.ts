@@ -79,6 +79,21 @@ describe('a kept business page', () => {
     expect(renamed.etag).not.toBe(reopened.etag);
   });
 
+  it('draws the ranking rules anew when the rules in force change, and not before', async () => {
+    const before = await page(t, '/ranking');
+    const beforeJson = (await t.get('/v1/ranking')).body;
+    expect((await page(t, '/ranking')).text).toBe(before.text);
+    // 8 December 2026: version 7 of the rules comes into force (fixtures AFTER_RULES_7).
+    t.clock.advance(Date.parse('2026-12-08T10:15:00Z') - t.clock.now());
+    const afterJson = (await t.get('/v1/ranking')).body;
+    expect(afterJson.version).not.toBe(beforeJson.version);
+    const after = await page(t, '/ranking');
+    expect(after.etag).not.toBe(before.etag);
+    expect(after.text).not.toBe(before.text);
+    expect(after.text).toContain(`/v1/ranking?version=${afterJson.version}`);
+    expect((await page(t, '/ranking')).text).toBe(after.text);
+  });
+
   it('keeps each language apart', async () => {
     const en = await page(t, `/businesses/${SHOP}`);
     const pt = await page(t, `/businesses/${SHOP}?lang=pt`);
