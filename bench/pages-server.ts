@@ -26,4 +26,24 @@ report({
   inbox: `http://127.0.0.1:${(inbox.http.server.address() as AddressInfo).port}`,
   ownerKey,
 });
+// BENCH_PROFILE_DIR: a case's name on the IPC channel starts a CPU profile; the next writes it to <dir>/<name>.cpuprofile.
+const profileDir = process.env.BENCH_PROFILE_DIR;
+if (profileDir) {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  let profiling = false;
+  process.on('message', (name: string) => {
+    profiling = !profiling;
+    if (profiling) void session.post('Profiler.start').then(() => process.send?.('started'));
+    else
+      void session.post('Profiler.stop').then(({ profile }) => {
+        writeFileSync(join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+        process.send?.('written');
+      });
+  });
+}
 process.on('SIGTERM', () => void Promise.allSettled([inbox.close(), directory.close(), localWeb.close()]).then(() => process.exit(0)));

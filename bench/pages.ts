@@ -3,7 +3,7 @@
  * Fastify route serving the very same bytes, in the same run. Goal: at least 50% of the baseline's
  * requests a second, and p99 under 25 ms.
  *
- *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard]
+ *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard] [--profile dir]
  *
  * The services run from the compiled code in one process (bench/pages-server.ts, as `npm start`
  * runs them: 3000 demo listings, the demo business, burst limits off), the baseline in another
@@ -12,9 +12,14 @@
  * check's pages read real results: the local web of sample sites is checked before the run.
  * `--only` names the cases to run (prefixes of their names); all by default.
  * Every request must answer 200. Results go to bench/results/pages-<time>.json.
+ * Beside req/s, each side's CPU time per request (its server process, all threads, from /proc on
+ * Linux): steadier than req/s when other work shares the cores, and its ratio (bare ÷ page) is the
+ * share the page would have on a machine of its own.
+ * `--profile <dir>` writes a CPU profile of the services' process while each page is loaded (the page
+ * alone: not the bare route, not its JSON) to <dir>/<case>.cpuprofile (bench/cpuprofile-summary.ts reads it).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -27,6 +32,8 @@ const durationSec = Number(args.get('duration') ?? 5);
 const warmupSec = Number(args.get('warmup') ?? 1);
 const connections = Number(args.get('connections') ?? 8);
 const only = (args.get('only') ?? '').split(',').filter(Boolean);
+const profileDir = args.get('profile');
+if (profileDir) mkdirSync(profileDir, { recursive: true });
 const root = new URL('.', import.meta.url).pathname;
 const resultsDir = join(root, 'results');
 mkdirSync(resultsDir, { recursive: true });
@@ -34,7 +41,7 @@ mkdirSync(resultsDir, { recursive: true });
 if (args.get('build') !== 'false') execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 
 async function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'pipe', 'ipc'] });
   const reader = createInterface({ input: child.stdio[3] as Readable });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -51,11 +58,27 @@ interface Measured {
   p99: number;
   errors: number;
   non2xx: number;
+  /** CPU time of the serving process per request, µs (null where /proc cannot be read). */
+  cpuUsPerRequest: number | null;
 }
 
-async function load(url: string, headers: Record<string, string>, seconds: number): Promise<Measured> {
+const TICK_US = 1_000_000 / 100;
+/** User and system CPU ticks of a process so far (all its threads); null off Linux. */
+function cpuTicks(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
+}
+
+async function load(url: string, headers: Record<string, string>, seconds: number, server?: ChildProcess): Promise<Measured> {
+  const before = cpuTicks(server?.pid);
   const result = await autocannon({ url, connections, duration: seconds, headers });
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+  const after = cpuTicks(server?.pid);
+  const cpuUsPerRequest = before === null || after === null || result.requests.total === 0 ? null : Math.round(((after - before) * TICK_US) / result.requests.total);
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, cpuUsPerRequest };
 }
 
 const dirs = [mkdtempSync(join(tmpdir(), 'bench-pages-directory-')), mkdtempSync(join(tmpdir(), 'bench-pages-inbox-'))] as const;
@@ -67,6 +90,7 @@ const services = await startProcess('pages-server.ts', {
   INBOX_DIRECTORY_URL: '',
   LOG_LEVEL: 'warn',
   DIRECTORY_DEMO_LISTINGS: '3000',
+  ...(profileDir ? { BENCH_PROFILE_DIR: profileDir } : {}),
 });
 const { directory, inbox, ownerKey } = services.info as { directory: string; inbox: string; ownerKey: string };
 
@@ -123,21 +147,30 @@ const pagesFile = join(dirs[0], 'pages.json');
 writeFileSync(pagesFile, JSON.stringify(bodies));
 const baseline = await startProcess('pages-baseline-server.ts', { PAGES_FILE: pagesFile });
 
+/** Starts the services' CPU profile of a case, or (the second time) stops it and waits until it is written. */
+async function profiling(name: string): Promise<void> {
+  services.child.send?.(name);
+  await new Promise<void>((resolve) => services.child.once('message', () => resolve()));
+}
+
 const results: Record<string, unknown>[] = [];
 console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, load ${loadavg()[0]!.toFixed(2)}`);
-console.log(`${'page'.padEnd(20)} ${'bytes'.padStart(7)} ${'req/s'.padStart(7)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'bare req/s'.padStart(10)} ${'p99'.padStart(4)}  share  goal        ${'its JSON req/s'.padStart(14)}`);
+console.log(`${'page'.padEnd(20)} ${'bytes'.padStart(7)} ${'req/s'.padStart(7)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'bare req/s'.padStart(10)} ${'p99'.padStart(4)}  share  goal        ${'its JSON req/s'.padStart(14)}  ${'CPU µs/req page'.padStart(15)} ${'bare'.padStart(5)} ${'ratio'.padStart(5)}`);
 for (const c of chosen) {
   await load(c.url, c.headers, warmupSec);
-  const page = await load(c.url, c.headers, durationSec);
+  if (profileDir) await profiling(c.name);
+  const page = await load(c.url, c.headers, durationSec, services.child);
+  if (profileDir) await profiling(c.name);
   await load(`${baseline.info.address}/${c.name}`, {}, warmupSec);
-  const bare = await load(`${baseline.info.address}/${c.name}`, {}, durationSec);
+  const bare = await load(`${baseline.info.address}/${c.name}`, {}, durationSec, baseline.child);
   await load(c.json, c.jsonHeaders, warmupSec);
   const json = await load(c.json, c.jsonHeaders, durationSec);
   const share = page.rps / bare.rps;
+  const cpuShare = page.cpuUsPerRequest && bare.cpuUsPerRequest ? bare.cpuUsPerRequest / page.cpuUsPerRequest : null;
   const met = page.errors === 0 && page.non2xx === 0 && share >= 0.5 && page.p99 < 25;
-  results.push({ case: c.name, bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, met });
+  results.push({ case: c.name, bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, cpuShare, met });
   console.log(
-    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
+    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
   );
 }
 writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, results }, null, 2));

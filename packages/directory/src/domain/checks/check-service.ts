@@ -19,7 +19,7 @@ import { syncFoundListing } from './found-listing.js';
 import { Board, leaderboardDocument, type BoardScope } from './leaderboard.js';
 import type { SiteObservation } from './observation.js';
 import { scoreRulesInForce } from './score-rules.js';
-import { siteName } from './site-name.js';
+import { siteName, type SiteName } from './site-name.js';
 import type { DirectoryCounts } from '../stats/directory-counts.js';
 
 const HOUR = 3_600_000;
@@ -72,6 +72,9 @@ export type SiteCheckResult =
 /** Counts of GET /v1/stats are taken at most this often. */
 export const COUNTS_EVERY_MS = 10 * 60_000;
 
+/** Longer spellings are judged afresh each time (the kept names stay small). */
+const MAX_KEPT_NAME = 300;
+
 const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** A suppressed site is answered like one that cannot be checked: the contract's 404 on reads, 400 on asking. Our reason is never given. */
@@ -105,6 +108,8 @@ export class CheckService {
   #countsPending: Promise<DirectoryCounts> | null = null;
   readonly #documents = new Map<string, { key: string; doc: Record<string, unknown> }>();
   readonly #boards = new Map<string, { key: string; doc: Record<string, unknown> }>();
+  /** Names read before (siteName is pure, and every read of a result or badge asks twice: its spelling, then its canonical name). */
+  readonly #names = new Map<string, SiteName>();
 
   constructor(ctx: DirectoryContext, settings: CheckSettings) {
     this.#ctx = ctx;
@@ -113,15 +118,26 @@ export class CheckService {
 
   /** The canonical domain of a name, or a 404 problem: a site that cannot be checked. */
   canonical(raw: string): string {
-    const name = siteName(raw, { localWeb: this.settings.localWeb !== null });
+    const name = this.#siteName(raw);
     if (!name.ok) throw new Problem('not_found', `This site cannot be checked: ${name.reason}`);
     return name.domain;
   }
 
   /** Another spelling of a checkable domain gives its canonical name (for a 301); the canonical one gives null. */
   otherSpelling(raw: string): string | null {
-    const name = siteName(raw, { localWeb: this.settings.localWeb !== null });
+    const name = this.#siteName(raw);
     return name.ok && name.domain !== raw ? name.domain : null;
+  }
+
+  #siteName(raw: string): SiteName {
+    const known = this.#names.get(raw);
+    if (known) return known;
+    const name = siteName(raw, { localWeb: this.settings.localWeb !== null });
+    if (raw.length <= MAX_KEPT_NAME) {
+      if (this.#names.size >= 10_000) this.#names.clear();
+      this.#names.set(raw, name);
+    }
+    return name;
   }
 
   async #board_(): Promise<Board> {

@@ -205,7 +205,9 @@ export class DirectorySearch {
 
   async search(raw: RawSearch, options: { cursor?: string | undefined; limit: number }) {
     const started = performance.now();
-    const state = await withDeadline(this.hour(), this.#deadlineMs);
+    // The hour's state is ready on all but the first search of an hour: no deadline timer for those.
+    const ready = this.#state;
+    const state = ready && ready.hourStart === hourStartOf(this.#ctx.clock.now()) ? ready : await withDeadline(this.hour(), this.#deadlineMs);
     const nowMs = this.#ctx.clock.now();
     const search = normaliseSearch(raw, state.rules);
     const hash = searchHash(search);
@@ -369,8 +371,17 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   }
 }
 
+/** Hashes of searches asked before, by their canonical JSON (most searches are asked again and again). */
+const searchHashes = new Map<string, string>();
+
 export function searchHash(search: NormalisedSearch): string {
-  return sha256Hex(canonicalJson(search)).slice(0, 16);
+  const text = canonicalJson(search);
+  const known = searchHashes.get(text);
+  if (known !== undefined) return known;
+  const hash = sha256Hex(text).slice(0, 16);
+  if (searchHashes.size >= 10_000) searchHashes.clear();
+  if (text.length <= 2_048) searchHashes.set(text, hash);
+  return hash;
 }
 
 export function encodeSearchCursor(body: CursorBody): string {

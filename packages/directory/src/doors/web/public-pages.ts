@@ -174,12 +174,37 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     }
   });
 
+  /**
+   * Pages drawn from an answer made afresh by each read (a business's view, the ranking rules) are
+   * kept with a stand-in for that answer, named by the answer's own text: the same text, the same
+   * stand-in (and so the kept bytes); any change in it (a listing written, a minute that opens or
+   * closes a business, a new hour, a new check link, a new rules version) draws the page anew,
+   * exactly when its JSON changes.
+   */
+  const signedSources = new Map<string, { signature: string; source: object }>();
+  const sourceSignedBy = (key: string, signature: string): object => {
+    const known = signedSources.get(key);
+    if (known?.signature === signature) return known.source;
+    if (signedSources.size >= 2_000) signedSources.clear();
+    const source = {};
+    signedSources.set(key, { signature, source });
+    return source;
+  };
+  /** A business page is drawn from its view and its check link alone. */
+  const businessSourceOf = (lang: DirectoryLanguage, view: ListingView, checkLink: CheckLink | null): object =>
+    sourceSignedBy(`business ${lang} ${view.domain}`, `${checkLink ? `${checkLink.href}\n${checkLink.text}` : ''}\n${JSON.stringify(view)}`);
+
   app.get<{ Params: { domain: string } }>('/businesses/:domain', async (request, reply) => {
     const lang = languageOf(request);
     const t = MESSAGES[lang];
     try {
       const { body } = await run<ListingView>('get_business', { domain: request.params.domain });
-      return send(request, reply, lang, renderBusinessPage(t, body, lang, await checkLinkOf(t, lang, body.domain)), 180);
+      const checkLink = await checkLinkOf(t, lang, body.domain);
+      const source = businessSourceOf(lang, body, checkLink);
+      const page = keptFor(source, request, lang)
+        ? keptPage(`/v1/businesses/${encodeURIComponent(body.domain)}`, body.source !== 'found')
+        : renderBusinessPage(t, body, lang, checkLink);
+      return send(request, reply, lang, page, 180, source);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       return send(request, reply, lang, errorPage(t, error, `/businesses/${encodeURIComponent(request.params.domain)}`), 0);
@@ -214,7 +239,9 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const version = typeof asked === 'string' && /^\d{1,6}$/.test(asked) ? Number(asked) : null;
     try {
       const { body } = await run<Record<string, unknown>>('get_ranking_rules', version === null ? {} : { version });
-      return send(request, reply, lang, renderRanking(t, body, version), 3600, body);
+      const source = sourceSignedBy(`ranking ${version ?? ''}`, JSON.stringify(body));
+      const page = keptFor(source, request, lang) ? keptPage(version === null ? '/v1/ranking' : `/v1/ranking?version=${version}`, true) : renderRanking(t, body, version);
+      return send(request, reply, lang, page, 3600, source);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       return send(request, reply, lang, errorPage(t, error, '/ranking'), 0);

@@ -8,11 +8,12 @@
  * one after the other, a claim never hands one check to two crawlers, and numbers rise in commit
  * order. A few thousand checks a day make that lock cheap.
  */
-import { engineOf, lockUntilCommit, transactionWithRetry, type StorageEngine } from '@svc/shared';
+import { engineOf, lockUntilCommit, transactionWithRetry, type StorageEngine, type TableWrites } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { boardSummary, type CheckOutcome } from '../../domain/checks/assess.js';
 import type { DoorHistory } from '../../domain/checks/door-history.js';
 import type { CheckBoardRow, CheckRecord, CheckStore } from '../store.js';
+import { KeptRevision } from './kept-revision.js';
 import type { ChecksTable, DirectoryDatabase } from './schema.js';
 
 const NEXT_REVISION = sql<number>`(SELECT coalesce(max(revision), 0) + 1 FROM checks)`;
@@ -67,9 +68,15 @@ function fromRow(r: Selectable<ChecksTable>): CheckRecord {
 export class KyselyCheckStore implements CheckStore {
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #engine: StorageEngine;
-  constructor(db: Kysely<DirectoryDatabase>) {
+  readonly #revision: KeptRevision;
+  /** `writes`: the root store's (table-writes.ts), so the revision is read again only after a write; none in a transaction. */
+  constructor(db: Kysely<DirectoryDatabase>, writes: TableWrites | null = null) {
     this.#db = db;
     this.#engine = engineOf(db);
+    this.#revision = new KeptRevision(writes, 'checks', async () => {
+      const row = await this.#db.selectFrom('checks').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
+      return Number(row.top ?? 0);
+    });
   }
 
   /** Runs `work` holding the checks' lock to the commit on PostgreSQL (in the running transaction, or a new one); as is on SQLite. */
@@ -185,9 +192,8 @@ export class KyselyCheckStore implements CheckStore {
     }
   }
 
-  async revision(): Promise<number> {
-    const row = await this.#db.selectFrom('checks').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
-    return Number(row.top ?? 0);
+  revision(): Promise<number> {
+    return this.#revision.get();
   }
 
   /** One statement decides, so racing processes never take more than the limit together. */

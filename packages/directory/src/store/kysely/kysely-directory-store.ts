@@ -9,7 +9,7 @@
  * one short transaction; docs/storage.md "Commit order").
  */
 import { KyselyPersonStore } from './person-store.js';
-import { KyselyJobStore, engineOf, inList, lockUntilCommit, transactionWithRetry, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget } from '@svc/shared';
+import { KyselyJobStore, engineOf, inList, lockUntilCommit, transactionWithRetry, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
@@ -17,6 +17,7 @@ import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
+import { KeptRevision } from './kept-revision.js';
 import { PageReader } from './page-reader.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -71,12 +72,17 @@ class KyselyListingStore implements ListingStore {
   #changes: SqliteStatement | null = null;
 
   readonly #engine: StorageEngine;
+  readonly #revision: KeptRevision;
 
-  constructor(db: Kysely<DirectoryDatabase>, sqlite: SqliteDatabase | null, pages: PageRenderer | null) {
+  constructor(db: Kysely<DirectoryDatabase>, sqlite: SqliteDatabase | null, pages: PageRenderer | null, writes: TableWrites | null = null) {
     this.#db = db;
     this.#sqlite = sqlite;
     this.#pages = pages;
     this.#engine = engineOf(db);
+    this.#revision = new KeptRevision(writes, 'listings', async () => {
+      const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
+      return Number(row.top ?? 0);
+    });
     // Synchronous streaming needs SQLite's own handle (the root store on SQLite).
     if (sqlite === null) this.allListedSync = undefined;
   }
@@ -317,14 +323,16 @@ class KyselyListingStore implements ListingStore {
     return true;
   }
 
-  async revision(): Promise<number> {
-    const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
-    return Number(row.top ?? 0);
+  revision(): Promise<number> {
+    return this.#revision.get();
   }
 
   async changesSince(revision: number, limit = 1_000): Promise<ListingChange[]> {
     // Asked before every search that is not answered from the cache: on the root store a prepared
-    // statement on the index, a few microseconds when nothing changed.
+    // statement on the index, a few microseconds when nothing changed; nothing at all when the kept
+    // revision (no write since it was read) says nothing was written after `revision`.
+    const top = this.#revision.peek();
+    if (top !== null && top <= revision) return [];
     if (this.#sqlite) {
       this.#changes ??= this.#sqlite.prepare('SELECT seq, revision, content_revision, last_ping_at FROM listings WHERE revision > ? ORDER BY revision LIMIT ?');
       const rows = this.#changes.all(revision, limit) as { seq: number; revision: number; content_revision: number; last_ping_at: number | null }[];
@@ -513,18 +521,20 @@ export class KyselyDirectoryStore implements DirectoryStore {
 
   readonly #pages: PageRenderer | null;
 
-  constructor(db: Kysely<DirectoryDatabase>, options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null } = {}) {
+  /** `writes` (the root store on SQLite, table-writes.ts): revisions are read again only after a write. */
+  constructor(db: Kysely<DirectoryDatabase>, options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null } = {}) {
     this.#db = db;
     this.#inTransaction = options.inTransaction ?? false;
     this.#pages = options.pages ?? null;
-    this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages);
+    const writes = this.#inTransaction ? null : (options.writes ?? null);
+    this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes);
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
     this.replays = new KyselyReplayStore(db);
     this.receipts = new KyselyReceiptStore(db);
     this.reputation = new KyselyReputationStore(db);
-    this.checks = new KyselyCheckStore(db);
+    this.checks = new KyselyCheckStore(db, writes);
     this.persons = new KyselyPersonStore(db);
   }
 
@@ -563,6 +573,6 @@ export type OpenedDirectoryStore = KyselyDirectoryStore & { storageHealth: Stora
  */
 export async function openDirectoryStore(where: string | StorageTarget, options: { pages?: PageRenderer } = {}): Promise<OpenedDirectoryStore> {
   const target: StorageTarget = typeof where === 'string' ? { engine: 'sqlite', file: where } : where;
-  const { db, sqlite, health, engine } = await openDirectoryDatabase(target);
-  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null }), { storageHealth: health, engine });
+  const { db, sqlite, health, engine, writes } = await openDirectoryDatabase(target);
+  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null, writes }), { storageHealth: health, engine });
 }
