@@ -3,14 +3,16 @@
  * Fastify route serving the very same bytes, in the same run. Goal: at least 50% of the baseline's
  * requests a second, and p99 under 25 ms.
  *
- *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard]
+ *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard] [--rounds 1] [--profile <dir>]
  *
  * The services run from the compiled code in one process (bench/pages-server.ts, as `npm start`
  * runs them: 3000 demo listings, the demo business, burst limits off), the baseline in another
  * (bench/pages-baseline-server.ts); autocannon drives both from this one, all on 127.0.0.1. Pages of
  * the owner app are read with a session made by signing in; the inbox holds 40 bookings first. The
  * check's pages read real results: the local web of sample sites is checked before the run.
- * `--only` names the cases to run (prefixes of their names); all by default.
+ * `--only` names the cases to run (prefixes of their names); all by default. `--rounds` runs every
+ * case that many times (a shared machine's figures vary from run to run). `--profile <dir>` writes a
+ * V8 CPU profile of the services' process there (summarise it with bench/cpuprofile-summary.ts).
  * Every request must answer 200. Results go to bench/results/pages-<time>.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -27,14 +29,16 @@ const durationSec = Number(args.get('duration') ?? 5);
 const warmupSec = Number(args.get('warmup') ?? 1);
 const connections = Number(args.get('connections') ?? 8);
 const only = (args.get('only') ?? '').split(',').filter(Boolean);
+const rounds = Number(args.get('rounds') ?? 1);
+const profileDir = args.get('profile');
 const root = new URL('.', import.meta.url).pathname;
 const resultsDir = join(root, 'results');
 mkdirSync(resultsDir, { recursive: true });
 
 if (args.get('build') !== 'false') execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 
-async function startProcess(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; info: Record<string, string> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+async function startProcess(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<{ child: ChildProcess; info: Record<string, string> }> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
   const reader = createInterface({ input: child.stdio[3] as Readable });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
@@ -67,7 +71,7 @@ const services = await startProcess('pages-server.ts', {
   INBOX_DIRECTORY_URL: '',
   LOG_LEVEL: 'warn',
   DIRECTORY_DEMO_LISTINGS: '3000',
-});
+}, profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []);
 const { directory, inbox, ownerKey } = services.info as { directory: string; inbox: string; ownerKey: string };
 
 // A session of the owner app, as a browser gets one.
@@ -124,9 +128,9 @@ writeFileSync(pagesFile, JSON.stringify(bodies));
 const baseline = await startProcess('pages-baseline-server.ts', { PAGES_FILE: pagesFile });
 
 const results: Record<string, unknown>[] = [];
-console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, load ${loadavg()[0]!.toFixed(2)}`);
+console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, ${rounds} round(s), load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(`${'page'.padEnd(20)} ${'bytes'.padStart(7)} ${'req/s'.padStart(7)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'bare req/s'.padStart(10)} ${'p99'.padStart(4)}  share  goal        ${'its JSON req/s'.padStart(14)}`);
-for (const c of chosen) {
+for (let round = 0; round < rounds; round++) for (const c of chosen) {
   await load(c.url, c.headers, warmupSec);
   const page = await load(c.url, c.headers, durationSec);
   await load(`${baseline.info.address}/${c.name}`, {}, warmupSec);
@@ -135,13 +139,15 @@ for (const c of chosen) {
   const json = await load(c.json, c.jsonHeaders, durationSec);
   const share = page.rps / bare.rps;
   const met = page.errors === 0 && page.non2xx === 0 && share >= 0.5 && page.p99 < 25;
-  results.push({ case: c.name, bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, met });
+  results.push({ case: c.name, round, load: loadavg()[0], bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, met });
   console.log(
-    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
+    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}  load ${loadavg()[0]!.toFixed(2)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
   );
 }
 writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, results }, null, 2));
+const servicesExited = new Promise((resolve) => services.child.once('exit', resolve));
 services.child.kill('SIGTERM');
 baseline.child.kill('SIGTERM');
-await new Promise((resolve) => setTimeout(resolve, 500));
+// The profile is written as the services' process exits.
+await Promise.race([servicesExited, new Promise((resolve) => setTimeout(resolve, profileDir ? 10_000 : 500))]);
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
