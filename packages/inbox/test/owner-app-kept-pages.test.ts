@@ -42,6 +42,12 @@ describe('owner app kept pages', () => {
     const b = await app.get('/app/inbox');
     expect(sinceOf(b)).toBe(sinceOf(a));
     expect(b.text).toBe(a.text);
+    // Compressed for a browser, the same page (its compressed form kept with its bytes).
+    for (let round = 0; round < 2; round++) {
+      const gzipped = await app.get('/app/inbox', { 'accept-encoding': 'gzip' });
+      expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+      expect(gzipped.text).toBe(a.text);
+    }
 
     // A booking arrives: the list shows it at once.
     const second = await t.request('POST', '/v1/bookings', { body: { ...haircutAt('2026-11-24T11:00:00Z', {}), contact: { name: 'Rui Costa', email: 'rui@example.com' }, idempotency_key: 'b2' } });

@@ -26,13 +26,18 @@ export interface KeptPage {
   lang: AppLanguage;
   /** The page's text, cut where a form's idempotency key goes (one fewer key than parts). */
   parts: readonly string[];
+  /**
+   * The page's bytes when it has no form key (the inbox): the same Buffer each time, so the
+   * compression hook keeps its compressed forms with it, as for kept JSON answers.
+   */
+  bytes: Buffer | null;
 }
 
 interface Entry extends KeptPage {
   tokenHash: string;
   stamp: string;
   minute: number;
-  bytes: number;
+  size: number;
 }
 
 /** What a kept page is kept under: who (the session), what (the address with its query) and in which language cookie. */
@@ -61,19 +66,19 @@ export class KeptPages {
   }
 
   /** Keeps a page rendered with `formKeySlot` for each form key, and answers it as served (fresh keys in). */
-  keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): string {
+  keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): string | Buffer {
     const parts = text.split(this.formKeySlot);
-    const entry: Entry = { tokenHash: key.tokenHash, stamp, minute: KeptPages.minuteOf(renderedAtMs), lang, parts, bytes: text.length };
+    const entry: Entry = { tokenHash: key.tokenHash, stamp, minute: KeptPages.minuteOf(renderedAtMs), lang, parts, bytes: parts.length === 1 ? Buffer.from(text) : null, size: text.length };
     const name = keyText(key);
     this.#drop(name);
-    if (entry.bytes <= MAX_BYTES) {
-      while (this.#entries.size >= MAX_PAGES || this.#bytes + entry.bytes > MAX_BYTES) {
+    if (entry.size <= MAX_BYTES) {
+      while (this.#entries.size >= MAX_PAGES || this.#bytes + entry.size > MAX_BYTES) {
         const oldest = this.#entries.keys().next().value;
         if (oldest === undefined) break;
         this.#drop(oldest);
       }
       this.#entries.set(name, entry);
-      this.#bytes += entry.bytes;
+      this.#bytes += entry.size;
     }
     return servedText(entry);
   }
@@ -93,12 +98,13 @@ export class KeptPages {
     const entry = this.#entries.get(name);
     if (!entry) return;
     this.#entries.delete(name);
-    this.#bytes -= entry.bytes;
+    this.#bytes -= entry.size;
   }
 }
 
-/** The page's text with a fresh form key in each key's place. */
-export function servedText(page: KeptPage): string {
+/** The page with a fresh form key in each key's place. */
+export function servedText(page: KeptPage): string | Buffer {
+  if (page.bytes) return page.bytes;
   const { parts } = page;
   let text = parts[0] ?? '';
   for (let i = 1; i < parts.length; i++) text += newFormKey() + parts[i]!;

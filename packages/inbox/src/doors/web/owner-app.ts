@@ -111,7 +111,7 @@ function send(reply: FastifyReply, assets: LayoutAssets, ctx: PageContext, csrf:
   return sendText(reply, ctx.lang, status, renderLayout({ lang: ctx.lang, t: ctx.t, businessName: ctx.businessName, csrf, here: ctx.here, assets }, page, notices));
 }
 
-function sendText(reply: FastifyReply, lang: AppLanguage, status: number, text: string): FastifyReply {
+function sendText(reply: FastifyReply, lang: AppLanguage, status: number, text: string | Buffer): FastifyReply {
   return setPageHeaders(reply.code(status), { cacheControl: PRIVATE, robots: 'noindex, nofollow', language: lang }).send(text);
 }
 
@@ -185,7 +185,7 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
     }
     const app = await callContext(env, session, request, () => keptPages.formKeySlot);
     const { status, text } = await renderText(app, request, reply, renderer, null);
-    return sendText(reply, app.lang, status, status === 200 ? keptPages.keep(key, stamp, nowMs, app.lang, text) : servedText({ lang: app.lang, parts: text.split(keptPages.formKeySlot) }));
+    return sendText(reply, app.lang, status, status === 200 ? keptPages.keep(key, stamp, nowMs, app.lang, text) : servedText({ lang: app.lang, parts: text.split(keptPages.formKeySlot), bytes: null }));
   };
   return {
     env,
