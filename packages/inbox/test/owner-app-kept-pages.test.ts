@@ -8,7 +8,10 @@
  * A page's `data-live-since` is the moment it was rendered: with the test clock moved on a few
  * seconds, the same value says the page was kept, a new one that it was rendered again.
  */
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteFile } from '@svc/shared';
+import { onPostgres } from '../../../test-support/test-database.js';
 import { createOwnerKey } from '../src/domain/access/api-keys.js';
 import { haircutAt, startInbox, type TestInbox } from './support/harness.js';
 import { setCookies, signInToApp, type AppAnswer } from './support/owner-app.js';
@@ -154,7 +157,7 @@ describe('owner app kept pages', () => {
     expect(sinceOf(nextDay)).not.toBe(sinceOf(lateEvening));
   });
 
-  it('never serves a kept page to an ended session: signed out, signed out everywhere, a revoked key, a week unused', async () => {
+  it('never serves a kept page to an ended session: signed out, signed out everywhere, a revoked key, a week unused, thirty days seconds after a use', async () => {
     const one = await signInToApp(t.baseUrl, t.ownerKey);
     const two = await signInToApp(t.baseUrl, t.ownerKey);
     for (const app of [one, two]) expect((await app.get('/app/inbox')).status).toBe(200);
@@ -177,6 +180,39 @@ describe('owner app kept pages', () => {
     expect((await four.get('/app/inbox')).status).toBe(200);
     t.clock.advance(7 * 86_400_000 + 1);
     expect((await four.get('/app/inbox')).status).toBe(303);
+
+    // Thirty days after sign-in, even seconds after a use: the session's end is checked on every request.
+    const five = await signInToApp(t.baseUrl, t.ownerKey);
+    for (let day = 0; day < 4; day++) {
+      t.clock.advance(6 * 86_400_000);
+      expect((await five.get('/app/inbox')).status).toBe(200);
+    }
+    t.clock.advance(6 * 86_400_000 - 30_000);
+    for (let i = 0; i < 3; i++) expect((await five.get('/app/inbox')).status).toBe(200);
+    t.clock.advance(40_000);
+    expect((await five.get('/app/inbox')).status).toBe(303);
+  });
+
+  // Another process on the same SQLite file (the stamps read its commits through PRAGMA data_version).
+  it.skipIf(onPostgres)('shows what another process wrote, and ends a session whose key another process revoked', async () => {
+    const spare = await createOwnerKey(t.inbox.store, 'spare owner key', t.clock.now());
+    const app = await signInToApp(t.baseUrl, spare.value);
+    const first = await app.get('/app/inbox');
+    expect(first.status).toBe(200);
+    secondsLater();
+    expect(sinceOf(await app.get('/app/inbox'))).toBe(sinceOf(first));
+    const other = openSqliteFile(join(t.dataDir, 'inbox.sqlite'));
+    try {
+      other.pragma('busy_timeout = 5000');
+      other.prepare("UPDATE business SET document = json_set(document, '$.name', 'Renamed Elsewhere')").run();
+      secondsLater();
+      expect((await app.get('/app/inbox')).text).toContain('Renamed Elsewhere');
+      other.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(t.clock.now(), spare.id);
+    } finally {
+      other.close();
+    }
+    secondsLater();
+    expect((await app.get('/app/inbox')).status).toBe(303);
   });
 
   it('gives each session its own page: its own CSRF token, never another session\'s, and every header of a rendered page', async () => {
