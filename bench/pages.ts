@@ -3,14 +3,15 @@
  * Fastify route serving the very same bytes, in the same run. Goal: at least 50% of the baseline's
  * requests a second, and p99 under 25 ms.
  *
- *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard] [--profile dir]
+ *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard] [--rounds 1] [--profile <dir>]
  *
  * The services run from the compiled code in one process (bench/pages-server.ts, as `npm start`
  * runs them: 3000 demo listings, the demo business, burst limits off), the baseline in another
  * (bench/pages-baseline-server.ts); autocannon drives both from this one, all on 127.0.0.1. Pages of
  * the owner app are read with a session made by signing in; the inbox holds 40 bookings first. The
  * check's pages read real results: the local web of sample sites is checked before the run.
- * `--only` names the cases to run (prefixes of their names); all by default.
+ * `--only` names the cases to run (prefixes of their names); all by default. `--rounds` runs every
+ * case that many times (a shared machine's figures vary from run to run).
  * Every request must answer 200. Results go to bench/results/pages-<time>.json.
  * Beside req/s, each side's CPU time per request (its server process, all threads, from /proc on
  * Linux): steadier than req/s when other work shares the cores, and its ratio (bare ÷ page) is the
@@ -32,6 +33,7 @@ const durationSec = Number(args.get('duration') ?? 5);
 const warmupSec = Number(args.get('warmup') ?? 1);
 const connections = Number(args.get('connections') ?? 8);
 const only = (args.get('only') ?? '').split(',').filter(Boolean);
+const rounds = Number(args.get('rounds') ?? 1);
 const profileDir = args.get('profile');
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 const root = new URL('.', import.meta.url).pathname;
@@ -154,9 +156,9 @@ async function profiling(name: string): Promise<void> {
 }
 
 const results: Record<string, unknown>[] = [];
-console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, load ${loadavg()[0]!.toFixed(2)}`);
+console.log(`pages benchmark: ${durationSec} s per case, ${connections} connections, ${rounds} round(s), load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 console.log(`${'page'.padEnd(20)} ${'bytes'.padStart(7)} ${'req/s'.padStart(7)} ${'p50'.padStart(4)} ${'p99'.padStart(4)}  ${'bare req/s'.padStart(10)} ${'p99'.padStart(4)}  share  goal        ${'its JSON req/s'.padStart(14)}  ${'CPU µs/req page'.padStart(15)} ${'bare'.padStart(5)} ${'ratio'.padStart(5)}`);
-for (const c of chosen) {
+for (let round = 0; round < rounds; round++) for (const c of chosen) {
   await load(c.url, c.headers, warmupSec);
   if (profileDir) await profiling(c.name);
   const page = await load(c.url, c.headers, durationSec, services.child);
@@ -168,13 +170,15 @@ for (const c of chosen) {
   const share = page.rps / bare.rps;
   const cpuShare = page.cpuUsPerRequest && bare.cpuUsPerRequest ? bare.cpuUsPerRequest / page.cpuUsPerRequest : null;
   const met = page.errors === 0 && page.non2xx === 0 && share >= 0.5 && page.p99 < 25;
-  results.push({ case: c.name, bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, cpuShare, met });
+  results.push({ case: c.name, round, load: loadavg()[0], bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, cpuShare, met });
   console.log(
-    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
+    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}  load ${loadavg()[0]!.toFixed(2)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
   );
 }
 writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, results }, null, 2));
+const servicesExited = new Promise((resolve) => services.child.once('exit', resolve));
 services.child.kill('SIGTERM');
 baseline.child.kill('SIGTERM');
-await new Promise((resolve) => setTimeout(resolve, 500));
+// The profile is written as the services' process exits.
+await Promise.race([servicesExited, new Promise((resolve) => setTimeout(resolve, profileDir ? 10_000 : 500))]);
 for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

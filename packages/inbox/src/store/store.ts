@@ -172,8 +172,13 @@ import type { OwnerSessionStore } from './owner-session-store.js';
 import type { IdentityStore, PersonLinkStore } from './identity-store.js';
 import type { MailStore } from './mail-store.js';
 
-/** What an answer kept in memory may be built from (ChangeStamps). */
-export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks';
+/**
+ * What an answer kept in memory may be built from (ChangeStamps). `owner_pages`: everything the owner
+ * app's inbox and item pages show (an item with its events, conversation, receipts, customer and
+ * moves, in the frame of the profile and settings): every table but the bookkeeping ones.
+ * `sessions`: the owner app's sessions and the keys they were opened with.
+ */
+export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks' | 'owner_pages' | 'sessions';
 
 /** Tells whether what an answer was built from may have changed since (answers kept in memory, operations/kept-answers.ts). */
 export interface ChangeStamps {

@@ -9,7 +9,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Problem, randomToken, sha256Hex } from '@svc/shared';
-import type { InboxStore } from '../../store/store.js';
+import type { OwnerSessionRecord } from '../../store/owner-session-store.js';
+import type { ApiKeyRecord, ChangeStamps, InboxStore } from '../../store/store.js';
 import type { Caller } from '../types.js';
 import { ALL_SCOPES, OWNER_KEY_PREFIX } from './api-keys.js';
 
@@ -68,23 +69,57 @@ export async function signIn(store: InboxStore, presentedKey: string, nowMs: num
   return { token, session: sessionOf(record.id, record.name, tokenHash, token) };
 }
 
+/**
+ * Sessions found open, kept while no session and no key is written (the store's stamp of both: a
+ * sign-out, a revoked key, a touch, another process's write all change it): a page read then costs
+ * no query for its session. The clock's ends (idle, absolute, the key's expiry) are checked on every
+ * use; a session due for its once-a-minute touch takes the full path.
+ */
+interface KeptSessions {
+  stamp: string;
+  open: Map<string, { record: OwnerSessionRecord; key: ApiKeyRecord; session: OwnerSession }>;
+}
+const keptSessionsByDatabase = new WeakMap<ChangeStamps, KeptSessions>();
+const MAX_KEPT_SESSIONS = 1000;
+
+function stillOpen(record: OwnerSessionRecord, key: ApiKeyRecord, nowMs: number): boolean {
+  return record.expiresAt > nowMs && record.lastSeenAt + SESSION_IDLE_MS > nowMs && keyWorks(key, nowMs);
+}
+
+function keyWorks(key: ApiKeyRecord | null, nowMs: number): key is ApiKeyRecord {
+  return key !== null && key.kind === 'owner' && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > nowMs);
+}
+
 /** The session a cookie names, or null when there is none, it ended, or its key no longer works. */
 export async function resumeSession(store: InboxStore, token: string | undefined, nowMs: number): Promise<OwnerSession | null> {
   if (!token || token.length > 200) return null;
   const tokenHash = sha256Hex(token);
-  const session = await store.ownerSessions.find(tokenHash);
-  if (!session) return null;
-  if (session.expiresAt <= nowMs || session.lastSeenAt + SESSION_IDLE_MS <= nowMs) {
+  // Taken before the reads: a write landing in between leaves what is kept under a stamp no later one equals.
+  const stamp = await store.changes.stamp(['sessions']);
+  let kept = keptSessionsByDatabase.get(store.changes);
+  if (!kept || kept.stamp !== stamp) {
+    kept = { stamp, open: new Map() };
+    keptSessionsByDatabase.set(store.changes, kept);
+  }
+  const known = kept.open.get(tokenHash);
+  if (known && stillOpen(known.record, known.key, nowMs) && nowMs - known.record.lastSeenAt < TOUCH_RESOLUTION_MS) return known.session;
+
+  const record = await store.ownerSessions.find(tokenHash);
+  if (!record) return null;
+  if (record.expiresAt <= nowMs || record.lastSeenAt + SESSION_IDLE_MS <= nowMs) {
     await store.ownerSessions.delete(tokenHash);
     return null;
   }
-  const key = await store.apiKeys.get(session.keyId);
-  if (!key || key.kind !== 'owner' || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= nowMs)) {
+  const key = await store.apiKeys.get(record.keyId);
+  if (!keyWorks(key, nowMs)) {
     await store.ownerSessions.delete(tokenHash);
     return null;
   }
-  if (nowMs - session.lastSeenAt >= TOUCH_RESOLUTION_MS) await store.ownerSessions.touch(tokenHash, nowMs);
-  return sessionOf(key.id, key.name, tokenHash, token);
+  const session = sessionOf(key.id, key.name, tokenHash, token);
+  // Touched now, this session's stamp is gone: the next use reads it again, then keeps it for the minute.
+  if (nowMs - record.lastSeenAt >= TOUCH_RESOLUTION_MS) await store.ownerSessions.touch(tokenHash, nowMs);
+  else if (kept.open.size < MAX_KEPT_SESSIONS) kept.open.set(tokenHash, { record, key, session });
+  return session;
 }
 
 export async function signOut(store: InboxStore, session: OwnerSession): Promise<void> {

@@ -28,6 +28,7 @@ import {
   type AppLanguage,
   type ProfileSummary,
 } from './app-kit.js';
+import { KeptPages, servedText } from './kept-pages.js';
 import { serveLiveEvents } from './live-events.js';
 import type { Messages } from './messages-en.js';
 import { inboxQueryOf, renderInbox } from './views/inbox-page.js';
@@ -55,8 +56,11 @@ export type PageRenderer = (app: AppCall, request: FastifyRequest, problem: Html
 
 export interface AppRoutes {
   env: AppEnvironment;
-  /** Serves a page to a signed-in owner (or sends them to sign in). */
-  page(path: string, render: PageRenderer): void;
+  /**
+   * Serves a page to a signed-in owner (or sends them to sign in). `keep`: the page reads only the
+   * inbox's database, the clock to the minute and the request, so its rendered text is kept (kept-pages.ts).
+   */
+  page(path: string, render: PageRenderer, options?: { keep?: boolean }): void;
   /**
    * A form's target: checks the session and CSRF, runs `act`, then redirects to what it returns;
    * an operation's refusal renders `page` again with it (and the refusal's status).
@@ -87,8 +91,9 @@ export function installOwnerApp(app: FastifyInstance, options: OwnerAppOptions):
       done(null, new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8')));
     });
     serveAssets(scope, [assets.styles, assets.script]);
-    const routes = buildRoutes(scope, env, assets);
-    installEntryRoutes(scope, env, assets);
+    const keptPages = new KeptPages();
+    const routes = buildRoutes(scope, env, assets, keptPages);
+    installEntryRoutes(scope, env, assets, keptPages);
     installInboxPages(routes);
     installSetupPages(routes);
     scope.get('/app/live', (request, reply) => serveLiveEvents(env, request, reply));
@@ -103,15 +108,18 @@ interface PageContext {
 }
 
 function send(reply: FastifyReply, assets: LayoutAssets, ctx: PageContext, csrf: string | null, page: PageFrame, status = 200, notices: Html | null = null): FastifyReply {
-  const body = renderLayout({ lang: ctx.lang, t: ctx.t, businessName: ctx.businessName, csrf, here: ctx.here, assets }, page, notices);
-  return setPageHeaders(reply.code(status), { cacheControl: PRIVATE, robots: 'noindex, nofollow', language: ctx.lang }).send(body);
+  return sendText(reply, ctx.lang, status, renderLayout({ lang: ctx.lang, t: ctx.t, businessName: ctx.businessName, csrf, here: ctx.here, assets }, page, notices));
+}
+
+function sendText(reply: FastifyReply, lang: AppLanguage, status: number, text: string | Buffer): FastifyReply {
+  return setPageHeaders(reply.code(status), { cacheControl: PRIVATE, robots: 'noindex, nofollow', language: lang }).send(text);
 }
 
 function formOf(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }
 
-async function callContext(env: AppEnvironment, session: OwnerSession, request: FastifyRequest): Promise<AppCall> {
+async function callContext(env: AppEnvironment, session: OwnerSession, request: FastifyRequest, formKey: () => string = newFormKey): Promise<AppCall> {
   const { profile } = await callAs<{ profile: ProfileSummary }>(env, session, 'get_profile', {});
   const lang = languageOf(env, request, profile.languages);
   return {
@@ -120,7 +128,7 @@ async function callContext(env: AppEnvironment, session: OwnerSession, request: 
     t: messagesOf(lang),
     profile,
     call: (name, input = {}) => callAs(env, session, name, input),
-    formKey: newFormKey,
+    formKey,
     here: request.url,
   };
 }
@@ -138,7 +146,7 @@ function doneNotice(t: Messages, request: FastifyRequest): Html | null {
   return typeof done === 'string' && DONE_KEYS.has(done) ? notice('ok', done === 'saved' ? t.setup.saved : t.done) : null;
 }
 
-function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: LayoutAssets): AppRoutes {
+function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: LayoutAssets, keptPages: KeptPages): AppRoutes {
   const forbidden = (reply: FastifyReply, request: FastifyRequest): FastifyReply => {
     const t = messagesOf(languageOf(env, request, []));
     return send(reply, assets, { lang: t.lang as AppLanguage, t, businessName: t.appName, here: '/app' }, null, {
@@ -147,24 +155,46 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
       body: notice('bad', `${t.forbidden.title}. ${t.forbidden.body}`),
     }, 403);
   };
-  const render = async (app: AppCall, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer, problem: Problem | null): Promise<FastifyReply> => {
-    const ctx: PageContext = { lang: app.lang, t: app.t, businessName: app.profile.name, here: app.here };
+  /** A page's text and status (a page of a missing thing is a 404 page), the language remembered when it renders. */
+  const renderText = async (app: AppCall, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer, problem: Problem | null): Promise<{ status: number; text: string }> => {
+    const layout = { lang: app.lang, t: app.t, businessName: app.profile.name, csrf: app.session.csrfToken, here: app.here, assets };
     const problemHtml = problem ? problemNotice(app.t, problem) : null;
     try {
       const page = await renderer(app, request, problemHtml);
       rememberLanguage(env, request, reply, app.lang);
-      return send(reply, assets, ctx, app.session.csrfToken, page, problem ? problem.status : 200, problem ? null : doneNotice(app.t, request));
+      return { status: problem ? problem.status : 200, text: renderLayout(layout, page, problem ? null : doneNotice(app.t, request)) };
     } catch (error) {
       if (!(error instanceof Problem) || error.status !== 404) throw error;
-      return send(reply, assets, ctx, app.session.csrfToken, { title: app.t.notFound, section: 'none', body: notice('bad', app.t.notFound) }, 404);
+      return { status: 404, text: renderLayout(layout, { title: app.t.notFound, section: 'none', body: notice('bad', app.t.notFound) }) };
     }
+  };
+  const render = async (app: AppCall, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer, problem: Problem | null): Promise<FastifyReply> => {
+    const { status, text } = await renderText(app, request, reply, renderer, problem);
+    return sendText(reply, app.lang, status, text);
+  };
+  /** A kept page when one holds for this session, address, language and moment; else the page rendered, and kept when it is a 200. */
+  const renderKept = async (session: OwnerSession, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer): Promise<FastifyReply> => {
+    const key = { tokenHash: session.tokenHash, url: request.url, languageCookie: cookieValue(request.headers.cookie, env.cookies.language) };
+    // Taken before the page's reads: a write landing during the render leaves it under a stamp no later one equals.
+    const stamp = await env.deps.store.changes.stamp(['owner_pages']);
+    const nowMs = env.deps.clock.now();
+    const kept = keptPages.get(key, stamp, nowMs);
+    if (kept) {
+      rememberLanguage(env, request, reply, kept.lang);
+      return sendText(reply, kept.lang, 200, servedText(kept));
+    }
+    const app = await callContext(env, session, request, () => keptPages.formKeySlot);
+    const { status, text } = await renderText(app, request, reply, renderer, null);
+    return sendText(reply, app.lang, status, status === 200 ? keptPages.keep(key, stamp, nowMs, app.lang, text) : servedText({ lang: app.lang, parts: text.split(keptPages.formKeySlot), bytes: null }));
   };
   return {
     env,
-    page(path, renderer) {
+    page(path, renderer, options) {
       scope.get(path, async (request, reply) => {
+        // The session first, every time: an ended session is sent to sign in, never given a kept page.
         const session = await sessionOf(env, request);
         if (!session) return reply.code(303).header('cache-control', 'no-store').redirect(`/app/sign-in?next=${encodeURIComponent(localAppPath(request.url))}`, 303);
+        if (options?.keep) return renderKept(session, request, reply, renderer);
         return render(await callContext(env, session, request), request, reply, renderer, null);
       });
     },
@@ -187,7 +217,7 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
   };
 }
 
-function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets: LayoutAssets): void {
+function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets: LayoutAssets, keptPages: KeptPages): void {
   const signInPage = async (request: FastifyRequest, reply: FastifyReply, message: { kind: 'ok' | 'bad'; text: string } | null, status = 200, next = '/app/inbox') => {
     const t = messagesOf(languageOf(env, request, []));
     // The form's token is also a cookie: a page of another site can send neither (login CSRF).
@@ -233,6 +263,8 @@ function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets:
       if (session && csrfHolds(env, request, form)) {
         if (everywhere) await signOutEverywhere(env.deps.store);
         else await signOut(env.deps.store, session);
+        if (everywhere) keptPages.forgetAll();
+        else keptPages.forgetSession(session.tokenHash);
       } else if (session) {
         const t = messagesOf(languageOf(env, request, []));
         return send(reply, assets, { lang: t.lang as AppLanguage, t, businessName: t.appName, here: '/app' }, null, {
@@ -250,10 +282,10 @@ function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets:
 
 function installInboxPages(routes: AppRoutes): void {
   const now = () => routes.env.deps.clock.now();
-  routes.page('/app/inbox', (app, request) => renderInbox(app, inboxQueryOf(request.query as Record<string, unknown>), now()));
+  routes.page('/app/inbox', (app, request) => renderInbox(app, inboxQueryOf(request.query as Record<string, unknown>), now()), { keep: true });
 
   const itemPage: PageRenderer = (app, request, problem) => renderItemPage(app, (request.params as { id: string }).id, app.session.csrfToken, now(), problem);
-  routes.page('/app/items/:id', itemPage);
+  routes.page('/app/items/:id', itemPage, { keep: true });
 
   routes.action(
     '/app/items/:id/move',

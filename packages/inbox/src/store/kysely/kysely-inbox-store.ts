@@ -21,6 +21,56 @@ import type { Database } from './schema.js';
 import { KyselyJobStore, WriteBatch, engineOf, transactionWithRetry, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
 import { KyselyApiKeyStore, KyselyDocumentStore, KyselyIdempotencyStore } from './service-stores.js';
 
+/**
+ * Whether the owner app's inbox and item pages show what a table holds (topic `owner_pages`). Each
+ * table is named, so one added to the schema and not here does not compile. When in doubt: true (a
+ * page rendered again is only slower). False: bookkeeping no such page shows, written while pages are
+ * read (jobs claimed and leased, idempotency records, sessions' last use, keys' last use, OAuth,
+ * mail queued, deliveries, secrets); a session is checked on every request anyway.
+ */
+const SHOWN_ON_OWNER_PAGES: Record<keyof Database, boolean> = {
+  business: true,
+  settings: true,
+  services: true,
+  products: true,
+  opening_hours: true,
+  closures: true,
+  items: true,
+  item_events: true,
+  messages: true,
+  rules: true,
+  event_stream: true,
+  network_status: true,
+  webhook_endpoints: true,
+  feeds: true,
+  feed_products: true,
+  receipts: true,
+  receipt_publications: true,
+  agents: true,
+  item_agents: true,
+  item_proofs: true,
+  item_persons: true,
+  item_networks: true,
+  inbound_mail: true,
+  idempotency_keys: false,
+  api_keys: false,
+  oauth_clients: false,
+  oauth_requests: false,
+  oauth_grants: false,
+  oauth_codes: false,
+  oauth_tokens: false,
+  jobs: false,
+  scope_misses: false,
+  webhook_deliveries: false,
+  feed_runs: false,
+  signing_keys: false,
+  instance_secrets: false,
+  owner_sessions: false,
+  signature_uses: false,
+  customer_codes: false,
+  outbound_mail: false,
+};
+
 /** The tables each topic is read from. */
 const TOPIC_TABLES: Record<ChangeTopic, readonly (keyof Database)[]> = {
   profile: ['business'],
@@ -31,6 +81,8 @@ const TOPIC_TABLES: Record<ChangeTopic, readonly (keyof Database)[]> = {
   items: ['items'],
   rules: ['rules'],
   webhooks: ['webhook_endpoints'],
+  sessions: ['owner_sessions', 'api_keys'],
+  owner_pages: (Object.keys(SHOWN_ON_OWNER_PAGES) as (keyof Database)[]).filter((table) => SHOWN_ON_OWNER_PAGES[table]),
 };
 
 /** Stamps from the database's TableWrites; without one (a handle that counts nothing) every stamp is new. */

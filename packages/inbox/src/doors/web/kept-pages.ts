@@ -1,0 +1,117 @@
+/**
+ * Rendered pages of the owner app kept in memory (docs/web.md "Budgets"): the inbox and an item page
+ * are the same bytes for one session, one address and one language until something in the inbox is
+ * written, so the rendered text is kept under the store's change stamp of every table (ChangeStamps:
+ * taken before the page's reads; different once any table may have changed, a rolled-back write or
+ * another process's write included) and the minute it was rendered in (what the page says of the
+ * time: "today" shows a time, another day a date, the moves an item allows now).
+ *
+ * Kept per session: a page holds the session's CSRF token, so one session's page is never another's.
+ * The session is checked before any kept page is served (an ended session gets none), and a
+ * sign-out forgets the session's pages at once. Each form's idempotency key is not kept: the page is
+ * kept as the text between the keys' places, and every serving puts fresh keys there, as a new render
+ * would (two tabs showing the same page send two different replies, not one refused as a repeat).
+ *
+ * Bounded: at most MAX_PAGES pages and MAX_BYTES of text in all; the oldest go first.
+ */
+import { randomToken } from '@svc/shared';
+import { newFormKey, type AppLanguage } from './app-kit.js';
+
+const MAX_PAGES = 256;
+const MAX_BYTES = 8 * 1024 * 1024;
+const MINUTE_MS = 60_000;
+
+/** A kept page: its text cut at the places of the form keys. */
+export interface KeptPage {
+  lang: AppLanguage;
+  /** The page's text, cut where a form's idempotency key goes (one fewer key than parts). */
+  parts: readonly string[];
+  /**
+   * The page's bytes when it has no form key (the inbox): the same Buffer each time, so the
+   * compression hook keeps its compressed forms with it, as for kept JSON answers.
+   */
+  bytes: Buffer | null;
+}
+
+interface Entry extends KeptPage {
+  tokenHash: string;
+  stamp: string;
+  minute: number;
+  size: number;
+}
+
+/** What a kept page is kept under: who (the session), what (the address with its query) and in which language cookie. */
+export interface PageKey {
+  tokenHash: string;
+  url: string;
+  languageCookie: string | undefined;
+}
+
+export class KeptPages {
+  readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
+  /**
+   * What a render for keeping puts where a form key goes: random per inbox, so no text a customer
+   * wrote can stand for it (and it is only looked for in pages rendered for keeping).
+   */
+  readonly formKeySlot = `app-slot-${randomToken(18)}`;
+
+  static minuteOf(nowMs: number): number {
+    return Math.floor(nowMs / MINUTE_MS);
+  }
+
+  get(key: PageKey, stamp: string, nowMs: number): KeptPage | undefined {
+    const entry = this.#entries.get(keyText(key));
+    return entry && entry.tokenHash === key.tokenHash && entry.stamp === stamp && entry.minute === KeptPages.minuteOf(nowMs) ? entry : undefined;
+  }
+
+  /** Keeps a page rendered with `formKeySlot` for each form key, and answers it as served (fresh keys in). */
+  keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): string | Buffer {
+    const parts = text.split(this.formKeySlot);
+    const entry: Entry = { tokenHash: key.tokenHash, stamp, minute: KeptPages.minuteOf(renderedAtMs), lang, parts, bytes: parts.length === 1 ? Buffer.from(text) : null, size: text.length };
+    const name = keyText(key);
+    this.#drop(name);
+    if (entry.size <= MAX_BYTES) {
+      while (this.#entries.size >= MAX_PAGES || this.#bytes + entry.size > MAX_BYTES) {
+        const oldest = this.#entries.keys().next().value;
+        if (oldest === undefined) break;
+        this.#drop(oldest);
+      }
+      this.#entries.set(name, entry);
+      this.#bytes += entry.size;
+    }
+    return servedText(entry);
+  }
+
+  /** A session signed out: its pages go at once (they could not be served anyway: the session is checked first). */
+  forgetSession(tokenHash: string): void {
+    for (const [name, entry] of this.#entries) if (entry.tokenHash === tokenHash) this.#drop(name);
+  }
+
+  /** Every session signed out. */
+  forgetAll(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+  }
+
+  #drop(name: string): void {
+    const entry = this.#entries.get(name);
+    if (!entry) return;
+    this.#entries.delete(name);
+    this.#bytes -= entry.size;
+  }
+}
+
+/** The page with a fresh form key in each key's place. */
+export function servedText(page: KeptPage): string | Buffer {
+  if (page.bytes) return page.bytes;
+  const { parts } = page;
+  let text = parts[0] ?? '';
+  for (let i = 1; i < parts.length; i++) text += newFormKey() + parts[i]!;
+  return text;
+}
+
+/** Neither a cookie's value nor a request's address can hold a line break. */
+function keyText(key: PageKey): string {
+  return `${key.tokenHash}\n${key.languageCookie ?? ''}\n${key.url}`;
+}
