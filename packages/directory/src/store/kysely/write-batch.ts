@@ -4,9 +4,12 @@
  * savepoint of its own. A call that fails is rolled back to its savepoint (the others keep their
  * writes); a commit that fails fails every call of its batch. Every call settles after its commit.
  */
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { DirectoryStore } from '../store.js';
 import type { DirectoryDatabase } from './schema.js';
+
+/** The savepoint statements of every call, as SQL text: nothing to build or compile each time (the same SQL on SQLite and PostgreSQL). */
+const savepoint = (statement: 'SAVEPOINT' | 'RELEASE' | 'ROLLBACK TO') => CompiledQuery.raw(`${statement} batched_call`);
 
 /** Calls per transaction at most (a batch is a few milliseconds of writes). */
 const MAX_BATCH = 64;
@@ -47,15 +50,15 @@ export class WriteBatch {
         try {
           await this.#open(async (store, trx) => {
             for (const call of batch) {
-              await sql`SAVEPOINT batched_call`.execute(trx);
+              await trx.executeQuery(savepoint('SAVEPOINT'));
               try {
                 const value = await call.work(store);
-                await sql`RELEASE batched_call`.execute(trx);
+                await trx.executeQuery(savepoint('RELEASE'));
                 outcomes.push({ ok: true, value });
               } catch (error) {
                 try {
-                  await sql`ROLLBACK TO batched_call`.execute(trx);
-                  await sql`RELEASE batched_call`.execute(trx);
+                  await trx.executeQuery(savepoint('ROLLBACK TO'));
+                  await trx.executeQuery(savepoint('RELEASE'));
                 } catch {
                   // SQLite undid the whole transaction itself (a full disk): the batch fails with the cause.
                   throw error;
