@@ -8,7 +8,11 @@
  * so each round's requests are made before it starts (signed as the inbox signs them, receipts and
  * acknowledgements included) and handed out one by one.
  *
- *   npm run build && npx tsx bench/receipt-intake.ts [--duration 5] [--rounds 3]
+ *   npm run build && npx tsx bench/receipt-intake.ts [--duration 5] [--rounds 3] [--profile <dir>]
+ *
+ * Besides req/s and latency: each round's share against the bare round beside it, the CPU each request
+ * cost the server (all threads, and the event loop alone, from /proc on Linux) and the load average.
+ * The contract takes one receipt per call (docs/receipts.md "Publication"), so there is no batch case.
  *
  * Cases: a receipt alone (two signatures to verify: the call's and the receipt's); a receipt with its
  * customer's acknowledgement (three); the bare route (one).
