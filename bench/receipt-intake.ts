@@ -8,12 +8,18 @@
  * so each round's requests are made before it starts (signed as the inbox signs them, receipts and
  * acknowledgements included) and handed out one by one.
  *
- *   npm run build && npx tsx bench/receipt-intake.ts [--duration 5] [--rounds 3]
+ *   npm run build && npx tsx bench/receipt-intake.ts [--duration 5] [--rounds 3] [--profile <dir>]
+ *
+ * Besides req/s and latency: each round's share against the bare round beside it, the CPU each request
+ * cost the server (all threads, and the event loop alone, from /proc on Linux) and the load average.
+ * The contract takes one receipt per call (docs/receipts.md "Publication"), so there is no batch case.
  *
  * Cases: a receipt alone (two signatures to verify: the call's and the receipt's); a receipt with its
  * customer's acknowledgement (three); the bare route (one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { randomBytes, sign } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -105,30 +111,54 @@ const cases: Case[] = [
   { name: 'bare route (one Ed25519 verification, one row)', target: baseline, make: bareMessage },
 ];
 
+/**
+ * CPU time a server process has used so far (user + system, ms, every thread: the event loop and
+ * libuv's pool), from /proc (Linux); null elsewhere. Per request, it is the cost the machine's load
+ * changes least, where req/s and tails on a shared machine say as much about the neighbours as about us.
+ */
+function cpuMs(target: Server, thread?: 'main'): number | null {
+  try {
+    const pid = target.child.pid as number;
+    // The main thread's own counters are its task's (its id is the process's).
+    const stat = readFileSync(thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 /** Requests per second a target takes, roughly: how many to prepare for a round. */
 const estimate = new Map<string, number>();
 
-async function run(c: Case, seconds: number): Promise<autocannon.Result & { unexpected: number }> {
+async function run(c: Case, seconds: number): Promise<autocannon.Result & { unexpected: number; cpuPerRequest: number | null; mainPerRequest: number | null }> {
   const count = Math.ceil((estimate.get(c.name) ?? 2_000) * seconds * 1.3) + connections;
   const pool: Prepared[] = [];
   for (let i = 0; i < count; i++) pool.push(c.make());
   let next = 0;
+  const cpuBefore = cpuMs(c.target);
+  const mainBefore = cpuMs(c.target, 'main');
   const result = await autocannon({
     url: c.target.address,
     connections,
     amount: count,
     requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...(pool[next++] as Prepared) }) }],
   });
-  return Object.assign(result, { unexpected: result.non2xx });
+  const cpuAfter = cpuMs(c.target);
+  const mainAfter = cpuMs(c.target, 'main');
+  const answered = result.requests.total;
+  const perRequest = (before: number | null, after: number | null) => (before === null || after === null || answered === 0 ? null : (after - before) / answered);
+  return Object.assign(result, { unexpected: result.non2xx, cpuPerRequest: perRequest(cpuBefore, cpuAfter), mainPerRequest: perRequest(mainBefore, mainAfter) });
 }
 
+const loadAtStart = loadavg().slice(0, 2);
 // Warm both (JIT, caches) and learn roughly how fast each is.
 for (const c of cases) {
   const warm = await run(c, 1);
   estimate.set(c.name, warm.requests.average || 500);
 }
-const results = new Map<string, { rps: number[]; p99: number[]; p50: number[]; unexpected: number }>();
-for (const c of cases) results.set(c.name, { rps: [], p99: [], p50: [], unexpected: 0 });
+const results = new Map<string, { rps: number[]; p99: number[]; p50: number[]; cpu: number[]; main: number[]; unexpected: number }>();
+for (const c of cases) results.set(c.name, { rps: [], p99: [], p50: [], cpu: [], main: [], unexpected: 0 });
 for (let round = 0; round < rounds; round += 1) {
   const order = round % 2 === 0 ? cases : [...cases].reverse();
   for (const c of order) {
@@ -138,17 +168,36 @@ for (let round = 0; round < rounds; round += 1) {
     entry.rps.push(r.requests.average);
     entry.p99.push(r.latency.p99);
     entry.p50.push(r.latency.p50);
+    if (r.cpuPerRequest !== null) entry.cpu.push(r.cpuPerRequest);
+    if (r.mainPerRequest !== null) entry.main.push(r.mainPerRequest);
     entry.unexpected += r.unexpected;
   }
 }
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-const bare = mean(results.get(cases[2]!.name)!.rps);
-console.log(`\nReceipt intake beside a bare route, ${connections} connections, ${rounds} rounds of about ${duration} s each, Node ${process.version}\n`);
-console.log('| route | req/s | of the bare route | p50 | p99 | non-2xx |');
-console.log('|---|---|---|---|---|---|');
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+};
+const bareCase = results.get(cases[2]!.name)!;
+const bare = mean(bareCase.rps);
+const bareCpu = bareCase.cpu.length > 0 ? mean(bareCase.cpu) : null;
+const [load1, load5] = loadavg();
+console.log(`\nReceipt intake beside a bare route, ${connections} connections, ${rounds} rounds of about ${duration} s each, Node ${process.version}`);
+console.log(`${new Date().toISOString()}, load average ${loadAtStart.map((l) => l.toFixed(1)).join(' / ')} at the start, ${load1!.toFixed(1)} / ${load5!.toFixed(1)} at the end (1 / 5 min), ${cpus().length} cores\n`);
+console.log('| route | req/s | of the bare route (mean; rounds: median, range) | p50 | p99 | CPU per request (all threads / event loop) | requests per CPU second, of the bare route | non-2xx |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const c of cases) {
   const r = results.get(c.name)!;
   const rps = mean(r.rps);
-  console.log(`| ${c.name} | ${Math.round(rps)} | ${((100 * rps) / bare).toFixed(1)}% | ${mean(r.p50).toFixed(1)} ms | ${mean(r.p99).toFixed(1)} ms | ${r.unexpected} |`);
+  // Each round's share against the bare route's round next to it: the machine changes less between neighbours.
+  const shares = r.rps.map((v, i) => (100 * v) / (bareCase.rps[i] as number));
+  const cpu = r.cpu.length > 0 ? mean(r.cpu) : null;
+  const main = r.main.length > 0 ? mean(r.main) : null;
+  const cpuText = cpu === null ? 'n/a' : `${cpu.toFixed(2)} / ${main === null ? 'n/a' : main.toFixed(2)} ms`;
+  const cpuShare = cpu === null || bareCpu === null ? 'n/a' : `${((100 * bareCpu) / cpu).toFixed(1)}%`;
+  console.log(
+    `| ${c.name} | ${Math.round(rps)} | ${((100 * rps) / bare).toFixed(1)}% (${median(shares).toFixed(1)}%, ${Math.min(...shares).toFixed(1)}–${Math.max(...shares).toFixed(1)}%) | ${mean(r.p50).toFixed(1)} ms | ${mean(r.p99).toFixed(1)} ms | ${cpuText} | ${cpuShare} | ${r.unexpected} |`,
+  );
 }
 for (const s of [directory, baseline]) s.child.kill('SIGTERM');

@@ -136,6 +136,18 @@ describe('RFC 9421 Appendix B.2.6 (Ed25519)', () => {
     expect(pair.kid).toBe(ed25519Thumbprint(pair.publicJwk));
     expect(pair.publicJwk).not.toHaveProperty('d');
   });
+
+  it('a thumbprint remembered for a key is the same the second time, and a remembered x does not make another key type or curve pass', () => {
+    const x = '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo';
+    expect(ed25519Thumbprint({ kty: 'OKP', crv: 'Ed25519', x })).toBe('kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k');
+    expect(ed25519Thumbprint({ kty: 'OKP', crv: 'Ed25519', x })).toBe('kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k');
+    expect(() => ed25519Thumbprint({ kty: 'OKP', crv: 'X25519' as 'Ed25519', x })).toThrow(/crv/);
+    expect(() => ed25519Thumbprint({ kty: 'EC' as 'OKP', crv: 'Ed25519', x })).toThrow(/kty/);
+    // Many keys (past what is kept) still give each its own thumbprint.
+    const keys = Array.from({ length: 1_100 }, () => generateEd25519Key().publicJwk.x);
+    const rfc7638 = (key: string) => createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${key}"}`).digest('base64url');
+    for (const key of [...keys, ...keys.slice(0, 10)]) expect(ed25519Thumbprint({ kty: 'OKP', crv: 'Ed25519', x: key })).toBe(rfc7638(key));
+  });
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -57,12 +57,22 @@ export function isEd25519PrivateJwk(value: unknown): value is Ed25519PrivateJwk 
   return ed25519JwkProblem(value) === null && typeof (value as Record<string, unknown>).d === 'string';
 }
 
+/** Thumbprints already computed, by `x` (kty and crv are fixed once checked): a verifier checks the same few keys on every call. */
+const thumbprints = new Map<string, string>();
+const THUMBPRINTS_KEPT = 1_024;
+
 /** RFC 7638: SHA-256 over `{"crv":…,"kty":…,"x":…}` (required members, sorted, no spaces), base64url. */
 export function ed25519Thumbprint(jwk: Pick<Ed25519PublicJwk, 'crv' | 'kty' | 'x'>): string {
   const problem = ed25519JwkProblem({ kty: jwk.kty, crv: jwk.crv, x: jwk.x });
   if (problem) throw new Ed25519KeyError(problem);
-  const canonical = `{"crv":${JSON.stringify(jwk.crv)},"kty":${JSON.stringify(jwk.kty)},"x":${JSON.stringify(jwk.x)}}`;
-  return createHash('sha256').update(canonical, 'utf8').digest('base64url');
+  let thumbprint = thumbprints.get(jwk.x);
+  if (thumbprint === undefined) {
+    const canonical = `{"crv":${JSON.stringify(jwk.crv)},"kty":${JSON.stringify(jwk.kty)},"x":${JSON.stringify(jwk.x)}}`;
+    thumbprint = createHash('sha256').update(canonical, 'utf8').digest('base64url');
+    if (thumbprints.size >= THUMBPRINTS_KEPT) thumbprints.delete(thumbprints.keys().next().value as string);
+    thumbprints.set(jwk.x, thumbprint);
+  }
+  return thumbprint;
 }
 
 /** The public half of a JWK, with only the members a verifier needs (and `kid` = thumbprint). */

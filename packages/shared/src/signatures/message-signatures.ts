@@ -65,7 +65,8 @@ export function headerField(headers: HeaderSource, name: string): string | undef
   }
   const lines: string[] = [];
   for (const [key, value] of Object.entries(headers as Record<string, unknown>)) {
-    if (key.toLowerCase() !== wanted || value === undefined || value === null) continue;
+    // Names of another length are skipped before lowercasing (a name equal to an ASCII one lowercased has its length).
+    if (key.length !== wanted.length || key.toLowerCase() !== wanted || value === undefined || value === null) continue;
     if (Array.isArray(value)) for (const line of value) lines.push(trimOws(String(line)));
     else lines.push(trimOws(String(value)));
   }

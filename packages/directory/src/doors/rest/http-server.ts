@@ -182,6 +182,8 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     done(null, encoded.get(request) ?? payload);
   });
 
+  /** The signed @authority is this directory's own public origin (parsed once, not per call). */
+  const publicOrigin = new URL(baseUrl).origin;
   const rawBodies = keepRawBodies(app, operations.filter((op) => INSTANCE_SIGNED.has(op.name)));
 
   mountRestOperations<DirectoryOperationContext, SignedCaller | undefined>(app, {
@@ -192,7 +194,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
       if (!INSTANCE_SIGNED.has(op.name)) return undefined;
       return verifySignedCall(context.domain, {
         method: request.method,
-        url: new URL(request.url, new URL(baseUrl).origin),
+        url: new URL(request.url, publicOrigin),
         headers: request.headers,
         body: rawBodies.get(request) ?? Buffer.alloc(0),
       });
