@@ -8,22 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDirectoryStore, type OpenedDirectoryStore } from '../src/store/kysely/kysely-directory-store.js';
-import type { CheckRecord } from '../src/store/store.js';
-import { listing, MONDAY } from './support/fixtures.js';
+import { listing, MONDAY, queuedCheckRecord } from './support/fixtures.js';
 
-const queued = (domain: string): CheckRecord => ({
-  domain,
-  state: 'queued',
-  requestedAt: MONDAY,
-  queuedAt: MONDAY,
-  leaseUntil: null,
-  attempts: 0,
-  lastState: null,
-  lastReason: null,
-  outcome: null,
-  checkedAt: null,
-  nextCheckAt: null,
-});
+const queued = (domain: string) => queuedCheckRecord(domain, MONDAY);
 
 describe('kept revisions', () => {
   const open: OpenedDirectoryStore[] = [];

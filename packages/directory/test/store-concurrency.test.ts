@@ -14,7 +14,7 @@ import { storageTarget } from '@svc/shared';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { dropTestDatabase, onPostgres, testDatabaseUrl } from '../../../test-support/test-database.js';
 import { openDirectoryStore, type OpenedDirectoryStore } from '../src/store/kysely/kysely-directory-store.js';
-import { listing, MONDAY } from './support/fixtures.js';
+import { listing, MONDAY, queuedCheckRecord } from './support/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'directory-writers-'));
 const stores: OpenedDirectoryStore[] = [];
@@ -80,19 +80,7 @@ it('numbers every listing write in commit order while two stores write at once',
   expect(top).toBe(domains.length * 7);
 });
 
-const queued = (domain: string, queuedAt: number) => ({
-  domain,
-  state: 'queued' as const,
-  requestedAt: queuedAt,
-  queuedAt,
-  leaseUntil: null,
-  attempts: 0,
-  lastState: null,
-  lastReason: null,
-  outcome: null,
-  checkedAt: null,
-  nextCheckAt: null,
-});
+const queued = queuedCheckRecord;
 
 it('hands each queued check to one crawler, and numbers every check write once, with two stores claiming and writing at once', { timeout: 120_000 }, async () => {
   const [one, two] = stores as [OpenedDirectoryStore, OpenedDirectoryStore];

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Door, Hours, ListingRecord, Weekday } from '../../src/domain/listings/listing.js';
+import type { CheckRecord } from '../../src/store/store.js';
 
 export type Fixture = Omit<ListingRecord, 'seq'>;
 
@@ -139,4 +140,21 @@ function kindsOf(itemTypes: readonly string[]): Door['kinds'] {
 /** Domains of a search page, in page order. */
 export function domainsOf(body: { businesses: { domain: string }[] }): string[] {
   return body.businesses.map((b) => b.domain);
+}
+
+/** A check waiting for a crawler, as a caller's request stores it at `queuedAt`. */
+export function queuedCheckRecord(domain: string, queuedAt: number): CheckRecord {
+  return {
+    domain,
+    state: 'queued',
+    requestedAt: queuedAt,
+    queuedAt,
+    leaseUntil: null,
+    attempts: 0,
+    lastState: null,
+    lastReason: null,
+    outcome: null,
+    checkedAt: null,
+    nextCheckAt: null,
+  };
 }
