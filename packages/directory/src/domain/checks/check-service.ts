@@ -419,17 +419,18 @@ export class CheckService {
     });
   }
 
-  /** The leaderboard of a scope and page; its document is kept until a check changes. */
+  /** The leaderboard of a scope and page; its document is kept until a check changes or other score rules come into force. */
   async leaderboard(scope: BoardScope, page: number): Promise<Record<string, unknown>> {
     const revision = await this.#ctx.store.checks.revision();
+    const rules = scoreRulesInForce(this.#ctx.clock.now());
+    const stamp = `${revision}|${rules.version}`;
     const key = `${scope.category ?? ''}|${scope.country ?? ''}|${scope.place ?? ''}|${page}`;
     const cached = this.#boards.get(key);
-    if (cached && cached.key === String(revision)) return cached.doc;
+    if (cached && cached.key === stamp) return cached.doc;
     const board = await this.#board_();
-    const rules = scoreRulesInForce(this.#ctx.clock.now());
     const doc = leaderboardDocument(board, scope, page, this.#ctx.settings.baseUrl, rules.version);
     if (this.#boards.size > 5_000) this.#boards.clear();
-    this.#boards.set(key, { key: String(revision), doc });
+    this.#boards.set(key, { key: stamp, doc });
     return doc;
   }
 
