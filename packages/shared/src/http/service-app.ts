@@ -5,6 +5,7 @@
  */
 import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import helmet from 'helmet';
+import pino from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PROBLEM_CODES, isProblemCode } from '../errors/problem-codes.js';
 import { Problem } from '../errors/problem.js';
@@ -50,7 +51,7 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
     logger:
       options.logLevel === 'silent'
         ? false
-        : { level: options.logLevel, ...redactingLoggerOptions(), ...(options.logStream ? { stream: options.logStream } : {}) },
+        : { level: options.logLevel, ...redactingLoggerOptions(), stream: options.logStream ?? standardOutputLog() },
     bodyLimit: options.bodyLimitBytes,
     // The client's address (rate limits, logs) is the peer's unless a proxy in front is trusted.
     trustProxy,
@@ -92,6 +93,20 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
   });
   return app;
 }
+
+/**
+ * Standard output, written without blocking the request that logs: lines gather in memory and go
+ * out together once 4 KB are waiting, or every LOG_FLUSH_MS, so a busy server makes one write for
+ * dozens of lines instead of one blocking write each (a tenth of a small answer's cost). What is
+ * still waiting is written before the process exits; a SIGKILL can lose the last LOG_FLUSH_MS of
+ * lines, never an answer.
+ */
+function standardOutputLog(): pino.DestinationStream {
+  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS });
+}
+
+/** How long a log line may wait for others before it is written anyway. */
+const LOG_FLUSH_MS = 100;
 
 /**
  * One log line per request, written when it is answered: the request (its redacted URL, host and

@@ -5,7 +5,7 @@
  * the request is served as unsigned and the answer says why in `Svc-Signature: invalid; reason=…`.
  * Platforms' key directories are fetched through the SSRF-safe publicFetch and cached.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AGENT_PROFILE,
   createInstanceKeyCache,
@@ -76,9 +76,18 @@ export function installAgentSignatures(app: FastifyInstance, options: AgentSigna
     },
   });
 
-  app.addHook('preValidation', async (request, reply) => {
+  // A callback hook that only becomes async for a signed request: every request passes here, and
+  // most carry no signature (a promise per request cost more than the check).
+  app.addHook('preValidation', (request, reply, done) => {
     const path = request.url.split('?')[0] ?? '/';
-    if (!agentPath(path) || !hasSignature(request.headers)) return;
+    if (!agentPath(path) || !hasSignature(request.headers)) {
+      done();
+      return;
+    }
+    verifySigned(request, reply).then(() => done(), done);
+  });
+
+  async function verifySigned(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const result = await verifyAgentRequest(
       { method: request.method, url: `${options.publicBaseUrl}${request.url}`, headers: request.headers, body: rawBodyOf(request) },
       {
@@ -93,7 +102,7 @@ export function installAgentSignatures(app: FastifyInstance, options: AgentSigna
     } else {
       reply.header('svc-signature', invalidSignatureHeader(result.reason));
     }
-  });
+  }
 
   return { of: (request) => verified.get(request) };
 }
