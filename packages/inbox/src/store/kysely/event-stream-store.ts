@@ -7,7 +7,7 @@
  * writers of stream rows commit one at a time, in the order of their positions, for the moment of
  * one INSERT and the COMMIT. No business rules here.
  */
-import { inList, lockUntilCommit, startsWith, transactionWithRetry } from '@svc/shared';
+import { compileOnce, inList, lockUntilCommit, startsWith, transactionWithRetry } from '@svc/shared';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord } from '../../domain/types.js';
 import type { EventStreamStore, StreamEntry, TypeFilter } from '../webhook-store.js';
@@ -15,6 +15,11 @@ import type { Database, EventStreamTable, ItemEventsTable } from './schema.js';
 
 /** The lock every writer of stream rows takes before it writes them. */
 const STREAM_LOCK = 'inbox.event_stream';
+
+/** Most transactions record one event: its row is written by a statement compiled once. */
+const insertOneRow = compileOnce((db: Kysely<Database>, row: { event_id: string; type: string; created_at: number }) =>
+  db.insertInto('event_stream').values({ event_id: row.event_id, type: row.type, created_at: row.created_at }),
+);
 
 /** The stream rows of one transaction, in the order their events were recorded; written by `write` just before the commit. */
 export class PendingStreamRows {
@@ -29,7 +34,8 @@ export class PendingStreamRows {
     const rows = this.#rows;
     this.#rows = [];
     await lockUntilCommit(trx, STREAM_LOCK);
-    await trx.insertInto('event_stream').values(rows).execute();
+    if (rows.length === 1) await insertOneRow.run(trx, rows[0]!);
+    else await trx.insertInto('event_stream').values(rows).execute();
   }
 }
 
