@@ -171,10 +171,14 @@ describe('a kept business view', () => {
     expect(receipted.json.receipts).toMatchObject({ issued: 1, acknowledged: 1 });
     expect(receipted.etag).not.toBe(renamed.etag);
 
-    // A write of another listing draws it again too, to the same bytes.
+    // A write of another listing (a member's ping) leaves it kept: its own listing was not written, its place is the same.
     await listings.recordPing(DESK, t.clock.now(), null);
-    const again = await read(SHOP);
+    const readsBefore = listingReads;
+    const again = await fetchText(t, `/v1/businesses/${SHOP}`);
+    expect(listingReads).toBe(readsBefore);
     expect(again.text).toBe(receipted.text);
+    expect(again.etag).toBe(receipted.etag);
+    expect((await read(SHOP)).text).toBe(receipted.text);
   });
 
   it('hands every caller a frozen view: none can change what the next one gets', async () => {
@@ -218,6 +222,13 @@ describe('a kept business view', () => {
         expect(kept.text).toBe(drawn.text);
         expect(kept.etag).toBe(drawn.etag);
       }
+      // Another process's write (the second directory's ping) shows on the first one's next read.
+      const pingedAt = t.clock.now();
+      await fresh.directory.store.listings.recordPing(SHOP, pingedAt, { version: '0.5.0', runtime: 'node' });
+      const after = await read(SHOP);
+      expect(after.json.software.version).toBe('0.5.0');
+      expect(after.json.last_ping_at).toBe(new Date(pingedAt).toISOString());
+      expect(after.text).toBe((await fetchText(fresh, `/v1/businesses/${SHOP}`)).text);
     } finally {
       await fresh.close({ removeData: false });
     }

@@ -5,7 +5,9 @@
  *
  * - the listings' revision, read before the listing (every write of any listing moves it: a ping,
  *   an owner's update, a receipt, a reputation, a door's check; kept in memory until a write on
- *   SQLite, read from the table on each call on PostgreSQL, so another process's write counts too);
+ *   SQLite, read from the table on each call on PostgreSQL, so another process's write counts too).
+ *   When it moved, the listing's own revision (one indexed read, no document) and its place in the
+ *   hour's order say whether the write was of another listing: then the view still holds;
  * - the hour's state it was placed with (its place and why; none while the hour is being prepared);
  * - the moment, up to `validUntilMs`: the earliest instant any part drawn from the clock can read
  *   otherwise (momentHoldsUntil below).
@@ -29,7 +31,12 @@ const MAX_KEPT_BYTES = 8 * 1024 * 1024;
 export type BusinessView = Readonly<Record<string, unknown>>;
 
 interface KeptView {
+  /** The listings' revision it was last found true at. */
   revision: number;
+  /** Its own listing's (revisionOf), read before the listing. */
+  listingRevision: number | null;
+  seq: number;
+  rankPos: number | null;
   state: HourState | null;
   /** The view holds from the moment it was drawn (a clock set back draws it again) until before validUntilMs. */
   fromMs: number;
@@ -54,21 +61,32 @@ export class BusinessViews {
    * `admit` refuses a listing that is not shown (it throws) and is asked on every drawing.
    */
   async read(domain: string, admit: (listing: ListingRecord | null) => ListingRecord): Promise<BusinessView> {
+    const listings = this.#ctx.store.listings;
     const nowMs = this.#ctx.clock.now();
-    // Read before the listing: a write landing after it leaves a revision no later read equals.
-    const revision = await this.#ctx.store.listings.revision();
+    // Read before the listing: a write landing after them leaves revisions no later read equals.
+    const revision = await listings.revision();
     const state = await this.#search.current(nowMs);
     const kept = this.#kept.get(domain);
-    if (kept && kept.revision === revision && kept.state === state && nowMs >= kept.fromMs && nowMs < kept.validUntilMs) return kept.view;
+    if (kept && kept.state === state && nowMs >= kept.fromMs && nowMs < kept.validUntilMs) {
+      if (kept.revision === revision) return kept.view;
+      // Another listing was written (a member's ping, somewhere): this view holds if its own listing
+      // was not, and its place in the hour's order is the one it shows.
+      if ((await listings.revisionOf(domain)) === kept.listingRevision && (state ? state.index.rankPosOf(kept.seq) : null) === kept.rankPos) {
+        kept.revision = revision;
+        return kept.view;
+      }
+    }
 
-    const listing = admit(await this.#ctx.store.listings.byDomain(domain));
+    const listingRevision = await listings.revisionOf(domain);
+    const listing = admit(await listings.byDomain(domain));
     const rankPos = state ? state.index.rankPosOf(listing.seq) : null;
     const json = JSON.stringify(this.#search.view(listing, state, nowMs, { rankPos, detail: true }));
     const view = deepFreeze(JSON.parse(json) as Record<string, unknown>);
     const bytes = Buffer.from(json, 'utf8');
     keepRenderedBytes(view, bytes);
     const rules = state?.rules ?? rulesInForce(nowMs);
-    this.#keep(domain, { revision, state, fromMs: nowMs, validUntilMs: momentHoldsUntil(listing, state, rules, nowMs), view, bytes: bytes.length });
+    const validUntilMs = momentHoldsUntil(listing, state, rules, nowMs);
+    this.#keep(domain, { revision, listingRevision, seq: listing.seq, rankPos, state, fromMs: nowMs, validUntilMs, view, bytes: bytes.length });
     return view;
   }
 
