@@ -37,7 +37,8 @@ interface KeptView {
   listingRevision: number | null;
   seq: number;
   rankPos: number | null;
-  state: HourState | null;
+  /** The hour's state it was placed with (stateIdOf; 0: none), by number: a kept view must not hold an old hour's index. */
+  stateId: number;
   /** The view holds from the moment it was drawn (a clock set back draws it again) until before validUntilMs. */
   fromMs: number;
   validUntilMs: number;
@@ -66,8 +67,9 @@ export class BusinessViews {
     // Read before the listing: a write landing after them leaves revisions no later read equals.
     const revision = await listings.revision();
     const state = await this.#search.current(nowMs);
+    const stateId = stateIdOf(state);
     const kept = this.#kept.get(domain);
-    if (kept && kept.state === state && nowMs >= kept.fromMs && nowMs < kept.validUntilMs) {
+    if (kept && kept.stateId === stateId && nowMs >= kept.fromMs && nowMs < kept.validUntilMs) {
       if (kept.revision === revision) return kept.view;
       // Another listing was written (a member's ping, somewhere): this view holds if its own listing
       // was not, and its place in the hour's order is the one it shows.
@@ -86,7 +88,7 @@ export class BusinessViews {
     keepRenderedBytes(view, bytes);
     const rules = state?.rules ?? rulesInForce(nowMs);
     const validUntilMs = momentHoldsUntil(listing, state, rules, nowMs);
-    this.#keep(domain, { revision, listingRevision, seq: listing.seq, rankPos, state, fromMs: nowMs, validUntilMs, view, bytes: bytes.length });
+    this.#keep(domain, { revision, listingRevision, seq: listing.seq, rankPos, stateId, fromMs: nowMs, validUntilMs, view, bytes: bytes.length });
     return view;
   }
 
@@ -137,6 +139,17 @@ function nextRulesAt(nowMs: number): number {
     if (at > nowMs && at < next) next = at;
   }
   return next;
+}
+
+/** A number for each hour's state this process made: a new state (a new hour, or one prepared again) gets a new one. */
+const stateIds = new WeakMap<HourState, number>();
+let lastStateId = 0;
+
+function stateIdOf(state: HourState | null): number {
+  if (!state) return 0;
+  let id = stateIds.get(state);
+  if (id === undefined) stateIds.set(state, (id = ++lastStateId));
+  return id;
 }
 
 function deepFreeze<T>(value: T): T {
