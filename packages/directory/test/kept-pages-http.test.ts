@@ -162,8 +162,19 @@ describe('a kept check result, its badge and its scoped board', () => {
     return { json, result, badge, board, boardJson };
   }
 
+  /** The business page of the site found by its check: it names the result in a few words (its check link). */
+  async function businessPage(json: any): Promise<Awaited<ReturnType<typeof page>>> {
+    const business = await page(t, `/businesses/${CHANGING.host}`);
+    expect(business.status).toBe(200);
+    expect((await page(t, `/businesses/${CHANGING.host}`)).text).toBe(business.text);
+    expect(business.text).toContain(`href="/b/${CHANGING.host}"`);
+    expect(business.text).toContain(`Grade ${json.grade} · ${json.agentic_score} `);
+    return business;
+  }
+
   it('are drawn anew after a new check of the site, and say what the new result says', async () => {
     const before = await readAll();
+    const businessBefore = await businessPage(before.json);
     // The site grows doors; a check asked for again after the hour it must wait.
     CHANGING.mcp = [{ path: '/mcp', tools: [{ name: 'send_message' }, { name: 'create_order' }, { name: 'cancel_order' }, { name: 'create_booking' }] }];
     t.clock.advance(HOUR + MINUTE);
@@ -180,5 +191,8 @@ describe('a kept check result, its badge and its scoped board', () => {
     expect(after.result.etag).not.toBe(before.result.etag);
     expect(after.badge.etag).not.toBe(before.badge.etag);
     expect(after.board.etag).not.toBe(before.board.etag);
+    // The business page names the new result on the next read.
+    const businessAfter = await businessPage(after.json);
+    expect(businessAfter.etag).not.toBe(businessBefore.etag);
   });
 });

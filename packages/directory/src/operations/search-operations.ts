@@ -1,7 +1,7 @@
 /** GET /v1/businesses and GET /v1/businesses/{domain} (directory spec §4). */
 import { Problem } from '@svc/shared';
 import { z } from 'zod';
-import { ITEM_TYPES } from '../domain/listings/listing.js';
+import { ITEM_TYPES, type ListingRecord } from '../domain/listings/listing.js';
 import { membersOnlyCategoryOf } from '../domain/listings/regulated.js';
 import { READ, directoryOperation } from './context.js';
 
@@ -85,20 +85,23 @@ export const getBusiness = directoryOperation({
   errors: ['bad_request', 'not_found'],
   run: async (ctx, input, extras) => {
     const domain = input.domain.trim().toLowerCase().replace(/\.$/, '');
-    const listing = await ctx.domain.store.listings.byDomain(domain);
-    if (!listing) throw new Problem('not_found', `No business is listed at ${domain}.`);
-    if (listing.delistedAt !== null) {
-      throw new Problem('not_found', `${domain} left the directory on ${new Date(listing.delistedAt).toISOString().slice(0, 10)}.`);
-    }
-    if (listing.dormantSince !== null) {
-      throw new Problem('not_found', `${domain} was set aside on ${new Date(listing.dormantSince).toISOString().slice(0, 10)}: its inbox stopped answering.`);
-    }
-    const regulated = membersOnlyCategoryOf(listing);
-    if (regulated) throw new Problem('not_found', `${domain} is set aside: it is in ${regulated.label} (${regulated.key}), where only members are listed. ${regulated.note}`);
-    const nowMs = ctx.domain.clock.now();
-    const current = await ctx.search.current(nowMs);
-    const rankPos = current ? current.index.rankPosOf(listing.seq) : null;
-    extras.headers = { 'cache-control': 'public, max-age=180', ...(listing.source === 'found' ? { 'x-robots-tag': 'noindex' } : {}) };
-    return ctx.search.view(listing, current, nowMs, { rankPos, detail: true }) as never;
+    // Kept between reads while the listings' revision, the hour and the moment hold (business-views.ts).
+    const view = await ctx.search.businesses.read(domain, (listing) => shownListing(domain, listing));
+    extras.headers = { 'cache-control': 'public, max-age=180', ...(view.source === 'found' ? { 'x-robots-tag': 'noindex' } : {}) };
+    return view as never;
   },
 });
+
+/** The listing at `domain` when the directory shows it; 404 with the reason otherwise. */
+function shownListing(domain: string, listing: ListingRecord | null): ListingRecord {
+  if (!listing) throw new Problem('not_found', `No business is listed at ${domain}.`);
+  if (listing.delistedAt !== null) {
+    throw new Problem('not_found', `${domain} left the directory on ${new Date(listing.delistedAt).toISOString().slice(0, 10)}.`);
+  }
+  if (listing.dormantSince !== null) {
+    throw new Problem('not_found', `${domain} was set aside on ${new Date(listing.dormantSince).toISOString().slice(0, 10)}: its inbox stopped answering.`);
+  }
+  const regulated = membersOnlyCategoryOf(listing);
+  if (regulated) throw new Problem('not_found', `${domain} is set aside: it is in ${regulated.label} (${regulated.key}), where only members are listed. ${regulated.note}`);
+  return listing;
+}

@@ -75,6 +75,8 @@ export interface ListingStore {
   /** Bulk insert for seeding large data sets; returns how many were written. */
   insertMany(listings: Iterable<Omit<ListingRecord, 'seq'>>, batchSize?: number): Promise<number>;
   byDomain(domain: string): Promise<ListingRecord | null>;
+  /** The number of the listing's last write (any write: a ping, receipts, its document), without reading it; null when no listing has the domain. */
+  revisionOf(domain: string): Promise<number | null>;
   /** Every listing currently shown (not delisted, not set aside), in seq order. */
   allListed(filter?: { source?: ListingRecord['source'] }): AsyncIterable<ListingRecord>;
   /**

@@ -159,6 +159,19 @@ export function zoneNow(zone: string, instantMs: number): ZoneNow | null {
   return first;
 }
 
+/**
+ * Until when the local clock of `zone` (its week minute and date) reads as it does at `instantMs`:
+ * the end of that UTC minute, or the next millisecond when the zone's reading changes within the
+ * minute (an offset that is not whole minutes: nothing that depends on it can be kept). A zone the
+ * runtime does not know is read as UTC dates, which hold for the minute too.
+ */
+export function zoneReadingHoldsUntil(zone: string, instantMs: number): number {
+  const minuteEnd = Math.floor(instantMs / 60_000) * 60_000 + 60_000;
+  if (zoneNow(zone, instantMs) === null) return minuteEnd;
+  const kept = minuteReadings.get(zone);
+  return kept && instantMs >= kept.from && instantMs < kept.to ? kept.to : instantMs + 1;
+}
+
 function readZone(zone: string, instantMs: number): ZoneNow | null {
   const f = formatterFor(zone);
   if (!f) return null;

@@ -27,3 +27,8 @@ export function renderedAnswer(json: Buffer): SearchAnswer {
 export function renderedBytesOf(body: unknown): Buffer | undefined {
   return typeof body === 'object' && body !== null ? texts.get(body) : undefined;
 }
+
+/** Names `json` as the JSON of `answer`, an answer already serialised (a kept business view): the door sends these bytes. */
+export function keepRenderedBytes(answer: object, json: Buffer): void {
+  texts.set(answer, json);
+}

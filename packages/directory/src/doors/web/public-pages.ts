@@ -175,11 +175,10 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
   });
 
   /**
-   * Pages drawn from an answer made afresh by each read (a business's view, the ranking rules) are
-   * kept with a stand-in for that answer, named by the answer's own text: the same text, the same
-   * stand-in (and so the kept bytes); any change in it (a listing written, a minute that opens or
-   * closes a business, a new hour, a new check link, a new rules version) draws the page anew,
-   * exactly when its JSON changes.
+   * Pages drawn from an answer made afresh by each read (the ranking rules) are kept with a
+   * stand-in for that answer, named by the answer's own text: the same text, the same stand-in (and
+   * so the kept bytes); any change in it (a new rules version) draws the page anew, exactly when its
+   * JSON changes.
    */
   const signedSources = new Map<string, { signature: string; source: object }>();
   const sourceSignedBy = (key: string, signature: string): object => {
@@ -190,9 +189,24 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     signedSources.set(key, { signature, source });
     return source;
   };
-  /** A business page is drawn from its view and its check link alone. */
-  const businessSourceOf = (lang: DirectoryLanguage, view: ListingView, checkLink: CheckLink | null): object =>
-    sourceSignedBy(`business ${lang} ${view.domain}`, `${checkLink ? `${checkLink.href}\n${checkLink.text}` : ''}\n${JSON.stringify(view)}`);
+  /**
+   * A business page is drawn from its view and its check link alone. The view is the same object
+   * while it holds (business-views.ts: no listing written, the same hour, the same minute where it
+   * reads its zone's clock, its member still answering or not): its pages are kept with it, per
+   * language and check link, and go when it goes.
+   */
+  const businessSources = new WeakMap<object, Map<string, object>>();
+  const businessSourceOf = (lang: DirectoryLanguage, view: ListingView, checkLink: CheckLink | null): object => {
+    const key = checkLink ? `${lang}\n${checkLink.href}\n${checkLink.text}` : lang;
+    let sources = businessSources.get(view);
+    if (!sources) businessSources.set(view, (sources = new Map()));
+    let source = sources.get(key);
+    if (!source) {
+      if (sources.size >= 16) sources.clear();
+      sources.set(key, (source = {}));
+    }
+    return source;
+  };
 
   app.get<{ Params: { domain: string } }>('/businesses/:domain', async (request, reply) => {
     const lang = languageOf(request);

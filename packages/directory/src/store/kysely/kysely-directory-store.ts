@@ -250,6 +250,11 @@ class KyselyListingStore implements ListingStore {
     return row ? fromListingRow(row) : null;
   }
 
+  async revisionOf(domain: string): Promise<number | null> {
+    const row = await this.#db.selectFrom('listings').select('revision').where('domain', '=', domain).executeTakeFirst();
+    return row ? Number(row.revision) : null;
+  }
+
   async *allListed(filter: { source?: ListingRecord['source'] } = {}): AsyncIterable<ListingRecord> {
     let after = 0;
     for (;;) {
