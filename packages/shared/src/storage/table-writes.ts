@@ -18,6 +18,13 @@ import type { SqliteDatabase, SqliteStatement } from './sqlite-driver.js';
 /** The tables each query (compiled once and run again, compiled-query.ts) writes, read from its nodes once. */
 const tablesOfQuery = new WeakMap<RootOperationNode, string[] | null | undefined>();
 
+/**
+ * Counts the writes and transaction controls of every counted connection in this process: a data version
+ * kept for the running callback holds only while it is unchanged, so a commit through another
+ * connection of the same process (which the callback may itself have awaited) is always seen.
+ */
+let writesInProcess = 0;
+
 export class TableWrites {
   readonly #counts = new Map<string, number>();
   /** Writes whose table is not known: they count against every table. */
@@ -30,6 +37,13 @@ export class TableWrites {
   #transactionVersion: string | null = null;
   /** `PRAGMA data_version` on the counted connection, prepared once (db.pragma prepares anew each call). */
   readonly #dataVersion: SqliteStatement | null;
+  /** What the pragma said in the callback now running (see #keepForThisTurn); null once it ends. */
+  #turnVersion: string | null = null;
+  /** writesInProcess when #turnVersion was read. */
+  #turnWrites = 0;
+  readonly #forgetTurnVersion = (): void => {
+    this.#turnVersion = null;
+  };
 
   /** `sqlite`: the connection the counted writes run on, to learn of other connections' commits. */
   constructor(sqlite: SqliteDatabase | null = null) {
@@ -48,6 +62,7 @@ export class TableWrites {
       if (statement.query.kind === 'RawNode') this.#transactionControl(statement.sql);
       return;
     }
+    writesInProcess++;
     if (tables === null) {
       this.#unattributed++;
       this.#inTransaction = null;
@@ -67,6 +82,7 @@ export class TableWrites {
   #transactionControl(sql: string): void {
     const verb = TRANSACTION_VERB.exec(sql)?.[1]?.toLowerCase();
     if (verb === undefined) return;
+    writesInProcess++;
     if (verb === 'rollback') {
       if (this.#inTransaction === null) this.#unattributed++;
       else for (const table of this.#inTransaction) this.#bump(table);
@@ -102,14 +118,32 @@ export class TableWrites {
     // Inside a transaction the snapshot is fixed, and so is what it sees of other connections:
     // read once (the pragma costs a few µs: it looks at the WAL index under a lock).
     if (this.#transactionOpen && this.#transactionVersion !== null) return this.#transactionVersion;
+    if (this.#turnVersion !== null && this.#turnWrites === writesInProcess) return this.#turnVersion;
     try {
       const version = String(this.#dataVersion.get());
       if (this.#transactionOpen) this.#transactionVersion = version;
+      else this.#keepForThisTurn(version);
       return version;
     } catch {
       // The connection is busy (a statement still iterating): a stamp no other equals, so nothing kept is used.
       return `busy-${++this.#busy}`;
     }
+  }
+
+  /**
+   * A request's several stamps (a page reads the revisions of listings, of checks and of the search
+   * feed) read the pragma once. The value holds until the callback now running and the promises it
+   * settles have run (process.nextTick runs right after them, before Node's next I/O callback).
+   * Everything that runs meanwhile was received before the first read, so a commit another process
+   * makes after it cannot be one the sender of any of those requests had already seen; and data read
+   * after that commit, kept under the older stamp, is only built again by the next stamp, never
+   * served in the place of newer data. A statement run on any counted connection of this process
+   * (writesInProcess) ends the kept value at once.
+   */
+  #keepForThisTurn(version: string): void {
+    if (this.#turnVersion === null) process.nextTick(this.#forgetTurnVersion);
+    this.#turnVersion = version;
+    this.#turnWrites = writesInProcess;
   }
 }
 
