@@ -75,7 +75,15 @@ export const COUNTS_EVERY_MS = 10 * 60_000;
 /** Longer spellings are judged afresh each time (the kept names stay small). */
 const MAX_KEPT_NAME = 300;
 
-const utcDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const DAY_MS = 86_400_000;
+/** The UTC date of a moment (YYYY-MM-DD); the day last asked for is kept, since every result read names it. */
+let lastDay = { startMs: 0, text: '1970-01-01' };
+function utcDay(ms: number): string {
+  if (ms >= lastDay.startMs && ms < lastDay.startMs + DAY_MS) return lastDay.text;
+  const startMs = Math.floor(ms / DAY_MS) * DAY_MS;
+  lastDay = { startMs, text: new Date(startMs).toISOString().slice(0, 10) };
+  return lastDay.text;
+}
 
 /** A suppressed site is answered like one that cannot be checked: the contract's 404 on reads, 400 on asking. Our reason is never given. */
 function suppressedProblem(code: 'not_found' | 'bad_request'): Problem {
