@@ -5,7 +5,8 @@ import { withDefaults, type Settings } from './settings/settings-document.js';
 import type { ReceiptSigning } from './receipts/signing-keys.js';
 import type { Clock, Closure, OpeningHoursRange } from './types.js';
 import type { IdentityKeys } from './identity/identity-keys.js';
-import { deepFreeze, keptRead } from './kept-reads.js';
+import { deepFreeze } from '@svc/shared';
+import { keptRead } from './kept-reads.js';
 
 export interface DomainContext {
   store: InboxStore;

@@ -5,6 +5,7 @@
  * all four; now each is a stamp unless it changed. Kept values are frozen: every caller gets the
  * same object.
  */
+import { deepFreeze } from '@svc/shared';
 import type { ChangeStamps, ChangeTopic, InboxStore } from '../store/store.js';
 
 const keptByDatabase = new WeakMap<ChangeStamps, Map<ChangeTopic, { stamp: string; value: unknown }>>();
@@ -21,14 +22,5 @@ export async function keptRead<T>(store: InboxStore, topic: ChangeTopic, read: (
   if (hit && hit.stamp === stamp) return hit.value as T;
   const value = deepFreeze(await read());
   kept.set(topic, { stamp, value });
-  return value;
-}
-
-/** Frozen all the way down, so no caller can change what the next one gets. */
-export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
   return value;
 }

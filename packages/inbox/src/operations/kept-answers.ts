@@ -11,7 +11,7 @@
  * Bounded: at most MAX_KEPT answers and MAX_KEPT_BYTES in all; the oldest go first. Kept bodies are
  * frozen, since the MCP door and output checks read the very object later calls get.
  */
-import { canonicalJson, etagOfText, type ResponseExtras } from '@svc/shared';
+import { BoundedKeep, canonicalJson, deepFreeze, etagOfText, type ResponseExtras } from '@svc/shared';
 import type { ChangeTopic } from '../store/store.js';
 import type { DomainContext } from '../domain/context.js';
 
@@ -35,8 +35,7 @@ export interface Fresh<T> {
 
 /** The answers one inbox keeps (one per running inbox: tests run several in one process). */
 export class KeptAnswers {
-  readonly #entries = new Map<string, Kept>();
-  #bytes = 0;
+  readonly #entries = new BoundedKeep<Kept>({ maxEntries: MAX_KEPT, maxSize: MAX_KEPT_BYTES, sizeOf: (kept) => kept.bytes.length });
 
   get(key: string, stamp: string, nowMs: number): Kept | undefined {
     const kept = this.#entries.get(key);
@@ -44,22 +43,7 @@ export class KeptAnswers {
   }
 
   set(key: string, kept: Kept): void {
-    this.#drop(key);
-    if (kept.bytes.length > MAX_KEPT_BYTES) return;
-    while (this.#entries.size >= MAX_KEPT || this.#bytes + kept.bytes.length > MAX_KEPT_BYTES) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.#drop(oldest);
-    }
     this.#entries.set(key, kept);
-    this.#bytes += kept.bytes.length;
-  }
-
-  #drop(key: string): void {
-    const kept = this.#entries.get(key);
-    if (!kept) return;
-    this.#entries.delete(key);
-    this.#bytes -= kept.bytes.length;
   }
 }
 
@@ -90,12 +74,4 @@ export async function keptAnswer<T>(
   ctx.keptAnswers.set(key, { stamp, validUntilMs: fresh.validUntilMs ?? Number.POSITIVE_INFINITY, body, bytes, etag });
   extras.serialized = { bytes, etag };
   return body;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -16,6 +16,7 @@
  * is a frozen copy of the one drawn (its JSON parsed back), so no caller can change what the next
  * one gets, and its JSON bytes go with it to the HTTP door (rendered-answer.ts).
  */
+import { BoundedKeep, deepFreeze } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import { answersNow } from '../listings/answering.js';
 import type { ListingRecord } from '../listings/listing.js';
@@ -49,8 +50,7 @@ interface KeptView {
 export class BusinessViews {
   readonly #ctx: DirectoryContext;
   readonly #search: DirectorySearch;
-  readonly #kept = new Map<string, KeptView>();
-  #bytes = 0;
+  readonly #kept = new BoundedKeep<KeptView>({ maxEntries: MAX_KEPT, maxSize: MAX_KEPT_BYTES, sizeOf: (kept) => kept.bytes });
 
   constructor(ctx: DirectoryContext, search: DirectorySearch) {
     this.#ctx = ctx;
@@ -88,27 +88,8 @@ export class BusinessViews {
     keepRenderedBytes(view, bytes);
     const rules = state?.rules ?? rulesInForce(nowMs);
     const validUntilMs = momentHoldsUntil(listing, state, rules, nowMs);
-    this.#keep(domain, { revision, listingRevision, seq: listing.seq, rankPos, stateId, fromMs: nowMs, validUntilMs, view, bytes: bytes.length });
+    this.#kept.set(domain, { revision, listingRevision, seq: listing.seq, rankPos, stateId, fromMs: nowMs, validUntilMs, view, bytes: bytes.length });
     return view;
-  }
-
-  #keep(domain: string, kept: KeptView): void {
-    this.#drop(domain);
-    if (kept.bytes > MAX_KEPT_BYTES) return;
-    while (this.#kept.size >= MAX_KEPT || this.#bytes + kept.bytes > MAX_KEPT_BYTES) {
-      const oldest = this.#kept.keys().next().value;
-      if (oldest === undefined) break;
-      this.#drop(oldest);
-    }
-    this.#kept.set(domain, kept);
-    this.#bytes += kept.bytes;
-  }
-
-  #drop(domain: string): void {
-    const kept = this.#kept.get(domain);
-    if (!kept) return;
-    this.#kept.delete(domain);
-    this.#bytes -= kept.bytes;
   }
 }
 
@@ -150,12 +131,4 @@ function stateIdOf(state: HourState | null): number {
   let id = stateIds.get(state);
   if (id === undefined) stateIds.set(state, (id = ++lastStateId));
   return id;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -14,7 +14,7 @@
  *
  * Bounded: at most MAX_PAGES pages and MAX_BYTES of text in all; the oldest go first.
  */
-import { randomToken } from '@svc/shared';
+import { BoundedKeep, randomToken } from '@svc/shared';
 import { newFormKey, type AppLanguage } from './app-kit.js';
 
 const MAX_PAGES = 256;
@@ -48,8 +48,7 @@ export interface PageKey {
 }
 
 export class KeptPages {
-  readonly #entries = new Map<string, Entry>();
-  #bytes = 0;
+  readonly #entries = new BoundedKeep<Entry>({ maxEntries: MAX_PAGES, maxSize: MAX_BYTES, sizeOf: (entry) => entry.size });
   /**
    * What a render for keeping puts where a form key goes: random per inbox, so no text a customer
    * wrote can stand for it (and it is only looked for in pages rendered for keeping).
@@ -69,36 +68,18 @@ export class KeptPages {
   keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): string | Buffer {
     const parts = text.split(this.formKeySlot);
     const entry: Entry = { tokenHash: key.tokenHash, stamp, minute: KeptPages.minuteOf(renderedAtMs), lang, parts, bytes: parts.length === 1 ? Buffer.from(text) : null, size: text.length };
-    const name = keyText(key);
-    this.#drop(name);
-    if (entry.size <= MAX_BYTES) {
-      while (this.#entries.size >= MAX_PAGES || this.#bytes + entry.size > MAX_BYTES) {
-        const oldest = this.#entries.keys().next().value;
-        if (oldest === undefined) break;
-        this.#drop(oldest);
-      }
-      this.#entries.set(name, entry);
-      this.#bytes += entry.size;
-    }
+    this.#entries.set(keyText(key), entry);
     return servedText(entry);
   }
 
   /** A session signed out: its pages go at once (they could not be served anyway: the session is checked first). */
   forgetSession(tokenHash: string): void {
-    for (const [name, entry] of this.#entries) if (entry.tokenHash === tokenHash) this.#drop(name);
+    this.#entries.deleteWhere((entry) => entry.tokenHash === tokenHash);
   }
 
   /** Every session signed out. */
   forgetAll(): void {
     this.#entries.clear();
-    this.#bytes = 0;
-  }
-
-  #drop(name: string): void {
-    const entry = this.#entries.get(name);
-    if (!entry) return;
-    this.#entries.delete(name);
-    this.#bytes -= entry.size;
   }
 }
 
