@@ -16,6 +16,7 @@ import { VERIFY_JOB, verificationHandler } from './domain/registration/instances
 import { ListingSync } from './domain/receipts/listing-sync.js';
 import { ReputationSnapshots, SNAPSHOT_JOB, scheduleSnapshots, snapshotHandler } from './domain/reputation/snapshot.js';
 import { InstanceKeys } from './domain/signed/instance-keys.js';
+import { BusinessViews } from './domain/search/business-views.js';
 import { DirectorySearch } from './domain/search/search-service.js';
 import { ListingPageRenderer } from './domain/listings/listing-page.js';
 import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
@@ -75,6 +76,8 @@ export interface Directory {
   http: FastifyInstance;
   store: DirectoryStore;
   search: DirectorySearch;
+  /** Each business's detail view, kept between reads (business-views.ts). */
+  businesses: BusinessViews;
   /** The nightly reputation snapshots (also run by their job at each midnight). */
   snapshots: ReputationSnapshots;
   jobs: JobRunner<DirectoryStore>;
@@ -132,12 +135,13 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
   });
+  const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
   const checks = new CheckService(context, checkSettings);
   const crawler = defaultCrawlerSettings(baseUrl, checkSettings.localWeb);
   const http = buildDirectoryHttp({
     operations: DIRECTORY_OPERATIONS,
-    context: { domain: context, search, checks, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
+    context: { domain: context, search, businesses, checks, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
     storageHealth: store.storageHealth,
@@ -207,6 +211,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     http,
     store,
     search,
+    businesses,
     snapshots,
     jobs,
     startJobs,

@@ -182,7 +182,7 @@ describe('a kept business view', () => {
   });
 
   it('hands every caller a frozen view: none can change what the next one gets', async () => {
-    const first = await t.directory.search.businesses.read(SHOP, (listing) => listing as ListingRecord);
+    const first = await t.directory.businesses.read(SHOP, (listing) => listing as ListingRecord);
     const text = JSON.stringify(first);
     expect(Object.isFrozen(first)).toBe(true);
     expect(Object.isFrozen(first.doors)).toBe(true);
@@ -192,7 +192,7 @@ describe('a kept business view', () => {
     expect(() => {
       (first.doors as any[]).push({});
     }).toThrow(TypeError);
-    const second = await t.directory.search.businesses.read(SHOP, (listing) => listing as ListingRecord);
+    const second = await t.directory.businesses.read(SHOP, (listing) => listing as ListingRecord);
     expect(second).toBe(first);
     expect(JSON.stringify(second)).toBe(text);
     expect((await fetchText(t, `/v1/businesses/${SHOP}`)).text).toBe(text);

@@ -2,6 +2,7 @@
 import { defineOperation, type OperationDefinition } from '@svc/shared';
 import type { z } from 'zod';
 import type { DirectoryContext } from '../domain/context.js';
+import type { BusinessViews } from '../domain/search/business-views.js';
 import type { DirectorySearch } from '../domain/search/search-service.js';
 import type { SignedCaller } from '../domain/signed/signed-call.js';
 import type { CheckService } from '../domain/checks/check-service.js';
@@ -9,6 +10,8 @@ import type { CheckService } from '../domain/checks/check-service.js';
 export interface DirectoryOperationContext {
   domain: DirectoryContext;
   search: DirectorySearch;
+  /** Each business's detail view, kept between reads while what it was drawn from holds. */
+  businesses: BusinessViews;
   /** The agentic check: results, asking for checks, leaderboards, counts. */
   checks: CheckService;
   /** Reads a site's /.well-known/svc-check.json now (the owner's choice for its result). */

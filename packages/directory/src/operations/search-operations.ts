@@ -86,7 +86,7 @@ export const getBusiness = directoryOperation({
   run: async (ctx, input, extras) => {
     const domain = input.domain.trim().toLowerCase().replace(/\.$/, '');
     // Kept between reads while the listings' revision, the hour and the moment hold (business-views.ts).
-    const view = await ctx.search.businesses.read(domain, (listing) => shownListing(domain, listing));
+    const view = await ctx.businesses.read(domain, (listing) => shownListing(domain, listing));
     extras.headers = { 'cache-control': 'public, max-age=180', ...(view.source === 'found' ? { 'x-robots-tag': 'noindex' } : {}) };
     return view as never;
   },

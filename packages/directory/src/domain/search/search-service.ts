@@ -16,7 +16,6 @@ import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
-import { BusinessViews } from './business-views.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
@@ -73,8 +72,6 @@ export class DirectorySearch {
   readonly #deadlineMs: number;
   readonly #assembler: AnswerAssembler | null;
   readonly #standings: StandingsOfHour;
-  /** Each business's detail view, kept between reads while what it was drawn from holds (business-views.ts). */
-  readonly businesses: BusinessViews;
 
   /** `assembler`: where answers are assembled besides this thread (answer workers); `standings`: the reputation each hour's order reads (none: nobody is ranked). */
   constructor(
@@ -88,7 +85,6 @@ export class DirectorySearch {
     this.#assembler = options.assembler ?? null;
     this.#standings = options.standings ?? (async () => new Map());
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
-    this.businesses = new BusinessViews(ctx, this);
   }
 
   /** The state of the current hour, preparing it (order, index) when the hour turned. */
