@@ -4,7 +4,7 @@
  * one-time codes, addresses looked up without keeping them in clear, reply-address tokens. Lost with
  * secret.key, it is made again: codes in flight stop working, nothing else depends on it.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { InboxStore } from '../../store/store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 
@@ -12,9 +12,10 @@ const NAME = 'identity-pepper';
 const PURPOSE = 'instance-secret';
 
 export class IdentityKeys {
-  readonly #pepper: Buffer;
+  /** A KeyObject, not the bytes: Node 24 checks a Buffer key on every HMAC at several times the HMAC's own cost. */
+  readonly #pepper: KeyObject;
   constructor(pepper: Buffer) {
-    this.#pepper = pepper;
+    this.#pepper = createSecretKey(pepper);
   }
 
   /** base64url HMAC-SHA-256 of `value` under the pepper, for `label` (never the same hash for two uses). */

@@ -5,7 +5,7 @@
  * published so every receipt ever issued can still be verified. Also the receipt subject pepper, a
  * random secret made once, under which customer identities become pseudonyms (`sub`).
  */
-import { createPrivateKey, createHmac, randomBytes, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { Problem, ed25519PublicJwk, generateEd25519Key, isEd25519PrivateJwk, type Ed25519PrivateJwk, type Ed25519PublicJwk } from '@svc/shared';
 import type { InboxStore } from '../../store/store.js';
 import type { SigningKeyRecord } from '../../store/signing-key-store.js';
@@ -82,7 +82,7 @@ export async function rotateSigningKey(store: InboxStore, secrets: SecretBox, no
 export class SigningKeyRing {
   readonly #secrets: SecretBox;
   readonly #opened = new Map<string, ActiveSigningKey>();
-  #pepper: Buffer | null = null;
+  #pepper: KeyObject | null = null;
 
   constructor(secrets: SecretBox) {
     this.#secrets = secrets;
@@ -105,7 +105,7 @@ export class SigningKeyRing {
     if (!this.#pepper) {
       const sealed = await store.signingKeys.getSecret(SUBJECT_PEPPER);
       if (!sealed) throw new Problem('unavailable', 'This inbox has no receipt pepper yet; it is made at start.');
-      this.#pepper = Buffer.from(this.#secrets.open(sealed, SECRET_PURPOSE, SUBJECT_PEPPER), 'base64url');
+      this.#pepper = createSecretKey(Buffer.from(this.#secrets.open(sealed, SECRET_PURPOSE, SUBJECT_PEPPER), 'base64url'));
     }
     return createHmac('sha256', this.#pepper).update(identity, 'utf8').digest('base64url');
   }
