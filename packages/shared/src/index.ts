@@ -26,6 +26,7 @@ export * from './storage/storage.js';
 export * from './storage/sqlite-driver.js';
 export * from './storage/storage-health.js';
 export * from './storage/write-batch.js';
+export * from './storage/wal-checkpointer.js';
 export * from './http/storage-health-route.js';
 export * from './http/listen.js';
 export * from './http/cors.js';

@@ -29,9 +29,7 @@ let loaded: SqliteConstructor | undefined;
 /** The better-sqlite3 constructor for this Node; throws a sentence saying how to install it when it is missing. */
 export function sqliteDriver(): SqliteConstructor {
   if (loaded) return loaded;
-  const major = Number(process.versions.node.split('.')[0]);
-  const current = major >= FIRST_NODE_FOR_CURRENT_SQLITE;
-  const require = createRequire(current ? import.meta.url : NODE20_FOLDER);
+  const { require, current } = driverRequire();
   try {
     loaded = require('better-sqlite3') as SqliteConstructor;
   } catch (error) {
@@ -42,6 +40,18 @@ export function sqliteDriver(): SqliteConstructor {
     );
   }
   return loaded;
+}
+
+/** Where the driver this Node loads lives, for a worker thread that opens its own connection. */
+export function sqliteDriverPath(): string {
+  sqliteDriver();
+  return driverRequire().require.resolve('better-sqlite3');
+}
+
+function driverRequire(): { require: NodeJS.Require; current: boolean } {
+  const major = Number(process.versions.node.split('.')[0]);
+  const current = major >= FIRST_NODE_FOR_CURRENT_SQLITE;
+  return { require: createRequire(current ? import.meta.url : NODE20_FOLDER), current };
 }
 
 /** A connection to a SQLite file (or ':memory:') through the driver this Node runs. */

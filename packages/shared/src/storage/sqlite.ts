@@ -4,7 +4,8 @@
  * brought up to date. Returns the raw handle too, for
  * the rare read that streams rows synchronously, and the file's StorageHealth (storage-health.ts:
  * whether writes reach the disk; transactions roll back only while open, guarded-dialect.ts), and
- * its TableWrites (which tables may have changed since a moment, table-writes.ts).
+ * its TableWrites (which tables may have changed since a moment, table-writes.ts). A file's log is
+ * copied back into it on a worker thread once it grows (wal-checkpointer.ts).
  */
 import { Kysely, sql, type Migration } from 'kysely';
 import { GuardedSqliteDialect } from './guarded-dialect.js';
@@ -13,12 +14,13 @@ import { preparePrivateDataFile } from './private-files.js';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
 import { StorageHealth } from './storage-health.js';
 import { TableWrites } from './table-writes.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export async function openSqlite<DB>(
   file: string,
   migrations: Record<string, Migration>,
   extraPragmas: readonly string[] = [],
-): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth; writes: TableWrites }> {
+): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth; writes: TableWrites; checkpointer: WalCheckpointer | null }> {
   if (file !== ':memory:') preparePrivateDataFile(file);
   const sqlite = openSqliteFile(file);
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', ...extraPragmas]) {
@@ -26,7 +28,8 @@ export async function openSqlite<DB>(
   }
   const health = new StorageHealth();
   const writes = new TableWrites(sqlite);
-  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite) }, sqlite, health, writes) });
+  const checkpointer = file === ':memory:' ? null : new WalCheckpointer(file);
+  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite, checkpointer) }, sqlite, health, writes) });
   try {
     await migrateToLatest(db as Kysely<unknown>, migrations);
   } catch (error) {
@@ -38,7 +41,7 @@ export async function openSqlite<DB>(
   health.probeWith(async () => {
     await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at) VALUES (1, ${Date.now()}) ON CONFLICT (id) DO UPDATE SET at = excluded.at`.execute(db);
   });
-  return { db, sqlite, health, writes };
+  return { db, sqlite, health, writes, checkpointer };
 }
 
 /** Distinct SQL texts kept prepared; a service has a few hundred at most. */
@@ -49,11 +52,13 @@ const STATEMENT_CACHE_SIZE = 1_000;
  * kept by SQL text and reused (SQLite re-prepares them itself after a schema change). A statement
  * still iterating a result is busy, so that caller gets a fresh one.
  */
-function withStatementCache(sqlite: SqliteDatabase): { close(): void; prepare(sql: string): SqliteStatement } {
+function withStatementCache(sqlite: SqliteDatabase, checkpointer: WalCheckpointer | null): { close(): void; prepare(sql: string): SqliteStatement } {
   const prepared = new Map<string, SqliteStatement>();
   return {
     close: () => {
       prepared.clear();
+      // The worker closes its connection after this one: the last to close copies the rest of the log back.
+      void checkpointer?.stop();
       sqlite.close();
     },
     prepare: (sql) => {

@@ -19,12 +19,11 @@ import type { Database } from './schema.js';
 export const INBOX_MIGRATIONS = { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder, '0008-signing-keys': signingKeys, '0009-receipts': receipts, '0010-receipt-publication': receiptPublication, '0013-identity': identity, '0014-mail': mail, '0015-persons': persons, '0016-owner-sessions': ownerSessions };
 
 /**
- * SQLite copies the WAL back into the database (a checkpoint: page copies and two fsyncs, on the
- * thread of the write that crosses the threshold) every this many WAL pages. A create writes about
- * 23 pages (the item and its four indexes, its event, stream position, message and idempotency
- * row), so the default of 1000 checkpointed every ~40 creates and stalled every request queued
- * behind it. 4000 pages (16 MiB) checkpoints a quarter as often; durability is unchanged (WAL,
- * synchronous NORMAL): only when committed pages are copied moves. docs/inbox-performance.md.
+ * The log size (pages) at which the server's connection finishes a checkpoint and the log starts
+ * again. A worker thread copies the log back as it grows (shared wal-checkpointer.ts), so this
+ * connection copies only the last few milliseconds of writes; should the worker be missing, it
+ * copies everything, and 4,000 pages (16 MiB) then stalls a quarter as often as the default 1,000
+ * (a create writes about 23 pages). Durability is unchanged either way. docs/inbox-performance.md.
  */
 const WAL_CHECKPOINT_PAGES = 4000;
 
