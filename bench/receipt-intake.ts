@@ -131,31 +131,44 @@ function cpuMs(target: Server, thread?: 'main'): number | null {
 /** Requests per second a target takes, roughly: how many to prepare for a round. */
 const estimate = new Map<string, number>();
 
-async function run(c: Case, seconds: number): Promise<autocannon.Result & { unexpected: number; cpuPerRequest: number | null; mainPerRequest: number | null }> {
+async function run(c: Case, seconds: number): Promise<autocannon.Result & { rps: number; unexpected: number; cpuPerRequest: number | null; mainPerRequest: number | null }> {
   const count = Math.ceil((estimate.get(c.name) ?? 2_000) * seconds * 1.3) + connections;
   const pool: Prepared[] = [];
   for (let i = 0; i < count; i++) pool.push(c.make());
   let next = 0;
   const cpuBefore = cpuMs(c.target);
   const mainBefore = cpuMs(c.target, 'main');
-  const result = await autocannon({
-    url: c.target.address,
-    connections,
-    amount: count,
-    requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...(pool[next++] as Prepared) }) }],
+  // autocannon's per-second average counts a round's last, partial second as a whole one, and a run of
+  // a fixed number of requests ends on its next one-second tick: req/s is taken from the last answer.
+  const started = performance.now();
+  let lastAnswer = started;
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: c.target.address,
+        connections,
+        amount: count,
+        requests: [{ method: 'POST', setupRequest: (request) => ({ ...request, ...(pool[next++] as Prepared) }) }],
+      },
+      (error, finished) => (error ? reject(error) : resolve(finished)),
+    );
+    instance.on('response', () => {
+      lastAnswer = performance.now();
+    });
   });
+  const rps = result.requests.total / ((lastAnswer - started) / 1000 || 1);
   const cpuAfter = cpuMs(c.target);
   const mainAfter = cpuMs(c.target, 'main');
   const answered = result.requests.total;
   const perRequest = (before: number | null, after: number | null) => (before === null || after === null || answered === 0 ? null : (after - before) / answered);
-  return Object.assign(result, { unexpected: result.non2xx, cpuPerRequest: perRequest(cpuBefore, cpuAfter), mainPerRequest: perRequest(mainBefore, mainAfter) });
+  return Object.assign(result, { rps, unexpected: result.non2xx, cpuPerRequest: perRequest(cpuBefore, cpuAfter), mainPerRequest: perRequest(mainBefore, mainAfter) });
 }
 
 const loadAtStart = loadavg().slice(0, 2);
 // Warm both (JIT, caches) and learn roughly how fast each is.
 for (const c of cases) {
   const warm = await run(c, 1);
-  estimate.set(c.name, warm.requests.average || 500);
+  estimate.set(c.name, warm.rps || 500);
 }
 const results = new Map<string, { rps: number[]; p99: number[]; p50: number[]; cpu: number[]; main: number[]; unexpected: number }>();
 for (const c of cases) results.set(c.name, { rps: [], p99: [], p50: [], cpu: [], main: [], unexpected: 0 });
@@ -163,9 +176,9 @@ for (let round = 0; round < rounds; round += 1) {
   const order = round % 2 === 0 ? cases : [...cases].reverse();
   for (const c of order) {
     const r = await run(c, duration);
-    estimate.set(c.name, r.requests.average);
+    estimate.set(c.name, r.rps);
     const entry = results.get(c.name)!;
-    entry.rps.push(r.requests.average);
+    entry.rps.push(r.rps);
     entry.p99.push(r.latency.p99);
     entry.p50.push(r.latency.p50);
     if (r.cpuPerRequest !== null) entry.cpu.push(r.cpuPerRequest);
