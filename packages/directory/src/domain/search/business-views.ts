@@ -69,17 +69,20 @@ export class BusinessViews {
     const state = await this.#search.current(nowMs);
     const stateId = stateIdOf(state);
     const kept = this.#kept.get(domain);
+    let listingRevision: number | null | undefined;
     if (kept && kept.stateId === stateId && nowMs >= kept.fromMs && nowMs < kept.validUntilMs) {
       if (kept.revision === revision) return kept.view;
       // Another listing was written (a member's ping, somewhere): this view holds if its own listing
       // was not, and its place in the hour's order is the one it shows.
-      if ((await listings.revisionOf(domain)) === kept.listingRevision && (state ? state.index.rankPosOf(kept.seq) : null) === kept.rankPos) {
+      listingRevision = await listings.revisionOf(domain);
+      if (listingRevision === kept.listingRevision && (state ? state.index.rankPosOf(kept.seq) : null) === kept.rankPos) {
         kept.revision = revision;
         return kept.view;
       }
     }
 
-    const listingRevision = await listings.revisionOf(domain);
+    // Read once per call, before the listing, whichever way it got here.
+    if (listingRevision === undefined) listingRevision = await listings.revisionOf(domain);
     const listing = admit(await listings.byDomain(domain));
     const rankPos = state ? state.index.rankPosOf(listing.seq) : null;
     const json = JSON.stringify(this.#search.view(listing, state, nowMs, { rankPos, detail: true }));
