@@ -3,7 +3,7 @@
  * feed brought (a product made by hand has no link and is never touched by a feed). In domain types.
  */
 import type { FeedRecord, FeedRunRecord } from '../domain/feeds/feed-types.js';
-import type { PageRequest } from './store.js';
+import type { PageRequest } from './page-request.js';
 
 export interface FeedProductCounts {
   active: number;

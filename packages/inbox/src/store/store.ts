@@ -15,6 +15,9 @@ import type {
 } from '../domain/types.js';
 import type { OAuthStore } from './oauth-store.js';
 import type { EventStreamStore, WebhookStore } from './webhook-store.js';
+import type { PageRequest } from './page-request.js';
+
+export type { PageRequest } from './page-request.js';
 
 export interface VersionedDocument {
   document: Record<string, unknown>;
@@ -35,12 +38,6 @@ export interface DocumentStore {
   get(): Promise<VersionedDocument | null>;
   /** Compare-and-set on version; false when someone else wrote first. */
   put(document: Record<string, unknown>, expectedVersion: number | null, nowMs: number): Promise<boolean>;
-}
-
-export interface PageRequest {
-  /** Exclusive bound from the previous page. */
-  after?: string | undefined;
-  limit: number;
 }
 
 export interface CatalogueStore {

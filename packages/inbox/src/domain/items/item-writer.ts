@@ -7,7 +7,8 @@ import { Problem, escapeUnsafe, newId, problemFromZod } from '@svc/shared';
 import { loadProfile, readSettings, type DomainContext } from '../context.js';
 import { MACHINES, candidateTransitions, normaliseEventName, resolveTransition, type TransitionRow } from '../machines/index.js';
 import { foldText } from '../text.js';
-import type { Actor, Channel, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
+import type { Actor, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
+import type { Mover } from './mover.js';
 import { applyEffects, type NewItemRequest, type ScheduledJob } from './effects.js';
 import { checkGuards } from './guards.js';
 import { scheduleRules } from '../rules/schedule-rules.js';
@@ -15,6 +16,8 @@ import { recordEvent } from '../events/record-event.js';
 import { noticeOf, queueNotice } from '../mail/notices.js';
 import { queueOutcomeReports } from '../identity/item-identity.js';
 import { issueReceipts } from '../receipts/issue-receipts.js';
+
+export type { Mover } from './mover.js';
 
 export interface NewItem {
   type: ItemType;
@@ -31,10 +34,6 @@ export interface NewItem {
   message?: string | undefined;
 }
 
-export interface Mover {
-  actor: Actor;
-  channel: Channel;
-}
 
 export async function insertItem(ctx: DomainContext, mover: Mover, spec: NewItem): Promise<ItemRecord> {
   return (await writeNewItem(ctx, mover, spec)).item;

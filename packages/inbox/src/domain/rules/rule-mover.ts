@@ -2,7 +2,7 @@
  * Who a rule acts as: actor kind `rule` with the rule's id and name, on channel `rule`, carrying how
  * deep in a chain of rule moves this one is (a person's or the system's event is depth 0).
  */
-import type { Mover } from '../items/item-writer.js';
+import type { Mover } from '../items/mover.js';
 import type { Actor } from '../types.js';
 
 export interface RuleMover extends Mover {

@@ -6,7 +6,7 @@
  */
 import { newId } from '@svc/shared';
 import type { DomainContext } from '../context.js';
-import type { Mover } from '../items/item-writer.js';
+import type { Mover } from '../items/mover.js';
 import type { ItemRecord } from '../types.js';
 import { chainDepthOf } from './rule-mover.js';
 import { keptRead } from '../kept-reads.js';

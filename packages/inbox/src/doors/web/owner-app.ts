@@ -28,6 +28,7 @@ import {
   type AppLanguage,
   type ProfileSummary,
 } from './app-kit.js';
+import type { AppRoutes, PageRenderer } from './app-routes.js';
 import { KeptPages, servedText } from './kept-pages.js';
 import { serveLiveEvents } from './live-events.js';
 import type { Messages } from './messages-en.js';
@@ -49,23 +50,6 @@ const PRIVATE = 'private, no-store';
 export interface OwnerAppOptions {
   deps: RunnerDeps;
   operations: readonly AnyOperation<OperationContext>[];
-}
-
-/** A page of a signed-in owner: what it renders, given the call context. */
-export type PageRenderer = (app: AppCall, request: FastifyRequest, problem: Html | null) => Promise<PageFrame>;
-
-export interface AppRoutes {
-  env: AppEnvironment;
-  /**
-   * Serves a page to a signed-in owner (or sends them to sign in). `keep`: the page reads only the
-   * inbox's database, the clock to the minute and the request, so its rendered text is kept (kept-pages.ts).
-   */
-  page(path: string, render: PageRenderer, options?: { keep?: boolean }): void;
-  /**
-   * A form's target: checks the session and CSRF, runs `act`, then redirects to what it returns;
-   * an operation's refusal renders `page` again with it (and the refusal's status).
-   */
-  action(path: string, act: (app: AppCall, form: URLSearchParams, request: FastifyRequest) => Promise<string | PageFrame>, page: PageRenderer): void;
 }
 
 const CLIENT_SCRIPT = new URL('../../../dist/doors/web/client/owner-app.js', import.meta.url);

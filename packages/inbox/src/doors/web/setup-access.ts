@@ -5,8 +5,8 @@
  */
 import { html, safeHref, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
-import type { AppRoutes } from './owner-app.js';
-import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-routes.js';
+import type { AppRoutes } from './app-routes.js';
+import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { formatInstant, fromLocalInput } from './views/format.js';
 import { notice, postForm } from './views/layout.js';
 

@@ -1,8 +1,8 @@
 /** Setup: the business profile, its services and its products (update_profile, upsert_service, upsert_product, archive_*). */
 import { attr, html, Problem, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
-import type { AppRoutes } from './owner-app.js';
-import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-routes.js';
+import type { AppRoutes } from './app-routes.js';
+import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { formatMoney, moneyInput, parseMoney } from './views/format.js';
 import { postForm } from './views/layout.js';
 

@@ -5,8 +5,8 @@
  */
 import { html, Problem, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
-import type { AppRoutes } from './owner-app.js';
-import { asPage, setupPage, textOf, type SetupRenderer } from './setup-routes.js';
+import type { AppRoutes } from './app-routes.js';
+import { asPage, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { postForm } from './views/layout.js';
 
 interface Availability {

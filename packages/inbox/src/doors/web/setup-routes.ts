@@ -3,45 +3,13 @@
  * run), settings (the security section only here), API keys, webhooks, AI apps, networks and product
  * feeds. Each screen reads and writes through the operations REST and MCP use (docs/web.md).
  */
-import { attr, html, type Html } from '@svc/shared';
-import type { AppCall } from './app-kit.js';
-import type { AppRoutes, PageRenderer } from './owner-app.js';
+import { html } from '@svc/shared';
+import type { AppRoutes } from './app-routes.js';
 import { installAccessPages } from './setup-access.js';
 import { installCataloguePages } from './setup-catalogue.js';
 import { installHoursPages } from './setup-hours.js';
+import { setupNav } from './setup-kit.js';
 import { installSettingsPages } from './setup-settings.js';
-import type { PageFrame } from './views/layout.js';
-
-export const SETUP_SECTIONS = ['profile', 'services', 'products', 'hours', 'rules', 'settings', 'keys', 'webhooks', 'ai-apps', 'networks', 'feeds'] as const;
-export type SetupSection = (typeof SETUP_SECTIONS)[number];
-
-function sectionName(app: AppCall, section: SetupSection): string {
-  const s = app.t.setup;
-  const names: Record<SetupSection, string> = {
-    profile: s.profile, services: s.services, products: s.products, hours: s.hours, rules: s.rules, settings: s.settings,
-    keys: s.keys, webhooks: s.webhooks, 'ai-apps': s.aiApps, networks: s.networks, feeds: s.feeds,
-  };
-  return names[section];
-}
-
-export function setupNav(app: AppCall, current: SetupSection | null): Html {
-  return html`<nav class="setup-nav" aria-label="${app.t.setup.title}"><ul>${SETUP_SECTIONS.map(
-    (section) => html`<li><a href="/app/setup/${section}"${attr('aria-current', section === current ? 'page' : null)}>${sectionName(app, section)}</a></li>`,
-  )}</ul></nav>`;
-}
-
-/** A setup screen: its title, the section navigation, a refusal if any, and its body. */
-export function setupPage(app: AppCall, section: SetupSection, problem: Html | null, body: Html): PageFrame {
-  const title = sectionName(app, section);
-  return { title, section: 'setup', body: html`<h1>${title}</h1>${setupNav(app, section)}${problem}${body}` };
-}
-
-export type SetupRenderer = (app: AppCall, problem: Html | null, shown?: Html) => Promise<PageFrame>;
-
-/** The page renderer of a section, for routes.page and as the page an action falls back to. */
-export function asPage(render: SetupRenderer): PageRenderer {
-  return (app, _request, problem) => render(app, problem);
-}
 
 export function installSetupPages(routes: AppRoutes): void {
   routes.page('/app/setup', async (app) => ({
@@ -55,18 +23,4 @@ export function installSetupPages(routes: AppRoutes): void {
   installHoursPages(routes);
   installSettingsPages(routes);
   installAccessPages(routes);
-}
-
-/** The value of a text field, trimmed; null when empty. */
-export function textOf(form: URLSearchParams, name: string): string | null {
-  const value = form.get(name);
-  if (value === null) return null;
-  const trimmed = value.trim();
-  return trimmed === '' ? null : trimmed;
-}
-
-/** A whole number from a field; undefined when empty, NaN (refused by the operation's schema) when not a number. */
-export function numberOf(form: URLSearchParams, name: string): number | undefined {
-  const value = textOf(form, name);
-  return value === null ? undefined : /^-?\d+$/.test(value) ? Number(value) : Number.NaN;
 }

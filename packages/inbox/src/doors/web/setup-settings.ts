@@ -4,8 +4,8 @@
  */
 import { attr, html, Problem, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
-import type { AppRoutes } from './owner-app.js';
-import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-routes.js';
+import type { AppRoutes } from './app-routes.js';
+import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { postForm } from './views/layout.js';
 import { stateLabel, typeLabel, whoOf, type ListedItem } from './views/item-summary.js';
 
