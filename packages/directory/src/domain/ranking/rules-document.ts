@@ -7,8 +7,28 @@ import { OUTCOME_CODES } from '@svc/shared';
 import { REPUTATION_RULES } from '../reputation/arithmetic.js';
 import { PUBLISHED_RULES, TEXT_REVISIONS, announcedRules, rulesStatus, type PublishedRules } from './rules.js';
 
+type RulesDocument = ReturnType<typeof drawRulesDocument>;
+
+/**
+ * Documents already drawn, by all the moment changes in them: the version's status, the version
+ * announced next and how many versions are published. The same document is the same object, so a
+ * page drawn from it is recognised by identity (public-pages.ts) instead of by its JSON each time.
+ */
+const drawn = new Map<string, RulesDocument>();
+
 /** The document served at GET /v1/ranking?version=n: every number the order uses, the changelog, what comes next. */
-export function rulesDocument(rules: PublishedRules, nowMs: number, baseUrl: string) {
+export function rulesDocument(rules: PublishedRules, nowMs: number, baseUrl: string): RulesDocument {
+  const published = PUBLISHED_RULES.filter((r) => Date.parse(r.publishedAt) <= nowMs).length;
+  const key = `${rules.version} ${rulesStatus(rules, nowMs)} ${announcedRules(nowMs)?.version ?? '-'} ${published} ${baseUrl}`;
+  const known = drawn.get(key);
+  if (known) return known;
+  const document = drawRulesDocument(rules, nowMs, baseUrl);
+  if (drawn.size >= 64) drawn.clear();
+  drawn.set(key, document);
+  return document;
+}
+
+function drawRulesDocument(rules: PublishedRules, nowMs: number, baseUrl: string) {
   const next = announcedRules(nowMs);
   const n = rules.numbers;
   return {

@@ -180,10 +180,11 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
    * so the kept bytes); any change in it (a new rules version) draws the page anew, exactly when its
    * JSON changes.
    */
-  const signedSources = new Map<string, { signature: string; source: object }>();
-  const sourceSignedBy = (key: string, signature: string): object => {
+  const signedSources = new Map<string, { signature: unknown; source: object }>();
+  // A signature is a text, or an answer that is the same object while it says the same (the rules document).
+  const sourceSignedBy = (key: string, signature: unknown): object => {
     const known = signedSources.get(key);
-    if (known?.signature === signature) return known.source;
+    if (known && known.signature === signature) return known.source;
     if (signedSources.size >= 2_000) signedSources.clear();
     const source = {};
     signedSources.set(key, { signature, source });
@@ -253,7 +254,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const version = typeof asked === 'string' && /^\d{1,6}$/.test(asked) ? Number(asked) : null;
     try {
       const { body } = await run<Record<string, unknown>>('get_ranking_rules', version === null ? {} : { version });
-      const source = sourceSignedBy(`ranking ${version ?? ''}`, JSON.stringify(body));
+      const source = sourceSignedBy(`ranking ${version ?? ''}`, body);
       const page = keptFor(source, request, lang) ? keptPage(version === null ? '/v1/ranking' : `/v1/ranking?version=${version}`, true) : renderRanking(t, body, version);
       return send(request, reply, lang, page, 3600, source);
     } catch (error) {
