@@ -125,6 +125,18 @@ describe('a service database with its log copied on a worker thread', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('is at rest once its handle is destroyed: the worker has closed and the log is gone, so the folder can go', async () => {
+    const file = join(dir, 'service.sqlite');
+    const { db, checkpointer } = await openSqlite<{ notes: { id?: number; body: string } }>(file, CHILD_MIGRATIONS);
+    for (let i = 0; i < 40; i++) await db.insertInto('notes').values(Array.from({ length: 10 }, () => ({ body: 'n'.repeat(4_000) }))).execute();
+    await until(() => checkpointer!.running && checkpointer!.counts.checkpoints > 0);
+    await db.destroy();
+    expect(checkpointer!.running).toBe(false);
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    rmSync(dir, { recursive: true });
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it('keeps every acknowledged commit through a SIGKILL while the worker checkpoints', async () => {
     const file = join(dir, 'service.sqlite');
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./wal-checkpointer-child.ts', import.meta.url)), file], {

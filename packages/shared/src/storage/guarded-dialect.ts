@@ -21,21 +21,24 @@ export class GuardedSqliteDialect extends SqliteDialect {
   readonly #sqlite: SqliteDatabase;
   readonly #health: StorageHealth;
   readonly #writes: TableWrites | null;
+  readonly #afterClose: (() => Promise<void>) | null;
 
   /**
    * `sqlite` is the handle `config.database` runs on: its `inTransaction` says whether a transaction is open.
-   * `writes`, when given, is told of every statement (table-writes.ts).
+   * `writes`, when given, is told of every statement (table-writes.ts). `afterClose`, when given, is
+   * awaited by `destroy` after the database is closed (the checkpoint worker's own connection).
    */
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null = null) {
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null = null, afterClose: (() => Promise<void>) | null = null) {
     super(config);
     this.#config = config;
     this.#sqlite = sqlite;
     this.#health = health;
     this.#writes = writes;
+    this.#afterClose = afterClose;
   }
 
   override createDriver(): Driver {
-    return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health, this.#writes);
+    return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health, this.#writes, this.#afterClose);
   }
 }
 
@@ -44,13 +47,21 @@ class GuardedSqliteDriver extends SqliteDriver {
   readonly #health: StorageHealth;
   readonly #writes: TableWrites | null;
   readonly #turns = new Turns();
+  readonly #afterClose: (() => Promise<void>) | null;
   #connection: GuardedConnection | null = null;
 
-  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null) {
+  constructor(config: SqliteDialectConfig, sqlite: SqliteDatabase, health: StorageHealth, writes: TableWrites | null, afterClose: (() => Promise<void>) | null) {
     super(config);
     this.#sqlite = sqlite;
     this.#health = health;
     this.#writes = writes;
+    this.#afterClose = afterClose;
+  }
+
+  /** Closes the database, then waits for what else had it open, so a caller may remove its files next. */
+  override async destroy(): Promise<void> {
+    await super.destroy();
+    await this.#afterClose?.();
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {

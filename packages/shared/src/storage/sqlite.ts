@@ -29,7 +29,9 @@ export async function openSqlite<DB>(
   const health = new StorageHealth();
   const writes = new TableWrites(sqlite);
   const checkpointer = file === ':memory:' ? null : new WalCheckpointer(file);
-  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite, checkpointer) }, sqlite, health, writes) });
+  // Destroying the handle waits for the worker's connection to close (at most 2 s): its files are then at rest.
+  const afterClose = checkpointer ? () => checkpointer.stopped(2_000) : null;
+  const db = new Kysely<DB>({ dialect: new GuardedSqliteDialect({ database: withStatementCache(sqlite, checkpointer) }, sqlite, health, writes, afterClose) });
   try {
     await migrateToLatest(db as Kysely<unknown>, migrations);
   } catch (error) {

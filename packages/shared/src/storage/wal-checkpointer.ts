@@ -118,6 +118,17 @@ export class WalCheckpointer {
     return this.#exited;
   }
 
+  /** Stops (if not yet) and waits for the worker's connection to close, `maxMs` at most. */
+  async stopped(maxMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, maxMs);
+      timer.unref();
+    });
+    await Promise.race([this.stop(), waited]);
+    clearTimeout(timer);
+  }
+
   #lookAtLog(): void {
     const log = statSync(`${this.#file}-wal`, { throwIfNoEntry: false });
     if (!log || log.size < this.#options.startAtWalBytes) return;
