@@ -3,7 +3,7 @@
  * (including those Fastify raises before routing), the JSON body parser, /healthz, /openapi.json
  * generated from the operation table, and /problems/{code}. Services add their own routes.
  */
-import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import pino from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,6 +15,7 @@ import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
 import { installCors, type CorsRule } from './cors.js';
 import { answerWithEtag, etagOfText } from './etag.js';
 import { redactingLoggerOptions } from './log-redaction.js';
+import { RequestLineWriter, standardOutputLines } from './request-log.js';
 import { installJsonParser, installProblemHandling, routePattern, sendProblem, toProblem } from './rest-door.js';
 
 /** Path parameters may be this long (a domain is up to 253 characters); longer is a 400, not a 500. */
@@ -46,17 +47,16 @@ export function trustProxyFromSetting(value: string | undefined): boolean | numb
 export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
   // One type for Fastify's overloads (a union of the three forms picks none of them).
   const trustProxy = (options.trustProxy ?? false) as string[];
+  // Request lines carry the URL with secret query values replaced and no headers; every line is masked (log-redaction.ts).
+  const sink = options.logLevel === 'silent' ? null : (options.logStream ?? standardOutputLines());
+  const logger = sink ? pino({ level: options.logLevel, ...redactingLoggerOptions() }, sink) : null;
   const app = Fastify({
-    // Request lines carry the URL with secret query values replaced and no headers; every line is masked (log-redaction.ts).
-    logger:
-      options.logLevel === 'silent'
-        ? false
-        : { level: options.logLevel, ...redactingLoggerOptions(), stream: options.logStream ?? standardOutputLog() },
+    ...(logger ? { loggerInstance: logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: options.bodyLimitBytes,
     // The client's address (rate limits, logs) is the peer's unless a proxy in front is trusted.
     trustProxy,
     return503OnClosing: true,
-    logController: new OneLineRequestLog(),
+    logController: new OneLineRequestLog(logger && sink ? new RequestLineWriter(logger, sink) : null),
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // A request Node cannot even parse (a bad header line) never reaches Fastify: answer a problem document on the socket.
     clientErrorHandler: (error, socket) => {
@@ -95,30 +95,20 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
 }
 
 /**
- * Standard output, written without blocking the request that logs: lines gather in memory and go
- * out together once 4 KB are waiting, or every LOG_FLUSH_MS, so a busy server makes one write for
- * dozens of lines instead of one blocking write each (a tenth of a small answer's cost). What is
- * still waiting is written before the process exits; a SIGKILL can lose the last LOG_FLUSH_MS of
- * lines, never an answer.
- */
-function standardOutputLog(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS });
-}
-
-/** How long a log line may wait for others before it is written anyway. */
-const LOG_FLUSH_MS = 100;
-
-/**
  * One log line per request, written when it is answered: the request (its redacted URL, host and
- * peer: requestLogSerializer), the status and the time. Fastify writes two (one on arrival); at
- * thousands of requests a second the second line was a noticeable share of a small answer's cost.
+ * peer: requestLogSerializer), the status and the time. Fastify writes two (one on arrival); the
+ * line of an answered request is built as text (request-log.ts); errors go through pino.
  */
 class OneLineRequestLog extends LogController {
+  constructor(private readonly lines: RequestLineWriter | null) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
-    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    else this.lines?.completed(request, reply);
   }
 }
 
