@@ -9,8 +9,10 @@
  * Kept per session: a page holds the session's CSRF token, so one session's page is never another's.
  * The session is checked before any kept page is served (an ended session gets none), and a
  * sign-out forgets the session's pages at once. Each form's idempotency key is not kept: the page is
- * kept as the text between the keys' places, and every serving puts fresh keys there, as a new render
+ * kept as the bytes between the keys' places, and every serving puts fresh keys there, as a new render
  * would (two tabs showing the same page send two different replies, not one refused as a repeat).
+ * The parts are kept encoded: a page served as text was measured its UTF-8 length and encoded again
+ * on every serving (a fifth of an item page's cost).
  *
  * Bounded: at most MAX_PAGES pages and MAX_BYTES of text in all; the oldest go first.
  */
@@ -21,16 +23,22 @@ const MAX_PAGES = 256;
 const MAX_BYTES = 8 * 1024 * 1024;
 const MINUTE_MS = 60_000;
 
-/** A kept page: its text cut at the places of the form keys. */
+/** A kept page: its bytes cut at the places of the form keys. */
 export interface KeptPage {
   lang: AppLanguage;
-  /** The page's text, cut where a form's idempotency key goes (one fewer key than parts). */
-  parts: readonly string[];
+  /** The page's UTF-8 bytes, cut where a form's idempotency key goes (one fewer key than parts). */
+  parts: readonly Buffer[];
   /**
    * The page's bytes when it has no form key (the inbox): the same Buffer each time, so the
    * compression hook keeps its compressed forms with it, as for kept JSON answers.
    */
   bytes: Buffer | null;
+}
+
+/** A rendered page cut at the places of its form keys (`slot`), ready to be served again. */
+export function pageOf(lang: AppLanguage, text: string, slot: string): KeptPage {
+  const parts = text.split(slot).map((part) => Buffer.from(part));
+  return { lang, parts, bytes: parts.length === 1 ? parts[0]! : null };
 }
 
 interface Entry extends KeptPage {
@@ -65,11 +73,12 @@ export class KeptPages {
   }
 
   /** Keeps a page rendered with `formKeySlot` for each form key, and answers it as served (fresh keys in). */
-  keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): string | Buffer {
-    const parts = text.split(this.formKeySlot);
-    const entry: Entry = { tokenHash: key.tokenHash, stamp, minute: KeptPages.minuteOf(renderedAtMs), lang, parts, bytes: parts.length === 1 ? Buffer.from(text) : null, size: text.length };
+  keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): Buffer {
+    const page = pageOf(lang, text, this.formKeySlot);
+    const size = page.parts.reduce((sum, part) => sum + part.length, 0);
+    const entry: Entry = { ...page, tokenHash: key.tokenHash, stamp, minute: KeptPages.minuteOf(renderedAtMs), size };
     this.#entries.set(keyText(key), entry);
-    return servedText(entry);
+    return servedBytes(entry);
   }
 
   /** A session signed out: its pages go at once (they could not be served anyway: the session is checked first). */
@@ -83,13 +92,22 @@ export class KeptPages {
   }
 }
 
-/** The page with a fresh form key in each key's place. */
-export function servedText(page: KeptPage): string | Buffer {
+/** The page's bytes with a fresh form key in each key's place. */
+export function servedBytes(page: KeptPage): Buffer {
   if (page.bytes) return page.bytes;
   const { parts } = page;
-  let text = parts[0] ?? '';
-  for (let i = 1; i < parts.length; i++) text += newFormKey() + parts[i]!;
-  return text;
+  const keys = Array.from({ length: parts.length - 1 }, newFormKey);
+  let length = 0;
+  for (const part of parts) length += part.length;
+  for (const key of keys) length += Buffer.byteLength(key);
+  // Every byte is written below: the parts, and the keys between them.
+  const bytes = Buffer.allocUnsafe(length);
+  let at = parts[0]!.copy(bytes, 0);
+  for (let i = 1; i < parts.length; i++) {
+    at += bytes.write(keys[i - 1]!, at, 'utf8');
+    at += parts[i]!.copy(bytes, at);
+  }
+  return bytes;
 }
 
 /** Neither a cookie's value nor a request's address can hold a line break. */

@@ -29,7 +29,7 @@ import {
   type ProfileSummary,
 } from './app-kit.js';
 import type { AppRoutes, PageRenderer } from './app-routes.js';
-import { KeptPages, servedText } from './kept-pages.js';
+import { KeptPages, pageOf, servedBytes } from './kept-pages.js';
 import { serveLiveEvents } from './live-events.js';
 import type { Messages } from './messages-en.js';
 import { inboxQueryOf, renderInbox } from './views/inbox-page.js';
@@ -96,7 +96,8 @@ function send(reply: FastifyReply, assets: LayoutAssets, ctx: PageContext, csrf:
 }
 
 function sendText(reply: FastifyReply, lang: AppLanguage, status: number, text: string | Buffer): FastifyReply {
-  return setPageHeaders(reply.code(status), { cacheControl: PRIVATE, robots: 'noindex, nofollow', language: lang }).send(text);
+  // Encoded once here: a text body is measured for its length and encoded again when written.
+  return setPageHeaders(reply.code(status), { cacheControl: PRIVATE, robots: 'noindex, nofollow', language: lang }).send(typeof text === 'string' ? Buffer.from(text) : text);
 }
 
 function formOf(request: FastifyRequest): URLSearchParams {
@@ -165,11 +166,11 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
     const kept = keptPages.get(key, stamp, nowMs);
     if (kept) {
       rememberLanguage(env, request, reply, kept.lang);
-      return sendText(reply, kept.lang, 200, servedText(kept));
+      return sendText(reply, kept.lang, 200, servedBytes(kept));
     }
     const app = await callContext(env, session, request, () => keptPages.formKeySlot);
     const { status, text } = await renderText(app, request, reply, renderer, null);
-    return sendText(reply, app.lang, status, status === 200 ? keptPages.keep(key, stamp, nowMs, app.lang, text) : servedText({ lang: app.lang, parts: text.split(keptPages.formKeySlot), bytes: null }));
+    return sendText(reply, app.lang, status, status === 200 ? keptPages.keep(key, stamp, nowMs, app.lang, text) : servedBytes(pageOf(app.lang, text, keptPages.formKeySlot)));
   };
   return {
     env,
