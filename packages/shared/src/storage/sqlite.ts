@@ -59,9 +59,12 @@ function withStatementCache(sqlite: SqliteDatabase, checkpointer: WalCheckpointe
   return {
     close: () => {
       prepared.clear();
-      // The worker closes its connection after this one: the last to close copies the rest of the log back.
-      void checkpointer?.stop();
+      // This connection closes first, and only then is the worker told to stop: the last connection
+      // to close copies the rest of the log back and removes it, and two closing at once (the stop
+      // message reaching the worker while this one closes) could each find the other still open and
+      // leave the log behind.
       sqlite.close();
+      void checkpointer?.stop();
     },
     prepare: (sql) => {
       const known = prepared.get(sql);
