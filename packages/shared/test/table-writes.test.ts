@@ -55,4 +55,25 @@ describe('change stamps', () => {
     expect([before, after]).toContain(sameCallback);
     expect(a.writes.stamp(['notes'])).toBe(after);
   });
+
+  it('read the data version once for a callback and all the promises it settles, even when taken in its synchronous part', async () => {
+    const seen = await new Promise<{ first: string; inPromises: string[]; nextCallback: Promise<string> }>((resolve) => {
+      setImmediate(() => {
+        // A route's first stamp, taken before its first await.
+        const first = a.writes.stamp(['notes']);
+        b.sqlite.prepare("INSERT INTO notes (id, text) VALUES (3, 'three')").run();
+        const inPromises: string[] = [];
+        void Promise.resolve()
+          .then(() => inPromises.push(a.writes.stamp(['notes'])))
+          .then(async () => {
+            await null;
+            inPromises.push(a.writes.stamp(['notes']));
+            resolve({ first, inPromises, nextCallback: new Promise((next) => setImmediate(() => next(a.writes.stamp(['notes'])))) });
+          });
+      });
+    });
+    expect(seen.inPromises).toEqual([seen.first, seen.first]);
+    // The commit shows from the next callback on.
+    expect(await seen.nextCallback).not.toBe(seen.first);
+  });
 });

@@ -44,6 +44,10 @@ export class TableWrites {
   readonly #forgetTurnVersion = (): void => {
     this.#turnVersion = null;
   };
+  /** Queued as a microtask: its tick runs once the microtasks queued so far, and those they queue, have run. */
+  readonly #forgetAfterThisTurn = (): void => {
+    process.nextTick(this.#forgetTurnVersion);
+  };
 
   /** `sqlite`: the connection the counted writes run on, to learn of other connections' commits. */
   constructor(sqlite: SqliteDatabase | null = null) {
@@ -132,8 +136,11 @@ export class TableWrites {
 
   /**
    * A request's several stamps (a page reads the revisions of listings, of checks and of the search
-   * feed) read the pragma once. The value holds until the callback now running and the promises it
-   * settles have run (process.nextTick runs right after them, before Node's next I/O callback).
+   * feed; an owner page its session, then the page) read the pragma once. The value holds until the
+   * callback now running and the promises it settles have run: the forgetting is queued as a
+   * microtask that queues a tick, and ticks run only once the microtask queue is empty. (A tick
+   * queued directly ran before the promises when the first stamp was taken in a callback's
+   * synchronous part, as a route's first await is: an owner page read the pragma twice.)
    * Everything that runs meanwhile was received before the first read, so a commit another process
    * makes after it cannot be one the sender of any of those requests had already seen; and data read
    * after that commit, kept under the older stamp, is only built again by the next stamp, never
@@ -141,7 +148,7 @@ export class TableWrites {
    * (writesInProcess) ends the kept value at once.
    */
   #keepForThisTurn(version: string): void {
-    if (this.#turnVersion === null) process.nextTick(this.#forgetTurnVersion);
+    if (this.#turnVersion === null) queueMicrotask(this.#forgetAfterThisTurn);
     this.#turnVersion = version;
     this.#turnWrites = writesInProcess;
   }
