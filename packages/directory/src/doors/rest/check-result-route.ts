@@ -10,22 +10,26 @@ import type { FastifyInstance } from 'fastify';
 const RESULT_PATH = /^\/b\/([^/?]+?)(\.json|\/badge\.svg)?(\?.*)?$/;
 
 export function installCheckResultSpellings(app: FastifyInstance, options: { baseUrl: string; otherSpelling: (raw: string) => string | null }): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD') return;
-    const match = RESULT_PATH.exec(request.url);
-    if (!match) return;
-    let raw: string;
-    try {
-      raw = decodeURIComponent(match[1] as string);
-    } catch {
-      return;
-    }
-    const canonical = options.otherSpelling(raw);
-    if (canonical === null) return;
-    return reply
-      .code(301)
-      .header('location', `${options.baseUrl}/b/${canonical}${match[2] ?? ''}${match[3] ?? ''}`)
-      .header('cache-control', 'public, max-age=3600')
-      .send();
+  // A callback hook: every request passes here, and a promise each cost more than the check.
+  app.addHook('onRequest', (request, reply, done) => {
+    const location = otherSpellingLocation(request.method, request.url, options);
+    if (location === null) return done();
+    // Answered here: the route does not run (done is not called).
+    void reply.code(301).header('location', location).header('cache-control', 'public, max-age=3600').send();
   });
+}
+
+/** Where another spelling of a result's address is redirected; null for the canonical one and anything else. */
+function otherSpellingLocation(method: string, url: string, options: { baseUrl: string; otherSpelling: (raw: string) => string | null }): string | null {
+  if (method !== 'GET' && method !== 'HEAD') return null;
+  const match = RESULT_PATH.exec(url);
+  if (!match) return null;
+  let raw: string;
+  try {
+    raw = decodeURIComponent(match[1] as string);
+  } catch {
+    return null;
+  }
+  const canonical = options.otherSpelling(raw);
+  return canonical === null ? null : `${options.baseUrl}/b/${canonical}${match[2] ?? ''}${match[3] ?? ''}`;
 }

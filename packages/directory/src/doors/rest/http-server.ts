@@ -69,11 +69,12 @@ const MCP_INSTRUCTIONS = [
 function keepRawBodies(app: FastifyInstance, signed: readonly AnyOperation<DirectoryOperationContext>[]): WeakMap<FastifyRequest, Buffer> {
   const kept = new WeakMap<FastifyRequest, Buffer>();
   const routes = new Map(signed.map((op) => [op.http.path.replace(/\{([^}]+)\}/g, ':$1'), op.name === 'publish_receipt' ? RECEIPT_BODY_MAX_BYTES : BODY_LIMIT_BYTES]));
-  app.addHook('preParsing', async (request, _reply, payload) => {
+  // A callback hook: every request passes here, and most are not signed calls (a promise each cost more than the check).
+  app.addHook('preParsing', (request, _reply, payload, done) => {
     const limit = routes.get(request.routeOptions.url ?? '');
-    if (limit === undefined) return payload;
+    if (limit === undefined) return done(null, payload);
     const tooLarge = () => new Problem('too_large', `The body is larger than the ${limit / 1024} KiB this call takes.`);
-    if (Number(request.headers['content-length'] ?? 0) > limit) throw tooLarge();
+    if (Number(request.headers['content-length'] ?? 0) > limit) return done(tooLarge());
     const chunks: Buffer[] = [];
     let size = 0;
     const tee = new Transform({
@@ -89,7 +90,7 @@ function keepRawBodies(app: FastifyInstance, signed: readonly AnyOperation<Direc
       },
     });
     payload.on('error', (error) => tee.destroy(error));
-    return payload.pipe(tee);
+    done(null, payload.pipe(tee));
   });
   return kept;
 }

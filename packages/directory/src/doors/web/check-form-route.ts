@@ -47,17 +47,19 @@ export function installCheckForm(app: FastifyInstance, options: CheckFormOptions
   });
 
   // After the burst limits (their hook is installed first), before the operation's own route reads a JSON body.
-  app.addHook('preHandler', async (request, reply) => {
-    if (!isCheckForm(request)) return;
-    if (!sentFromHere(request, options.publicOrigin)) return options.foreign(request, reply, request.body);
-    return options.answer(request, reply, request.body);
+  // Callback hooks: every request passes both, and a promise each cost more than the checks.
+  // A form is answered here (the route does not run: done is not called).
+  app.addHook('preHandler', (request, reply, done) => {
+    if (!isCheckForm(request)) return done();
+    if (!sentFromHere(request, options.publicOrigin)) return void options.foreign(request, reply, request.body);
+    options.answer(request, reply, request.body).catch((error: Error) => done(error));
   });
 
   // A refusal answered as a problem document before the form was handled (a burst limit) reaches a person as a page.
-  app.addHook('onSend', async (request, reply, payload) => {
-    if (request.method !== 'POST' || request.routeOptions.url !== CHECK_FORM_PATH || reply.statusCode < 400) return payload;
-    if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return payload;
-    if (!String(reply.getHeader('content-type') ?? '').startsWith('application/problem+json')) return payload;
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.method !== 'POST' || request.routeOptions.url !== CHECK_FORM_PATH || reply.statusCode < 400) return done(null, payload);
+    if (!String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return done(null, payload);
+    if (!String(reply.getHeader('content-type') ?? '').startsWith('application/problem+json')) return done(null, payload);
     let message = '';
     try {
       const problem = JSON.parse(String(payload)) as { detail?: string; title?: string };
@@ -65,6 +67,6 @@ export function installCheckForm(app: FastifyInstance, options: CheckFormOptions
     } catch {
       message = '';
     }
-    return options.refusalPage(request, reply, reply.statusCode, message);
+    done(null, options.refusalPage(request, reply, reply.statusCode, message));
   });
 }
