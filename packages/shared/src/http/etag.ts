@@ -44,11 +44,19 @@ export function matchingTag(request: FastifyRequest, etag: string): string | und
 }
 
 /**
- * Sends a JSON text (or its bytes, kept by the caller) with its ETag, or 304 with no body when If-None-Match still holds. Headers
- * already set (Cache-Control) go with either.
+ * Sends a JSON text (or its bytes, kept by the caller; or bytes of `contentType`) with its ETag, or
+ * 304 with no body when If-None-Match still holds. Headers already set (Cache-Control) go with
+ * either. Nothing can be set on the reply after this: when every onSend hook is a callback, the
+ * answer is written before `send` returns.
  */
-export function answerWithEtag(request: FastifyRequest, reply: FastifyReply, json: string | Buffer, etag = etagOfText(json)): FastifyReply {
+export function answerWithEtag(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  json: string | Buffer,
+  etag = etagOfText(json),
+  contentType = 'application/json; charset=utf-8',
+): FastifyReply {
   const held = matchingTag(request, etag);
   if (held !== undefined) return reply.code(304).header('etag', held).send();
-  return reply.header('etag', etag).type('application/json; charset=utf-8').send(json);
+  return reply.header('etag', etag).type(contentType).send(json);
 }

@@ -46,8 +46,8 @@ export function serveAssets(app: FastifyInstance, assets: readonly (StaticAsset 
     if (!asset) continue;
     app.get(asset.path, async (request, reply) => {
       reply.header('cache-control', 'public, max-age=31536000, immutable').header('x-content-type-options', 'nosniff');
-      const sent = answerWithEtag(request, reply, asset.bytes, asset.etag);
-      return sent.type(asset.type);
+      // The type goes in before sending: set after, it came too late whenever no onSend hook made the answer wait.
+      return answerWithEtag(request, reply, asset.bytes, asset.etag, asset.type);
     });
   }
 }
