@@ -52,11 +52,11 @@ export function matchingTag(request: FastifyRequest, etag: string): string | und
 export function answerWithEtag(
   request: FastifyRequest,
   reply: FastifyReply,
-  json: string | Buffer,
-  etag = etagOfText(json),
+  body: string | Buffer,
+  etag = etagOfText(body),
   contentType = 'application/json; charset=utf-8',
 ): FastifyReply {
   const held = matchingTag(request, etag);
   if (held !== undefined) return reply.code(304).header('etag', held).send();
-  return reply.header('etag', etag).type(contentType).send(json);
+  return reply.header('etag', etag).type(contentType).send(body);
 }

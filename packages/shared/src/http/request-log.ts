@@ -31,14 +31,9 @@ export class RequestLineWriter {
     this.#sink = sink;
   }
 
-  /** False when the logger's level is above `info`: nothing is built. */
-  get enabled(): boolean {
-    return this.#logger.levelVal <= INFO;
-  }
-
-  /** The line pino would write for `reply.log.info({ req, res, responseTime }, 'request completed')`. */
+  /** The line pino would write for `reply.log.info({ req, res, responseTime }, 'request completed')`; nothing above `info`. */
   completed(request: FastifyRequest, reply: FastifyReply): void {
-    if (!this.enabled) return;
+    if (this.#logger.levelVal > INFO) return;
     const line =
       `{"level":${INFO},"time":${Date.now()},${this.#base}"reqId":${JSON.stringify(request.id)},` +
       `"req":${JSON.stringify(requestLogSerializer(request))},"res":{"statusCode":${reply.statusCode}},` +
@@ -49,7 +44,7 @@ export class RequestLineWriter {
 
 /**
  * Standard output without a write per line: lines gather in memory and go to one sonic-boom write
- * once 16 KB wait, or LOG_FLUSH_MS after the first of them. Lines keep their order (pino's own go
+ * once GATHER_BYTES wait, or LOG_FLUSH_MS after the first of them. Lines keep their order (pino's own go
  * through here too). What still waits is written when the process exits; a SIGKILL can lose the
  * last LOG_FLUSH_MS of lines, never an answer.
  */

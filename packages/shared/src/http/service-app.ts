@@ -50,13 +50,14 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
   // Request lines carry the URL with secret query values replaced and no headers; every line is masked (log-redaction.ts).
   const sink = options.logLevel === 'silent' ? null : (options.logStream ?? standardOutputLines());
   const logger = sink ? pino({ level: options.logLevel, ...redactingLoggerOptions() }, sink) : null;
+  const requestLines = logger && sink ? new RequestLineWriter(logger, sink) : null;
   const app = Fastify({
     ...(logger ? { loggerInstance: logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: options.bodyLimitBytes,
     // The client's address (rate limits, logs) is the peer's unless a proxy in front is trusted.
     trustProxy,
     return503OnClosing: true,
-    logController: new OneLineRequestLog(logger && sink ? new RequestLineWriter(logger, sink) : null),
+    logController: new OneLineRequestLog(requestLines),
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // A request Node cannot even parse (a bad header line) never reaches Fastify: answer a problem document on the socket.
     clientErrorHandler: (error, socket) => {

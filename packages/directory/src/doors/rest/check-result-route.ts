@@ -9,7 +9,13 @@ import type { FastifyInstance } from 'fastify';
 /** The domain (lazily, so `.json` is the suffix), the kind of answer, the query. */
 const RESULT_PATH = /^\/b\/([^/?]+?)(\.json|\/badge\.svg)?(\?.*)?$/;
 
-export function installCheckResultSpellings(app: FastifyInstance, options: { baseUrl: string; otherSpelling: (raw: string) => string | null }): void {
+interface SpellingOptions {
+  baseUrl: string;
+  /** The canonical name of another spelling of a checkable domain; null when `raw` is canonical or not checkable. */
+  otherSpelling: (raw: string) => string | null;
+}
+
+export function installCheckResultSpellings(app: FastifyInstance, options: SpellingOptions): void {
   // A callback hook: every request passes here, and a promise each cost more than the check.
   app.addHook('onRequest', (request, reply, done) => {
     const location = otherSpellingLocation(request.method, request.url, options);
@@ -20,7 +26,7 @@ export function installCheckResultSpellings(app: FastifyInstance, options: { bas
 }
 
 /** Where another spelling of a result's address is redirected; null for the canonical one and anything else. */
-function otherSpellingLocation(method: string, url: string, options: { baseUrl: string; otherSpelling: (raw: string) => string | null }): string | null {
+function otherSpellingLocation(method: string, url: string, options: SpellingOptions): string | null {
   if (method !== 'GET' && method !== 'HEAD') return null;
   const match = RESULT_PATH.exec(url);
   if (!match) return null;
