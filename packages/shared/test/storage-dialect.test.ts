@@ -129,6 +129,19 @@ describe(`the dialect layer on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     expect(changed).toEqual([{ name: 'apple', at: 42, flag: 7 }, { name: 'zebra', at: 43, flag: 8 }]);
   });
 
+  it('pages with LIMIT and OFFSET given as values, one SQL text for every page (never a bare bound LIMIT on SQLite)', async () => {
+    const page = (limit: number, offset: number) => db.selectFrom('things').select('name').orderBy('name').limit(limit).offset(offset);
+    const all = (await db.selectFrom('things').select('name').orderBy('name').execute()).map((r) => r.name);
+    expect((await page(3, 0).execute()).map((r) => r.name)).toEqual(all.slice(0, 3));
+    expect((await page(2, 3).execute()).map((r) => r.name)).toEqual(all.slice(3, 5));
+    expect((await page(1, all.length).execute()).map((r) => r.name)).toEqual([]);
+    // One text for every page, so a kept statement serves them all; on SQLite LIMIT is an expression,
+    // as a bound LIMIT makes SQLite prepare the statement again on every run.
+    const compiled = page(3, 0).compile();
+    expect(page(7, 9).compile().sql).toBe(compiled.sql);
+    if (!onPostgres) expect(compiled.sql).toMatch(/limit cast\(\? as integer\) offset cast\(\? as integer\)$/);
+  });
+
   it('finds prefixes without LIKE wildcards, and gives a text as its UTF-8 bytes', async () => {
     const prefixed = await db.selectFrom('things').select('name').where(startsWith('name', 'a_')).execute();
     expect(prefixed.map((r) => r.name)).toEqual(['a_b']);

@@ -1,5 +1,5 @@
 /**
- * Kysely's SQLite dialect with two changes, both about writes that fail:
+ * Kysely's SQLite dialect with two changes about writes that fail, and one about LIMIT:
  *
  * - A transaction is rolled back only while it is still open. On SQLITE_FULL, SQLITE_IOERR and a few
  *   others SQLite may already have rolled the whole transaction back itself; Kysely's ROLLBACK then
@@ -7,8 +7,12 @@
  *   the first error is the one thrown (and one a rollback still could not undo names both).
  * - Every failed statement is shown to the database's StorageHealth (storage-health.ts), and every
  *   committed write ends an episode of storage failure.
+ * - LIMIT and OFFSET are compiled as `cast(? as integer)`. SQLite (3.4x) reads a bare bound LIMIT
+ *   while planning and marks the statement to be prepared again whenever that parameter is bound, so
+ *   a kept statement with `limit ?` was compiled anew on every run: an indexed one-row lookup took
+ *   10–12 µs instead of 2–3 µs here. The plan is then the one SQLite made before it read the value.
  */
-import { SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
+import { SqliteDialect, SqliteDriver, SqliteQueryCompiler, type CompiledQuery, type DatabaseConnection, type Driver, type LimitNode, type OffsetNode, type QueryCompiler, type QueryResult, type SqliteDialectConfig } from 'kysely';
 import type { StorageHealth } from './storage-health.js';
 import type { SqliteDatabase } from './sqlite-driver.js';
 import type { TableWrites } from './table-writes.js';
@@ -39,6 +43,25 @@ export class GuardedSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new GuardedSqliteDriver(this.#config, this.#sqlite, this.#health, this.#writes, this.#afterClose);
+  }
+
+  override createQueryCompiler(): QueryCompiler {
+    return new KeptPlanSqliteQueryCompiler();
+  }
+}
+
+/** LIMIT and OFFSET as expressions, so a bound value never makes SQLite prepare the statement again. */
+class KeptPlanSqliteQueryCompiler extends SqliteQueryCompiler {
+  protected override visitLimit(node: LimitNode): void {
+    this.append('limit cast(');
+    this.visitNode(node.limit);
+    this.append(' as integer)');
+  }
+
+  protected override visitOffset(node: OffsetNode): void {
+    this.append('offset cast(');
+    this.visitNode(node.offset);
+    this.append(' as integer)');
   }
 }
 

@@ -335,11 +335,12 @@ class KyselyListingStore implements ListingStore {
   async changesSince(revision: number, limit = 1_000): Promise<ListingChange[]> {
     // Asked before every search that is not answered from the cache: on the root store a prepared
     // statement on the index, a few microseconds when nothing changed; nothing at all when the kept
-    // revision (no write since it was read) says nothing was written after `revision`.
+    // revision (no write since it was read) says nothing was written after `revision`. (A bare
+    // `LIMIT ?` would be prepared again on every run by SQLite: shared guarded-dialect.ts.)
     const top = this.#revision.peek();
     if (top !== null && top <= revision) return [];
     if (this.#sqlite) {
-      this.#changes ??= this.#sqlite.prepare('SELECT seq, revision, content_revision, last_ping_at FROM listings WHERE revision > ? ORDER BY revision LIMIT ?');
+      this.#changes ??= this.#sqlite.prepare('SELECT seq, revision, content_revision, last_ping_at FROM listings WHERE revision > ? ORDER BY revision LIMIT CAST(? AS INTEGER)');
       const rows = this.#changes.all(revision, limit) as { seq: number; revision: number; content_revision: number; last_ping_at: number | null }[];
       return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at }));
     }

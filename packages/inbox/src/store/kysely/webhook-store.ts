@@ -174,7 +174,8 @@ export class KyselyWebhookStore implements WebhookStore {
 
   /**
    * SQLite: a read in the due index's order, from a position (the start is a position before every
-   * row), so the SQL text never changes and the statement is prepared once.
+   * row), so the SQL text never changes and the statement is prepared once (a bare bound LIMIT
+   * would have SQLite prepare it again on every run: guarded-dialect.ts).
    */
   async #readDue(nowMs: number, limit: number, after: DuePosition | null): Promise<ClaimedRow[]> {
     const from = after ?? { dueAt: Number.MIN_SAFE_INTEGER, id: '' };
@@ -184,7 +185,7 @@ export class KyselyWebhookStore implements WebhookStore {
       WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND (d.next_attempt_at, d.id) > (${from.dueAt}, ${from.id})
         AND e.active = 1 AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
       ORDER BY d.next_attempt_at, d.id
-      LIMIT ${limit}`.execute(this.#db);
+      LIMIT CAST(${limit} AS INTEGER)`.execute(this.#db);
     return rows;
   }
 
