@@ -35,15 +35,26 @@ const servers: Server[] = [];
 /** Each fake inbox's signing key, by origin (its manifest publishes it in receipt_keys). */
 const keysByOrigin = new Map<string, SigningKey>();
 
+/** Ports fake inboxes have had in this file. */
+const usedPorts = new Set<number>();
+
 async function fakeInbox(respond: Respond): Promise<FakeInbox> {
   const box = { hits: [] as string[], respond, key: newKey() } as FakeInbox;
   const server = createServer((req, res) => {
     box.hits.push(`${req.method} ${req.url}`);
     box.respond(req, res, box.origin);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Each fake inbox is a new domain: a port freed by an earlier one and handed out again would be a
+  // domain the directory already knows, with that inbox's key cached (and refetched at most once a
+  // minute of the test clock), so its registration would be refused.
+  let port = 0;
+  do {
+    if (port !== 0) await new Promise<void>((resolve) => server.close(() => resolve()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  } while (usedPorts.has(port));
+  usedPorts.add(port);
   servers.push(server);
-  const port = (server.address() as AddressInfo).port;
   box.domain = `127.0.0.1:${port}`;
   box.origin = `http://127.0.0.1:${port}`;
   keysByOrigin.set(box.origin, box.key);
@@ -459,7 +470,7 @@ describe('manifests that do not verify', () => {
 
   it('marks a verified inbox unreachable when a refresh fails, and its inbox door failing', async () => {
     const inbox = await fakeInbox(serveManifest());
-    await register(inbox.domain);
+    expect((await register(inbox.domain)).status).toBe(202);
     await t.directory.jobs.runDue();
     expect((await t.get(statusPath(inbox.domain))).body.status).toBe('verified');
     inbox.respond = (_req, res) => send(res, 500, '{}');
