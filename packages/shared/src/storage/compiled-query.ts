@@ -10,8 +10,12 @@
  *
  * Only plain values can be slots: not lists (`in`), identifiers, or anything that changes the
  * query's shape. A query whose shape varies keeps one CompiledOnce per shape.
+ *
+ * Inside a SQLite transaction a compiled query runs straight on the connection the transaction
+ * holds (guarded-dialect.ts `sqliteTransactionOf`), with the same counting and statement cache.
  */
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
+import { sqliteTransactionOf } from './guarded-dialect.js';
 
 /** Stands in for a named value while the query is built. */
 class Slot {
@@ -45,7 +49,9 @@ export class CompiledOnce<DB, P extends object, R> {
   }
 
   async execute(db: Kysely<DB>, values: P): Promise<QueryResult<R>> {
-    return db.executeQuery(this.compiled(db, values));
+    const query = this.compiled(db, values);
+    // Inside a SQLite transaction the statement runs at once, without Kysely's executor around it.
+    return sqliteTransactionOf(db)?.run(query) ?? db.executeQuery(query);
   }
 
   /** Every row the query answers. */
