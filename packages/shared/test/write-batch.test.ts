@@ -97,6 +97,57 @@ describe('WriteBatch on SQLite', () => {
     expect((await db.selectFrom('notes').select('body').where('id', '=', 'n0').executeTakeFirstOrThrow()).body).toBe('first write');
   });
 
+  it('runs each call once when the calls that fail changed nothing (no savepoint needed)', async () => {
+    const batch = new WriteBatch(db);
+    const runs = new Map<number, number>();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) =>
+        batch.run(async (trx) => {
+          runs.set(i, (runs.get(i) ?? 0) + 1);
+          // A refusal after reading, before any write: the usual way for a call to fail.
+          await trx.selectFrom('notes').select('id').execute();
+          if (i === 1 || i === 4) throw new Error(`refused ${i}`);
+          // An update that changes no row, then a refusal: nothing to undo either.
+          if (i === 5) {
+            await trx.updateTable('notes').set({ body: 'x' }).where('id', '=', 'nobody').execute();
+            throw new Error('refused 5');
+          }
+          await trx.insertInto('notes').values({ id: `n${i}`, body: 'kept' }).execute();
+          return i;
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+    expect([...runs.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(countOnDisk('notes')).toBe(3);
+  });
+
+  it('writes the batch again, each call undoable alone, when a call fails after changing rows', async () => {
+    const batch = new WriteBatch(db);
+    const runs = new Map<number, number>();
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) =>
+        batch.run(async (trx) => {
+          runs.set(i, (runs.get(i) ?? 0) + 1);
+          await trx.insertInto('notes').values({ id: `n${i}`, body: `run ${runs.get(i)}` }).execute();
+          if (i === 2) throw new Error('refused after writing');
+          return i;
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ message: 'refused after writing' });
+    // The calls before the failure ran twice (the first try was rolled back), the failed one once, the rest once.
+    expect(Object.fromEntries(runs)).toEqual({ 0: 2, 1: 2, 2: 1, 3: 1, 4: 1 });
+    const rows = await db.selectFrom('notes').select(['id', 'body']).orderBy('id').execute();
+    expect(rows).toEqual([
+      { id: 'n0', body: 'run 2' },
+      { id: 'n1', body: 'run 2' },
+      { id: 'n3', body: 'run 1' },
+      { id: 'n4', body: 'run 1' },
+    ]);
+  });
+
   it('fails every call of a batch whose commit fails, and stores none of them', async () => {
     const batch = new WriteBatch(db);
     const outcomes = await Promise.allSettled([
