@@ -4,6 +4,7 @@
  * defence every written line has the values of our own credential formats masked, whatever logged
  * them and at whatever level.
  */
+import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 
 /** Query parameters whose values are secrets (tokens, keys, one-time codes, passes, OAuth secrets). */
@@ -95,6 +96,17 @@ export function requestLogSerializer(request: FastifyRequest): Record<string, un
     url: typeof request.url === 'string' ? redactUrl(request.url) : undefined,
     host: request.host,
     remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** The same for a request the framework never saw (answer-replay.ts, which serves only when no proxy is trusted): its peer is the client. */
+export function rawRequestLogSerializer(request: IncomingMessage): Record<string, unknown> {
+  return {
+    method: request.method,
+    url: typeof request.url === 'string' ? redactUrl(request.url) : undefined,
+    host: request.headers.host ?? '',
+    remoteAddress: request.socket?.remoteAddress,
     remotePort: request.socket?.remotePort,
   };
 }

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import fastifyRateLimit from '@fastify/rate-limit';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../errors/problem.js';
 import { rateLimitedHeaders, rateLimitHeaders } from './rate-limit-headers.js';
@@ -87,55 +88,102 @@ function countSync(store: FixedWindowStore, key: string, windowMs: number, max: 
   return counted;
 }
 
-export function installRateLimits(app: FastifyInstance, options: RateLimitOptions): void {
-  if (options.scale === 0) return;
-  /** Per budget: its store, its key, its quota and its constant RateLimit-Policy. */
-  const limiters = new Map<RateBudget, { store: FixedWindowStore; keyOf: (request: FastifyRequest) => string; policy: string; quota: number }>();
-  const limiterFor = (budget: RateBudget) => {
-    let limiter = limiters.get(budget);
-    if (!limiter) {
-      const quota = Math.max(1, Math.round(budget.max * options.scale));
-      limiter = {
-        store: new LocalStore(false, false, REMEMBERED_CALLERS),
-        keyOf: (request) =>
-          budget.per === 'address' ? clientKey(request) : budget.per === 'signer' ? `signer ${options.signerKeyOf?.(request) ?? clientKey(request)}` : credentialKey(request),
-        policy: rateLimitHeaders({ policy: budget.name, quota, windowSec: budget.windowSec, remaining: 0, resetSec: 0 })['ratelimit-policy'],
-        quota,
-      };
-      limiters.set(budget, limiter);
-    }
-    return limiter;
-  };
+/** What counting a request against its budgets decided: refused by one, or the headers its first budget shows. */
+export type BudgetCharge = { refusal: Problem; headers?: undefined } | { refusal: null; headers: Record<string, string> | null };
 
-  // After the body is read, so a public MCP call counts against the budget of the tool it calls.
-  app.addHook('preHandler', (request, reply, done) => {
-    const chosen = options.budgetOf(request);
-    if (!chosen) return done();
-    const budgets = (Array.isArray(chosen) ? chosen : [chosen]) as readonly RateBudget[];
-    let shown = false;
+/** Every budget's window counts, per caller, in this process. */
+export class BurstLimits {
+  readonly #scale: number;
+  /** Per budget: its store, its quota and its constant RateLimit-Policy. */
+  readonly #limiters = new Map<RateBudget, { store: FixedWindowStore; policy: string; quota: number }>();
+
+  constructor(scale: number) {
+    this.#scale = scale;
+  }
+
+  /** Counts one request against each budget in turn (`keyOf` names the caller for it); the first over its quota refuses. */
+  charge(budgets: readonly RateBudget[], keyOf: (budget: RateBudget) => string): BudgetCharge {
+    let headers: Record<string, string> | null = null;
     for (const budget of budgets) {
-      if (budget.per === 'signer' && options.signerKeyOf?.(request) === undefined) continue;
-      const limiter = limiterFor(budget);
-      const count = countSync(limiter.store, limiter.keyOf(request), budget.windowSec * 1000, limiter.quota);
+      const limiter = this.#limiterFor(budget);
+      const count = countSync(limiter.store, keyOf(budget), budget.windowSec * 1000, limiter.quota);
       const resetSec = Math.ceil(count.ttl / 1000);
       if (count.current > limiter.quota) {
         const state = { policy: budget.name, quota: limiter.quota, windowSec: budget.windowSec, resetSec };
         const retryAfter = Math.max(1, resetSec);
         const who = budget.per === 'address' ? 'this address' : budget.per === 'signer' ? 'this signing key' : 'this key';
-        return done(
-          new Problem('rate_limited', `Too many ${budget.describes} from ${who}; wait ${retryAfter} s and retry.`, {
+        return {
+          refusal: new Problem('rate_limited', `Too many ${budget.describes} from ${who}; wait ${retryAfter} s and retry.`, {
             headers: rateLimitedHeaders(state, retryAfter),
             extensions: { retryAfter },
           }),
-        );
+        };
       }
       // The first budget is the one a caller is told about on every answer.
-      if (!shown) {
-        reply.header('ratelimit-policy', limiter.policy);
-        reply.header('ratelimit', `"${budget.name}";r=${limiter.quota - count.current};t=${resetSec}`);
-        shown = true;
-      }
+      headers ??= { 'ratelimit-policy': limiter.policy, ratelimit: `"${budget.name}";r=${limiter.quota - count.current};t=${resetSec}` };
     }
+    return { refusal: null, headers };
+  }
+
+  /**
+   * Counts a request that presents no credential and no signature (answer-replay.ts) against
+   * `budgets`, as the framework's hook would: by its peer's address.
+   */
+  chargeAnonymous(peerAddress: string, budgets: readonly RateBudget[]): BudgetCharge {
+    const address = fastifyRateLimit.normalizeIP(peerAddress, 64);
+    return this.charge(budgets, (budget) => (budget.per === 'credential' ? `anonymous ${address}` : budget.per === 'signer' ? `signer ${address}` : address));
+  }
+
+  #limiterFor(budget: RateBudget) {
+    let limiter = this.#limiters.get(budget);
+    if (!limiter) {
+      const quota = Math.max(1, Math.round(budget.max * this.#scale));
+      limiter = {
+        store: new LocalStore(false, false, REMEMBERED_CALLERS),
+        policy: rateLimitHeaders({ policy: budget.name, quota, windowSec: budget.windowSec, remaining: 0, resetSec: 0 })['ratelimit-policy'],
+        quota,
+      };
+      this.#limiters.set(budget, limiter);
+    }
+    return limiter;
+  }
+}
+
+/** Requests counted before the framework saw them (by a replayed answer's check, which then let it answer). */
+const chargedBefore = new WeakMap<IncomingMessage, BudgetCharge>();
+/** The budgets each request was counted against, for a replayed answer of the same request to count alike. */
+const countedAgainst = new WeakMap<IncomingMessage, readonly RateBudget[]>();
+
+/** Hands the framework's hook a charge already made for this request, so it is not counted twice. */
+export function noteChargedBefore(request: IncomingMessage, charge: BudgetCharge): void {
+  chargedBefore.set(request, charge);
+}
+
+/** The budgets the framework's hook counted this request against (none when limits are off). */
+export function budgetsCounted(request: IncomingMessage): readonly RateBudget[] {
+  return countedAgainst.get(request) ?? [];
+}
+
+export function installRateLimits(app: FastifyInstance, options: RateLimitOptions): BurstLimits | null {
+  if (options.scale === 0) return null;
+  const limits = new BurstLimits(options.scale);
+  const keyOf = (request: FastifyRequest) => (budget: RateBudget) =>
+    budget.per === 'address' ? clientKey(request) : budget.per === 'signer' ? `signer ${options.signerKeyOf?.(request) ?? clientKey(request)}` : credentialKey(request);
+
+  // After the body is read, so a public MCP call counts against the budget of the tool it calls.
+  app.addHook('preHandler', (request, reply, done) => {
+    let charge = chargedBefore.get(request.raw);
+    if (!charge) {
+      const chosen = options.budgetOf(request);
+      if (!chosen) return done();
+      const all = (Array.isArray(chosen) ? chosen : [chosen]) as readonly RateBudget[];
+      const budgets = all.filter((budget) => budget.per !== 'signer' || options.signerKeyOf?.(request) !== undefined);
+      countedAgainst.set(request.raw, budgets);
+      charge = limits.charge(budgets, keyOf(request));
+    }
+    if (charge.refusal) return done(charge.refusal);
+    if (charge.headers) reply.headers(charge.headers);
     done();
   });
+  return limits;
 }

@@ -10,7 +10,8 @@
 import { hostname } from 'node:os';
 import pino from 'pino';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { maskCredentials, requestLogSerializer } from './log-redaction.js';
+import type { IncomingMessage } from 'node:http';
+import { maskCredentials, rawRequestLogSerializer, requestLogSerializer } from './log-redaction.js';
 
 /** Where lines go: a test's collector, or standard output through GatheredLines. */
 export interface LineSink {
@@ -34,10 +35,20 @@ export class RequestLineWriter {
   /** The line pino would write for `reply.log.info({ req, res, responseTime }, 'request completed')`; nothing above `info`. */
   completed(request: FastifyRequest, reply: FastifyReply): void {
     if (this.#logger.levelVal > INFO) return;
+    this.#write(request.id, requestLogSerializer(request), reply.statusCode, reply.elapsedTime);
+  }
+
+  /** The same line for a request answered without the framework (answer-replay.ts): its peer is the client. */
+  completedRaw(id: string, request: IncomingMessage, statusCode: number, responseTimeMs: number): void {
+    if (this.#logger.levelVal > INFO) return;
+    this.#write(id, rawRequestLogSerializer(request), statusCode, responseTimeMs);
+  }
+
+  #write(id: string, req: Record<string, unknown>, statusCode: number, responseTimeMs: number): void {
     const line =
-      `{"level":${INFO},"time":${Date.now()},${this.#base}"reqId":${JSON.stringify(request.id)},` +
-      `"req":${JSON.stringify(requestLogSerializer(request))},"res":{"statusCode":${reply.statusCode}},` +
-      `"responseTime":${JSON.stringify(reply.elapsedTime)},"msg":"request completed"}\n`;
+      `{"level":${INFO},"time":${Date.now()},${this.#base}"reqId":${JSON.stringify(id)},` +
+      `"req":${JSON.stringify(req)},"res":{"statusCode":${statusCode}},` +
+      `"responseTime":${JSON.stringify(responseTimeMs)},"msg":"request completed"}\n`;
     this.#sink.write(maskCredentials(line));
   }
 }
