@@ -36,6 +36,7 @@ export * from './http/log-redaction.js';
 export * from './memory/bounded-keep.js';
 export * from './http/rate-limit-headers.js';
 export * from './http/rate-limits.js';
+export * from './http/answer-replay.js';
 export * from './text/unsafe-text.js';
 export * from './signatures/index.js';
 export * from './receipts/index.js';

@@ -11,6 +11,7 @@ import { problemFromZod } from '../errors/zod-fields.js';
 import { ZodError, type z } from 'zod';
 import { jsonSchemaOf, objectProperties, primitiveKind } from '../operations/json-schema.js';
 import { pathParameterNames, type AnyOperation, type HttpMethod, type SerializedBody } from '../operations/operation.js';
+import { answerReplayOf } from './answer-replay.js';
 import { answerWithEtag } from './etag.js';
 
 export interface OperationOutcome {
@@ -66,6 +67,8 @@ export function mountRestOperations<Ctx, Admission = unknown>(app: FastifyInstan
         if (outcome.status === 204 || outcome.status === 304) return reply.send();
         // The same Buffer each time: the compression hook keeps its compressed forms with it.
         if (outcome.serialized && outcome.status === 200) {
+          // The same for everyone who asks this without credentials, while it holds: kept whole and replayed.
+          if (outcome.serialized.holds) answerReplayOf(app)?.offer(request, outcome.serialized.holds);
           if (tagged && !reply.hasHeader('etag')) return answerWithEtag(request, reply, outcome.serialized.bytes, outcome.serialized.etag);
           return reply.type('application/json; charset=utf-8').send(outcome.serialized.bytes);
         }

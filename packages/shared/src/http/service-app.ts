@@ -13,6 +13,7 @@ import type { JsonSchema } from '../operations/json-schema.js';
 import type { AnyOperation, HttpMethod } from '../operations/operation.js';
 import { buildOpenApiDocument, type OpenApiInfo } from './openapi.js';
 import { installCors, type CorsRule } from './cors.js';
+import { AnswerReplay, registerAnswerReplay, requestIdSequence } from './answer-replay.js';
 import { answerWithEtag, etagOfText } from './etag.js';
 import { redactingLoggerOptions } from './log-redaction.js';
 import { RequestLineWriter, standardOutputLines } from './request-log.js';
@@ -51,8 +52,12 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
   const sink = options.logLevel === 'silent' ? null : (options.logStream ?? standardOutputLines());
   const logger = sink ? pino({ level: options.logLevel, ...redactingLoggerOptions() }, sink) : null;
   const requestLines = logger && sink ? new RequestLineWriter(logger, sink) : null;
+  const nextRequestId = requestIdSequence();
+  // Kept answers are replayed in front of Fastify (answer-replay.ts), unless a proxy's word on the client counts.
+  const replay = (options.trustProxy ?? false) === false ? new AnswerReplay({ lines: requestLines, nextRequestId }) : null;
   const app = Fastify({
     ...(logger ? { loggerInstance: logger as FastifyBaseLogger } : { logger: false }),
+    genReqId: nextRequestId,
     bodyLimit: options.bodyLimitBytes,
     // The client's address (rate limits, logs) is the peer's unless a proxy in front is trusted.
     trustProxy,
@@ -85,6 +90,10 @@ export function createServiceApp(options: ServiceAppOptions): FastifyInstance {
         options.problemsBase,
       ),
   });
+  if (replay) {
+    replay.attach(app.server);
+    registerAnswerReplay(app, replay);
+  }
   installJsonParser(app, options.bodyLimitBytes);
   // The same headers on every answer (problems and MCP included): what helmet sets, learnt once.
   const securityHeaders = helmetHeaders();

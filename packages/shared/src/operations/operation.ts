@@ -41,6 +41,12 @@ export interface ResponseExtras {
 export interface SerializedBody {
   bytes: Buffer;
   etag: string;
+  /**
+   * Set when these bytes are the answer to this very request for anyone who asks it without
+   * credentials, for as long as it says true (what they were built from has not changed): the HTTP
+   * door may then keep the whole answer and replay it (http/answer-replay.ts). Synchronous and cheap.
+   */
+  holds?: () => boolean;
 }
 
 export interface OperationDefinition<Ctx, I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {

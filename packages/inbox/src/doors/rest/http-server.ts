@@ -8,6 +8,7 @@ import {
   type CorsRule,
   answerWithEtag,
   createServiceApp,
+  installAnswerReplay,
   installCompression,
   installRateLimits,
   installServiceRoutes,
@@ -144,7 +145,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   });
   // Signatures are read before the budgets are taken: a verified agent also counts against its own key's budget.
   const agentSignatures = installAgentSignatures(app, { publicBaseUrl: deps.config.publicBaseUrl, now: () => deps.clock.now(), allowLocal: options.allowLocalAgents ?? false });
-  installRateLimits(app, {
+  const burstLimits = installRateLimits(app, {
     scale: options.rateLimitScale,
     budgetOf: inboxBudgetOf(operations.filter((op) => op.audience === 'public')),
     signerKeyOf: (request) => agentSignatures.of(request)?.jkt,
@@ -280,5 +281,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // Last of the onSend hooks: it compresses the final bytes.
   installCompression(app);
+  // Last, so what it keeps is the answer as every other hook left it (docs/http.md "Answers replayed").
+  installAnswerReplay(app, burstLimits);
   return app;
 }

@@ -1,0 +1,278 @@
+/**
+ * Answers replayed in front of the framework (docs/http.md "Answers replayed"). A public read kept in
+ * memory (the inbox's services, products, profile and availability) is the same bytes for everyone
+ * until what it was built from changes; yet every request for it went through Fastify's request and
+ * reply objects, every hook, the route's validation and the operation runner, about twice what a bare
+ * Fastify route costs. So the whole answer Fastify sent (status, headers, body) is kept and written
+ * again for the next request that asks the same thing, straight from the HTTP server's request
+ * event, while the route's condition (`holds`) still says true.
+ *
+ * What keeps it exact:
+ * - Only answers a route offers (`offerReplay`) are kept: 200s to a GET, recorded after every other
+ *   hook has run (compression included), with every header Fastify wrote but the rate-limit ones.
+ * - Kept per URL as sent and, as a shared HTTP cache keys them (RFC 9111 §4.1), per value of each
+ *   request header the answer's Vary names (Accept-Encoding: each coding has its own bytes).
+ * - Only a request that carries nothing a hook or route would act on is replayed, or recorded:
+ *   no credentials, cookies, item tokens, passes or signatures, no conditional or range headers, no
+ *   Origin, no body, no forwarding headers. Anything else goes to Fastify as before.
+ * - The burst budgets the recorded request was counted against count the replayed one alike
+ *   (rate-limits.ts), and its RateLimit headers are its own; one over its budget goes to Fastify,
+ *   already counted, for the usual 429.
+ * - The request log line is the framework's line (request-log.ts), with the same id sequence.
+ * - Nothing is replayed while the server closes, nor when a proxy is trusted (the client's address
+ *   would then be the framework's to work out).
+ * - It sits in front of the request listener of the server Fastify made, which stays as Fastify
+ *   made it (timeouts, keep-alive, closing); extra servers Fastify binds (a host of `localhost`
+ *   on two addresses) go straight to Fastify.
+ */
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BoundedKeep } from '../memory/bounded-keep.js';
+import { budgetsCounted, noteChargedBefore, type BurstLimits, type RateBudget } from './rate-limits.js';
+import type { RequestLineWriter } from './request-log.js';
+
+/** Request headers that some hook or route acts on: a request carrying any of them is never replayed. */
+const ACTED_ON = [
+  'authorization',
+  'cookie',
+  'x-access-token',
+  'svc-pass',
+  'svc-agent-key',
+  'signature',
+  'signature-input',
+  'signature-agent',
+  'origin',
+  'access-control-request-method',
+  'if-none-match',
+  'if-modified-since',
+  'if-match',
+  'if-unmodified-since',
+  'if-range',
+  'range',
+  'content-length',
+  'transfer-encoding',
+  'expect',
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+] as const;
+
+/** Headers of a recorded answer that are the request's own, not the answer's. */
+const NOT_KEPT = new Set(['ratelimit', 'ratelimit-policy', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** The different variants (Vary values) kept of one URL at most. */
+const MAX_VARIANTS = 8;
+
+type Headers = Record<string, string | number | string[]>;
+
+interface Variant {
+  /** The answer's headers; when it showed rate-limit headers, those before them and those after. */
+  headers: Headers;
+  afterLimits: Headers | null;
+  body: Buffer;
+  holds: () => boolean;
+  budgets: readonly RateBudget[];
+}
+
+interface KeptUrl {
+  /** The request headers the answers vary by (lower case), from their Vary. */
+  vary: readonly string[];
+  variants: Map<string, Variant>;
+}
+
+export interface AnswerReplayOptions {
+  /** The request log's writer, or null when requests are not logged. */
+  lines: RequestLineWriter | null;
+  /** The id generator the framework's requests use too (one sequence in the log). */
+  nextRequestId: () => string;
+  /** Answers kept at most, and their bytes. */
+  maxEntries?: number;
+  maxBytes?: number;
+}
+
+/** Whether a request could be answered by a kept answer: nothing in it that a hook or route acts on. */
+function replayable(request: IncomingMessage): boolean {
+  if (request.method !== 'GET') return false;
+  const headers = request.headers;
+  for (const name of ACTED_ON) if (headers[name] !== undefined) return false;
+  return true;
+}
+
+function variantKey(request: IncomingMessage, vary: readonly string[]): string {
+  if (vary.length === 0) return '';
+  if (vary.length === 1) return String(request.headers[vary[0] as string] ?? '');
+  return vary.map((name) => String(request.headers[name] ?? '')).join('\n');
+}
+
+function varyNames(header: unknown): string[] | null {
+  if (header === undefined) return [];
+  const names = String(header)
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
+  // `Vary: *` can never be matched by a stored answer.
+  return names.includes('*') ? null : names.sort();
+}
+
+export class AnswerReplay {
+  readonly #lines: RequestLineWriter | null;
+  readonly #nextRequestId: () => string;
+  readonly #kept: BoundedKeep<KeptUrl>;
+  readonly #offered = new WeakMap<FastifyRequest, () => boolean>();
+  #limits: BurstLimits | null = null;
+  #closing = false;
+  #replayed = 0;
+
+  constructor(options: AnswerReplayOptions) {
+    this.#lines = options.lines;
+    this.#nextRequestId = options.nextRequestId;
+    this.#kept = new BoundedKeep<KeptUrl>({
+      maxEntries: options.maxEntries ?? 512,
+      maxSize: options.maxBytes ?? 16 * 1024 * 1024,
+      sizeOf: (kept) => {
+        let size = 0;
+        for (const variant of kept.variants.values()) size += variant.body.length;
+        return size;
+      },
+    });
+  }
+
+  /**
+   * Puts the replay in front of the server's request listener (Fastify's): a request a kept answer
+   * holds for is answered here, any other goes on to Fastify. Fastify's server stays as Fastify made
+   * it (timeouts, keep-alive, closing).
+   */
+  attach(server: Server): void {
+    const listeners = server.listeners('request') as RequestListener[];
+    if (listeners.length !== 1) throw new Error(`answer replay: expected the framework's one request listener, found ${listeners.length}`);
+    const handler = listeners[0] as RequestListener;
+    server.removeListener('request', handler);
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      if (!this.#answer(request, response)) handler(request, response);
+    });
+  }
+
+  /** How many requests were answered here so far. */
+  get replayed(): number {
+    return this.#replayed;
+  }
+
+  /** The burst budgets replayed requests count against (the service's, once installed). */
+  useLimits(limits: BurstLimits | null): void {
+    this.#limits = limits;
+  }
+
+  /** A route's answer to this request may be kept and replayed while `holds` says true. */
+  offer(request: FastifyRequest, holds: () => boolean): void {
+    this.#offered.set(request, holds);
+  }
+
+  /** Records offered answers as sent (installAnswerReplay). */
+  install(app: FastifyInstance): void {
+    app.addHook('preClose', (done) => {
+      this.#closing = true;
+      done();
+    });
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const holds = this.#offered.get(request);
+      if (holds !== undefined && reply.statusCode === 200 && replayable(request.raw) && (Buffer.isBuffer(payload) || typeof payload === 'string')) {
+        this.#record(request, reply, Buffer.isBuffer(payload) ? payload : Buffer.from(payload), holds);
+      }
+      done(null, payload);
+    });
+  }
+
+  #record(request: FastifyRequest, reply: FastifyReply, body: Buffer, holds: () => boolean): void {
+    const sent = reply.getHeaders();
+    if (sent['set-cookie'] !== undefined) return;
+    const vary = varyNames(sent.vary);
+    if (vary === null) return;
+    // Kept in the order sent; the request's own RateLimit headers go back where they were.
+    const headers: Headers = {};
+    let afterLimits: Headers | null = null;
+    for (const [name, value] of Object.entries(sent)) {
+      if (name === 'ratelimit-policy') afterLimits ??= {};
+      if (value === undefined || NOT_KEPT.has(name)) continue;
+      (afterLimits ?? headers)[name] = value;
+    }
+    (afterLimits ?? headers)['content-length'] = body.length;
+    const url = request.raw.url as string;
+    const known = this.#kept.get(url);
+    const kept: KeptUrl = known && known.vary.join(',') === vary.join(',') ? known : { vary, variants: new Map() };
+    const key = variantKey(request.raw, vary);
+    kept.variants.delete(key);
+    if (kept.variants.size >= MAX_VARIANTS) kept.variants.delete(kept.variants.keys().next().value as string);
+    kept.variants.set(key, { headers, afterLimits, body, holds, budgets: budgetsCounted(request.raw) });
+    // Set again: its size is counted anew.
+    this.#kept.set(url, kept);
+  }
+
+  #answer(request: IncomingMessage, response: ServerResponse): boolean {
+    if (this.#closing || request.method !== 'GET') return false;
+    const kept = this.#kept.get(request.url as string);
+    if (!kept || !replayable(request)) return false;
+    const key = variantKey(request, kept.vary);
+    const variant = kept.variants.get(key);
+    if (!variant) return false;
+    const started = performance.now();
+    let holds = false;
+    try {
+      holds = variant.holds();
+    } catch {
+      holds = false;
+    }
+    if (!holds) {
+      kept.variants.delete(key);
+      return false;
+    }
+    let headers = variant.headers;
+    if (variant.budgets.length > 0 && this.#limits) {
+      const charge = this.#limits.chargeAnonymous(request.socket.remoteAddress ?? '', variant.budgets);
+      if (charge.refusal) {
+        // Fastify answers the 429 as always, without counting the request again.
+        noteChargedBefore(request, charge);
+        return false;
+      }
+      if (charge.headers) headers = { ...headers, ...charge.headers, ...variant.afterLimits };
+    }
+    if (headers === variant.headers && variant.afterLimits) headers = { ...headers, ...variant.afterLimits };
+    response.writeHead(200, headers);
+    response.end(variant.body);
+    this.#replayed++;
+    this.#lines?.completedRaw(this.#nextRequestId(), request, 200, performance.now() - started);
+    return true;
+  }
+}
+
+const replays = new WeakMap<FastifyInstance, AnswerReplay>();
+
+/** The replay of a service's app (createServiceApp made it), or undefined when it replays nothing. */
+export function answerReplayOf(app: FastifyInstance): AnswerReplay | undefined {
+  return replays.get(app);
+}
+
+export function registerAnswerReplay(app: FastifyInstance, replay: AnswerReplay): void {
+  replays.set(app, replay);
+}
+
+/**
+ * Starts recording the answers routes offer, counted against the service's burst budgets (`limits`,
+ * what installRateLimits made; null when limits are off). Call once every other onSend hook is
+ * installed: the answer kept is what those hooks made of it (compressed, tagged).
+ */
+export function installAnswerReplay(app: FastifyInstance, limits: BurstLimits | null): void {
+  const replay = answerReplayOf(app);
+  if (!replay) return;
+  replay.useLimits(limits);
+  replay.install(app);
+}
+
+/** The request ids Fastify gives by default (`req-1`, `req-2`, … in base 36), as one sequence for both paths. */
+export function requestIdSequence(): () => string {
+  let next = 0;
+  return () => {
+    next = (next + 1) & 0x7fffffff;
+    return `req-${next.toString(36)}`;
+  };
+}
