@@ -5,6 +5,7 @@
  * (smallDiskUnavailable), unless REQUIRE_DISK_TEST=1, where it fails.
  */
 import { execFileSync } from 'node:child_process';
+import { openSqliteFile } from '@svc/shared';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -91,4 +92,22 @@ export function smallDiskUnavailable(): string | null {
   if (reason === null) return null;
   if (process.env.REQUIRE_DISK_TEST === '1') throw new Error(`REQUIRE_DISK_TEST=1 but no small filesystem could be made: ${reason}`);
   return `disk-full test skipped: ${reason} (set REQUIRE_DISK_TEST=1 to make this a failure)`;
+}
+
+/**
+ * Empties a SQLite file's write-ahead log (a TRUNCATE checkpoint from a connection of its own), so
+ * that its next commit has to take new space on the disk. Filling the disk alone does not make the
+ * next write fail: once the log has been copied back, SQLite writes it again from its beginning,
+ * into space the file already holds, and that commit succeeds however full the disk is (whether it
+ * had been copied back by then was the service's checkpoint thread's timing, and a test's flake).
+ */
+export function emptyWriteAheadLog(file: string): void {
+  const sqlite = openSqliteFile(file, { fileMustExist: true });
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    if (result?.busy !== 0) throw new Error(`${file}: the log could not be emptied (a reader or writer held it)`);
+  } finally {
+    sqlite.close();
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
+import { emptyWriteAheadLog, mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
 import { listing } from './support/fixtures.js';
 import { startDirectory, type ApiResponse, type TestDirectory } from './support/harness.js';
 import { closeSignedInboxes, signed, signedInbox, type SignedInbox } from './support/signed-inbox.js';
@@ -62,6 +62,7 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
   });
 
   it('answers 503 storage_full with Retry-After to every registration once the disk is full, never 500', async () => {
+    emptyWriteAheadLog(join(disk.dir, 'data', 'directory.sqlite'));
     expect(disk.fill()).toBeGreaterThan(0);
     const answers: ApiResponse[] = [];
     for (let i = 0; i < REFUSED; i++) answers.push(await register(shop(i)));

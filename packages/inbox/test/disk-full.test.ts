@@ -9,7 +9,7 @@ import { openSqlite, type StorageHealth } from '@svc/shared';
 import { sql, type Kysely } from 'kysely';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
+import { emptyWriteAheadLog, mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
 import { startInbox, type ApiResponse, type TestInbox } from './support/harness.js';
 
 const skip = smallDiskUnavailable();
@@ -54,6 +54,7 @@ describe.skipIf(skip !== null)(skip ?? 'the inbox on a full disk', () => {
   });
 
   it('answers 503 storage_full with Retry-After to every create once the disk is full, never 500', async () => {
+    emptyWriteAheadLog(join(disk.dir, 'data', 'inbox.sqlite'));
     expect(disk.fill()).toBeGreaterThan(0);
     const answers: ApiResponse[] = [];
     for (let i = 0; i < REFUSED; i++) answers.push(await send(`full-${i}`, `Sent on a full disk, number ${i}`));
