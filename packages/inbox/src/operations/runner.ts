@@ -194,8 +194,8 @@ async function runAs(
     const status = extras.status ?? successStatus;
     // Serialised once: the stored answer holds these bytes, and the door sends them.
     const json = JSON.stringify(body);
-    const response = sealStoredAnswer(deps.secrets, scopeKey, json, headers, isAnswerSecret(extras) ? principalOf(caller) : null);
-    await tx.idempotency.save(scopeKey, { requestHash, status, response }, nowMs, IDEMPOTENCY_KEEP_MS);
+    const responseJson = sealStoredAnswer(deps.secrets, scopeKey, json, headers, isAnswerSecret(extras) ? principalOf(caller) : null);
+    await tx.idempotency.save(scopeKey, { requestHash, status, responseJson }, nowMs, IDEMPOTENCY_KEEP_MS);
     return { status, body, headers, json };
   });
   if (outcome instanceof RefusalAfterCommit) throw outcome.refusal;
@@ -252,9 +252,14 @@ interface SealedAnswer {
   secretFor: string | null;
 }
 
-/** Seals `{ body, headers }` (the body given as its JSON text) for the idempotency row. */
-function sealStoredAnswer(secrets: SecretBox, scopeKey: string, bodyJson: string, headers: Record<string, string>, secretFor: string | null): SealedAnswer {
-  return { sealed: secrets.seal(`{"body":${bodyJson},"headers":${JSON.stringify(headers)}}`, STORED_ANSWER_PURPOSE, scopeKey), secretFor };
+/**
+ * Seals `{ body, headers }` (the body given as its JSON text) and gives the idempotency row's
+ * SealedAnswer as JSON text. The sealed value is base64url and dots, nothing JSON escapes, so it is
+ * written as it is (JSON.stringify would read its thousand characters one by one).
+ */
+function sealStoredAnswer(secrets: SecretBox, scopeKey: string, bodyJson: string, headers: Record<string, string>, secretFor: string | null): string {
+  const sealed = secrets.seal(`{"body":${bodyJson},"headers":${JSON.stringify(headers)}}`, STORED_ANSWER_PURPOSE, scopeKey);
+  return `{"sealed":"${sealed}","secretFor":${secretFor === null ? 'null' : JSON.stringify(secretFor)}}`;
 }
 
 function openStoredAnswer(secrets: SecretBox, scopeKey: string, response: unknown, principal: string | null): Answer {

@@ -98,9 +98,16 @@ export interface StoredAnswer {
   response: unknown;
 }
 
+/** An answer to keep under a key: its response already as the JSON text stored. */
+export interface AnswerToStore {
+  requestHash: string;
+  status: number;
+  responseJson: string;
+}
+
 export interface IdempotencyStore {
   find(scopeKey: string, nowMs: number): Promise<StoredAnswer | null>;
-  save(scopeKey: string, answer: StoredAnswer, nowMs: number, keepMs: number): Promise<void>;
+  save(scopeKey: string, answer: AnswerToStore, nowMs: number, keepMs: number): Promise<void>;
   prune(nowMs: number): Promise<number>;
 }
 

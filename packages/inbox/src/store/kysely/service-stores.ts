@@ -11,7 +11,7 @@ import type {
   PageRequest,
   ScopeMissEvent,
   ScopeMissRecord,
-  StoredAnswer,
+  AnswerToStore, StoredAnswer,
   VersionedDocument,
 } from '../store.js';
 import type { ApiKeysTable, Database, IdempotencyKeysTable } from './schema.js';
@@ -27,10 +27,22 @@ const findIdempotencyKey = compileOnce((db: Kysely<Database>, p: { scopeKey: str
 const saveIdempotencyKey = compileOnce((db: Kysely<Database>, row: IdempotencyKeysTable) => {
   const values = { scope_key: row.scope_key, request_hash: row.request_hash, status: row.status, response: row.response, created_at: row.created_at, expires_at: row.expires_at };
   // An expired row with the same key is replaced (its expiry is before this answer's making); a live one changes nothing (save says why).
+  // The update takes the row as proposed (excluded), so the answer, the largest value, is sent once.
   return db
     .insertInto('idempotency_keys')
     .values(values)
-    .onConflict((oc) => oc.column('scope_key').doUpdateSet({ ...values }).where('idempotency_keys.expires_at', '<=', row.created_at));
+    .onConflict((oc) =>
+      oc
+        .column('scope_key')
+        .doUpdateSet((eb) => ({
+          request_hash: eb.ref('excluded.request_hash'),
+          status: eb.ref('excluded.status'),
+          response: eb.ref('excluded.response'),
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
+        .where('idempotency_keys.expires_at', '<=', row.created_at),
+    );
 });
 const keyByHash = compileOnce((db: Kysely<Database>, p: { hash: string }) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', p.hash));
 const touchKey = compileOnce((db: Kysely<Database>, p: { id: string; nowMs: number }) => db.updateTable('api_keys').set({ last_used_at: p.nowMs }).where('id', '=', p.id));
@@ -98,12 +110,12 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     return row ? { requestHash: row.request_hash, status: row.status, response: JSON.parse(row.response) } : null;
   }
 
-  async save(scopeKey: string, answer: StoredAnswer, nowMs: number, keepMs: number): Promise<void> {
+  async save(scopeKey: string, answer: AnswerToStore, nowMs: number, keepMs: number): Promise<void> {
     const stored = await saveIdempotencyKey.run(this.#db, {
       scope_key: scopeKey,
       request_hash: answer.requestHash,
       status: answer.status,
-      response: JSON.stringify(answer.response),
+      response: answer.responseJson,
       created_at: nowMs,
       expires_at: nowMs + keepMs,
     });
