@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { isoInZone, parseInstant } from '../src/domain/time.js';
+import { isoInZone, isoUtc, parseInstant } from '../src/domain/time.js';
 import { localDateInZone } from '../src/domain/availability/free-starts.js';
 
 const ZONES = [
@@ -90,5 +90,18 @@ describe('parseInstant', () => {
       expect(Object.is(parseInstant(text), luxonRead(text)), text).toBe(true);
     }
     fc.assert(fc.property(fc.string({ maxLength: 40 }), (text) => void expect(Object.is(parseInstant(text), luxonRead(text))).toBe(true)));
+  });
+});
+
+describe('isoUtc', () => {
+  it('prints what toISOString prints, for every millisecond of four-digit years and beyond', () => {
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const edges = [0, -1, 1, 999, 1_000, Date.UTC(1000, 0, 1), Date.UTC(1000, 0, 1) - 1, Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1), -62_198_755_200_000, 8.64e15, -8.64e15];
+    for (const ms of edges) expect(isoUtc(ms), String(ms)).toBe(iso(ms));
+    fc.assert(fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (ms) => void expect(isoUtc(ms)).toBe(iso(ms))));
+    fc.assert(fc.property(fc.integer({ min: Date.UTC(1990, 0, 1), max: Date.UTC(2060, 0, 1) }), (ms) => void expect(isoUtc(ms)).toBe(iso(ms))));
+    // Not a date: the same RangeError toISOString throws.
+    expect(() => isoUtc(Number.NaN)).toThrow(RangeError);
+    expect(() => isoUtc(8.64e15 + 1)).toThrow(RangeError);
   });
 });

@@ -6,8 +6,18 @@ export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
+/** Characters JSON writes escaped (quotes, backslashes, controls, and lone surrogates). */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as JSON: most hold nothing JSON escapes, and are quoted as they are (JSON.stringify checks each character in turn). */
+function jsonString(text: string): string {
+  return ESCAPED_IN_JSON.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
 /** JSON with object keys sorted, so equal requests hash equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
+  if (typeof value === 'string') return jsonString(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) {
     let text = '[';
@@ -21,7 +31,7 @@ export function canonicalJson(value: unknown): string {
   for (const key of keys) {
     const inner = record[key];
     if (inner === undefined) continue;
-    text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(inner)}`;
+    text += `${text.length > 1 ? ',' : ''}${jsonString(key)}:${canonicalJson(inner)}`;
   }
   return `${text}}`;
 }
