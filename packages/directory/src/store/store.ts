@@ -106,6 +106,11 @@ export interface ListingStore {
   rankRows(): AsyncIterable<RankRow>;
   /** The number of the latest write of any listing (0 before any). */
   revision(): Promise<number>;
+  /**
+   * That number without waiting, while it is known to hold: kept in memory since a read and no write
+   * may have moved it (null otherwise, and always on PostgreSQL): for answers replayed without a read.
+   */
+  peekRevision(): number | null;
   /** Writes after `revision`, oldest first, at most `limit` (a listing written twice appears once, at its last). */
   changesSince(revision: number, limit?: number): Promise<ListingChange[]>;
   /** Moves whenever something search reads changes: count of listed listings and the latest content change. */
@@ -244,6 +249,8 @@ export interface CheckStore {
   outcomes(): AsyncIterable<CheckOutcome>;
   /** Number of the latest change of any check (0 before any). */
   revision(): Promise<number>;
+  /** That number without waiting, while it is known to hold (as ListingStore.peekRevision). */
+  peekRevision(): number | null;
   /** Counts one check against the day's budget; false when `limit` checks already ran that day. */
   takeBudget(day: string, limit: number): Promise<boolean>;
   budgetUsed(day: string): Promise<number>;

@@ -131,6 +131,11 @@ export class CheckService {
     return name.domain;
   }
 
+  /** Whether a name can be checked at all (it depends on the name and the settings only). */
+  checkable(raw: string): boolean {
+    return this.#siteName(raw).ok;
+  }
+
   /** Another spelling of a checkable domain gives its canonical name (for a 301); the canonical one gives null. */
   otherSpelling(raw: string): string | null {
     const name = this.#siteName(raw);
@@ -185,7 +190,7 @@ export class CheckService {
     const nowMs = this.#ctx.clock.now();
     const revision = await this.#ctx.store.checks.revision();
     // A listing can change without a check (a member verified on the domain): its revision is in the key too.
-    const key = `${revision}|${await this.#ctx.store.listings.revision()}|${utcDay(nowMs)}|${this.settings.enabled}`;
+    const key = this.#documentKey(revision, await this.#ctx.store.listings.revision(), nowMs);
     const cached = this.#documents.get(domain);
     if (cached && cached.key === key) return cached.doc;
     const check = await this.#ctx.store.checks.get(domain);
@@ -207,6 +212,23 @@ export class CheckService {
     if (this.#documents.size > 10_000) this.#documents.clear();
     this.#documents.set(domain, { key, doc });
     return doc;
+  }
+
+  #documentKey(checksRevision: number, listingsRevision: number, nowMs: number): string {
+    return `${checksRevision}|${listingsRevision}|${utcDay(nowMs)}|${this.settings.enabled}`;
+  }
+
+  /**
+   * Whether document(domain) would hand `doc` back now, known without waiting: false unless both
+   * revisions are kept in memory (never on PostgreSQL). An answer replayed in front of the framework
+   * (shared answer-replay.ts) is replayed only while this holds.
+   */
+  documentHolds(domain: string, doc: object): boolean {
+    const cached = this.#documents.get(domain);
+    if (cached?.doc !== doc) return false;
+    const checks = this.#ctx.store.checks.peekRevision();
+    const listings = this.#ctx.store.listings.peekRevision();
+    return checks !== null && listings !== null && cached.key === this.#documentKey(checks, listings, this.#ctx.clock.now());
   }
 
   /**

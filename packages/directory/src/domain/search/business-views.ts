@@ -94,6 +94,22 @@ export class BusinessViews {
     this.#kept.set(domain, { revision, listingRevision, seq: listing.seq, rankPos, stateId, fromMs: nowMs, validUntilMs, view, bytes: bytes.length });
     return view;
   }
+
+  /**
+   * Whether read(domain) would hand `view` back now, known without waiting: the listings' revision
+   * kept in memory unchanged (never on PostgreSQL), the same hour's state, the moment within the
+   * view's. A page replayed in front of the framework (shared answer-replay.ts) is replayed only
+   * while this holds; when another listing was written, read() decides again.
+   */
+  holds(domain: string, view: object): boolean {
+    const kept = this.#kept.get(domain);
+    if (kept?.view !== view) return false;
+    const nowMs = this.#ctx.clock.now();
+    if (nowMs < kept.fromMs || nowMs >= kept.validUntilMs) return false;
+    if (this.#ctx.store.listings.peekRevision() !== kept.revision) return false;
+    const state = this.#search.peek();
+    return stateIdOf(state && state.hourStart === hourStartOf(nowMs) ? state : null) === kept.stateId;
+  }
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   badRequestFromZod,
   createServiceApp,
   installCompression,
+  installAnswerReplay,
   installRateLimits,
   installServiceRoutes,
   installStorageHealth,
@@ -135,7 +136,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     trustProxy: options.trustProxy,
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
-  installRateLimits(app, { scale: options.rateLimitScale, budgetOf: directoryBudgetOf });
+  const burstLimits = installRateLimits(app, { scale: options.rateLimitScale, budgetOf: directoryBudgetOf });
   if (options.storageHealth) installStorageHealth(app, options.storageHealth, options.softwareVersion);
   installServiceRoutes(app, {
     operations,
@@ -235,5 +236,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
   // Last of the onSend hooks (after the one putting the encoded bytes in place): a cached answer's
   // Buffer is compressed once per coding and kept with it.
   installCompression(app);
+  // Last: the pages offered for replay are kept as the hooks above made them (compressed, tagged).
+  installAnswerReplay(app, burstLimits);
   return app;
 }

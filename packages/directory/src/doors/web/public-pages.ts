@@ -6,7 +6,7 @@
  * A page loads at most one optional script of its own (near-me.ts, check-progress.ts) and no CDN.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BASE_STYLES, Problem, badRequestFromZod, builtAsset, cookieValue, etagOfText, html, matchingTag, pickLanguage, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
+import { BASE_STYLES, Problem, answerReplayOf, badRequestFromZod, builtAsset, cookieValue, etagOfText, html, matchingTag, pickLanguage, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 import { installCheckForm } from './check-form-route.js';
 import { DIRECTORY_LANGUAGES, MESSAGES, type DirectoryLanguage, type DirectoryMessages } from './messages.js';
@@ -113,6 +113,15 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     return made;
   };
 
+  const context = options.context;
+  /**
+   * A page kept with what it was drawn from may be written again in front of the framework while
+   * `holds` says that would be handed back unchanged (shared answer-replay.ts: plain GETs only, no
+   * cookie, so the language is the URL's).
+   */
+  const replay = answerReplayOf(app);
+  const offerReplay = (request: FastifyRequest, holds: () => boolean): void => replay?.offer(request, holds);
+
   const keptFor = (source: object, request: FastifyRequest, lang: DirectoryLanguage) => rendered.get(source)?.get(`${lang} ${request.url}`);
 
   const send = (request: FastifyRequest, reply: FastifyReply, lang: DirectoryLanguage, page: RenderedPage, maxAgeSec: number, source: object | null = null): FastifyReply => {
@@ -214,8 +223,10 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const t = MESSAGES[lang];
     try {
       const { body } = await run<ListingView>('get_business', { domain: request.params.domain });
-      const checkLink = await checkLinkOf(t, lang, body.domain);
+      const { link: checkLink, holds: linkHolds } = await checkLinkOf(t, lang, body.domain);
       const source = businessSourceOf(lang, body, checkLink);
+      // Replayed while the view and its check link would both be drawn the same (answer-replay.ts).
+      if (linkHolds) offerReplay(request, () => context.businesses.holds(body.domain, body) && linkHolds());
       const page = keptFor(source, request, lang)
         ? keptPage(`/v1/businesses/${encodeURIComponent(body.domain)}`, body.source !== 'found')
         : renderBusinessPage(t, body, lang, checkLink);
@@ -274,16 +285,20 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     return (slug) => groups.find((g) => g.slug === slug)?.label ?? slug;
   };
 
-  /** A business's check result in a few words, for its page; none while never checked or hidden by its owner. */
-  const checkLinkOf = async (t: DirectoryMessages, lang: DirectoryLanguage, domain: string): Promise<CheckLink | null> => {
+  /**
+   * A business's check result in a few words, for its page (none while never checked or hidden by its
+   * owner), and whether that would still be so now, known without waiting (null: not known).
+   */
+  const checkLinkOf = async (t: DirectoryMessages, lang: DirectoryLanguage, domain: string): Promise<{ link: CheckLink | null; holds: (() => boolean) | null }> => {
     try {
       const { body } = await run<CheckResultView>('get_check_result', { domain });
-      if (body.state === 'not_checked' || body.state === 'hidden') return null;
+      const holds = () => context.checks.documentHolds(body.domain, body);
+      if (body.state === 'not_checked' || body.state === 'hidden') return { link: null, holds };
       const text = body.state === 'done' && body.grade ? `${t.check.grade} ${body.grade} · ${body.agentic_score} ${t.check.outOf}` : (t.check.states[body.state] ?? body.state);
-      return { href: `/b/${body.domain}${langQuery(lang)}`, text };
+      return { link: { href: `/b/${body.domain}${langQuery(lang)}`, text }, holds };
     } catch (error) {
-      // A name that cannot be checked (the demo's reserved names) has no result to link.
-      if (error instanceof Problem) return null;
+      // A name that cannot be checked (the demo's reserved names) has no result to link, ever; a suppressed one until its check is written.
+      if (error instanceof Problem) return { link: null, holds: context.checks.checkable(domain) ? null : () => true };
       throw error;
     }
   };
@@ -314,6 +329,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
       const page = keptFor(body, request, lang)
         ? keptPage(`/b/${body.domain}.json`, body.indexable === true)
         : renderCheckResultPage({ t, lang, baseUrl: options.baseUrl, groupLabel: await groupLabeller(lang), memberPage: await memberPageOf(body.domain), asked }, body);
+      offerReplay(request, () => context.checks.documentHolds(body.domain, body));
       // A check under way (or one that may start any moment) is never served from a cache without asking.
       return send(request, reply, lang, page, ACTIVE_STATES.has(body.state) || body.state === 'not_checked' ? 0 : 60, body);
     } catch (error) {
@@ -341,6 +357,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
       .type('image/svg+xml');
     const held = matchingTag(request, badge.etag);
     if (held !== undefined) return reply.code(304).header('etag', held).send();
+    offerReplay(request, () => context.checks.documentHolds(body.domain, body));
     return reply.header('etag', badge.etag).send(badge.bytes);
   });
 

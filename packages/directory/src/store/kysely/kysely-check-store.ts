@@ -196,6 +196,10 @@ export class KyselyCheckStore implements CheckStore {
     return this.#revision.get();
   }
 
+  peekRevision(): number | null {
+    return this.#revision.peek();
+  }
+
   /** One statement decides, so racing processes never take more than the limit together. */
   async takeBudget(day: string, limit: number): Promise<boolean> {
     if (limit <= 0) return false;

@@ -332,6 +332,10 @@ class KyselyListingStore implements ListingStore {
     return this.#revision.get();
   }
 
+  peekRevision(): number | null {
+    return this.#revision.peek();
+  }
+
   async changesSince(revision: number, limit = 1_000): Promise<ListingChange[]> {
     // Asked before every search that is not answered from the cache: on the root store a prepared
     // statement on the index, a few microseconds when nothing changed; nothing at all when the kept
