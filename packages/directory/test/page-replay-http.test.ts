@@ -6,9 +6,9 @@
  * a cookie goes through the framework and gets what is true now. On PostgreSQL no revision is kept in
  * memory (another process may write), so nothing is replayed there: the SQLite run tests it.
  */
-import { request as httpRequest } from 'node:http';
 import { answerReplayOf } from '@svc/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keptHeaders, rawRequest, type RawAnswer } from '../../../test-support/raw-http.js';
 import { onPostgres } from '../../../test-support/test-database.js';
 import { startLocalWeb, type LocalWeb } from '../src/demo/local-web/local-web-server.js';
 import { SAMPLE_SITES } from '../src/demo/local-web/sample-sites.js';
@@ -19,35 +19,11 @@ const MINUTE = 60_000;
 const SHOP = 'corner-shop.example';
 const SITE = 'padaria-aurora.test';
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  order: string[];
-  body: Buffer;
-}
-
 let t: TestDirectory;
 let web: LocalWeb;
 
 /** A plain GET as a crawler or a link preview sends it (no cookie, no validator). */
-function raw(path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  const url = new URL(t.baseUrl);
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest({ host: url.hostname, port: url.port, path, headers, agent: false }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        const order = answer.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
-        resolve({ status: answer.statusCode ?? 0, headers: answer.headers, order, body: Buffer.concat(chunks) });
-      });
-    });
-    sent.on('error', reject);
-    sent.end();
-  });
-}
-
-const OWN = new Set(['date', 'ratelimit', 'connection', 'keep-alive']);
-const answerHeaders = (a: RawAnswer) => a.order.filter((name) => !OWN.has(name)).map((name) => [name, a.headers[name]]);
+const raw = (path: string, headers: Record<string, string> = {}): Promise<RawAnswer> => rawRequest(t.baseUrl, 'GET', path, headers);
 const replayed = () => answerReplayOf(t.directory.http)!.replayed;
 
 /** Reads `path` twice: the second is replayed, the same answer as the first. */
@@ -57,7 +33,7 @@ async function readTwice(path: string, headers: Record<string, string> = {}): Pr
   const before = replayed();
   const second = await raw(path, headers);
   expect(replayed(), `${path} replayed`).toBe(before + 1);
-  expect(answerHeaders(second)).toEqual(answerHeaders(first));
+  expect(keptHeaders(second)).toEqual(keptHeaders(first));
   expect(second.body.equals(first.body)).toBe(true);
   return first;
 }

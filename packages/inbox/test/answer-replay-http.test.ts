@@ -5,39 +5,13 @@
  * anything a hook acts on go through the framework as before. On PostgreSQL nothing is kept across
  * reads (another process may write), so nothing is replayed there: the SQLite run tests it.
  */
-import { request as httpRequest } from 'node:http';
 import { answerReplayOf } from '@svc/shared';
 import { afterEach, describe, expect, it } from 'vitest';
+import { keptHeaders, rawRequest, type RawAnswer } from '../../../test-support/raw-http.js';
 import { onPostgres } from '../../../test-support/test-database.js';
 import { TestClock, startInbox, type TestInbox } from './support/harness.js';
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** Header names in the order sent. */
-  order: string[];
-  body: Buffer;
-}
-
-function raw(t: TestInbox, method: string, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  const url = new URL(t.baseUrl);
-  return new Promise((resolve, reject) => {
-    const sent = httpRequest({ host: url.hostname, port: url.port, method, path, headers, agent: false }, (answer) => {
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        const order = answer.rawHeaders.filter((_, i) => i % 2 === 0).map((name) => name.toLowerCase());
-        resolve({ status: answer.statusCode ?? 0, headers: answer.headers, order, body: Buffer.concat(chunks) });
-      });
-    });
-    sent.on('error', reject);
-    sent.end();
-  });
-}
-
-/** Headers that belong to the request, not to the answer. */
-const OWN = new Set(['date', 'ratelimit', 'connection', 'keep-alive']);
-const answerHeaders = (a: RawAnswer) => a.order.filter((name) => !OWN.has(name)).map((name) => [name, a.headers[name]]);
+const raw = (t: TestInbox, method: string, path: string, headers: Record<string, string> = {}): Promise<RawAnswer> => rawRequest(t.baseUrl, method, path, headers);
 
 let t: TestInbox;
 afterEach(async () => {
@@ -58,7 +32,7 @@ describe.skipIf(onPostgres)('kept public reads replayed in front of the framewor
         const second = await raw(t, 'GET', path, headers);
         expect(replayed(), `${path} ${coding}`).toBe(before + 1);
         expect(second.status).toBe(200);
-        expect(answerHeaders(second)).toEqual(answerHeaders(first));
+        expect(keptHeaders(second)).toEqual(keptHeaders(first));
         expect(second.body.equals(first.body)).toBe(true);
       }
     }
