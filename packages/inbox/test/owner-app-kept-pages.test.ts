@@ -79,6 +79,8 @@ describe('owner app kept pages', () => {
     const keys1 = formKeysOf(item1);
     const keys2 = formKeysOf(item2);
     expect(keys1.length).toBeGreaterThan(2);
+    // Drawn together, each key still has the shape and randomness of one drawn alone (12 random bytes).
+    for (const key of [...keys1, ...keys2]) expect(key).toMatch(/^app-[A-Za-z0-9_-]{16}$/);
     expect(new Set([...keys1, ...keys2]).size).toBe(keys1.length + keys2.length);
     expect(item2.text).not.toContain('app-slot-');
   });
