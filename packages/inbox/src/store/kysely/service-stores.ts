@@ -3,6 +3,7 @@ import { WriteConflict, compileOnce, conditionalWriteMissed } from '@svc/shared'
 import type { Kysely, Selectable } from 'kysely';
 import type { ActorKind } from '../../domain/types.js';
 import type {
+  AnswerToStore,
   ApiKeyRecord,
   ApiKeyStore,
   DocumentCodec,
@@ -11,7 +12,7 @@ import type {
   PageRequest,
   ScopeMissEvent,
   ScopeMissRecord,
-  AnswerToStore, StoredAnswer,
+  StoredAnswer,
   VersionedDocument,
 } from '../store.js';
 import type { ApiKeysTable, Database, IdempotencyKeysTable } from './schema.js';
