@@ -137,6 +137,20 @@ describe('a service database with its log copied on a worker thread', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it("settles the handle's destroy in a process nothing else keeps alive, the worker closed and the log gone", async () => {
+    // A service stopping on a signal awaits its store's close and then goes on (removes files, says it stopped).
+    const file = join(dir, 'service.sqlite');
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./wal-checkpointer-child.ts', import.meta.url)), file, 'close'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: string[] = [];
+    createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+    const code = await new Promise((resolve) => child.once('close', resolve));
+    expect(code).toBe(0);
+    expect(lines.at(-1)).toBe('closed');
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  }, 60_000);
+
   it('keeps every acknowledged commit through a SIGKILL while the worker checkpoints', async () => {
     const file = join(dir, 'service.sqlite');
     const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./wal-checkpointer-child.ts', import.meta.url)), file], {

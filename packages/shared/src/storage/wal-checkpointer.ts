@@ -113,6 +113,9 @@ export class WalCheckpointer {
   stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#look);
+    // Held from now until it exits: the process stays for the promise to settle, as an awaiting
+    // caller (a service stopping on a signal) expects, rather than ending with its close unfinished.
+    this.#worker?.ref();
     this.#worker?.postMessage('stop');
     this.#worker = null;
     return this.#exited;
@@ -121,9 +124,9 @@ export class WalCheckpointer {
   /** Stops (if not yet) and waits for the worker's connection to close, `maxMs` at most. */
   async stopped(maxMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
+    // Not unref'd: it bounds how long the process is held for a worker that does not exit.
     const waited = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, maxMs);
-      timer.unref();
     });
     await Promise.race([this.stop(), waited]);
     clearTimeout(timer);
