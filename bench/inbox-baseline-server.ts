@@ -9,7 +9,7 @@
  * - POST /verify-insert (bench/receipt-ack.ts): takes {ack}, a compact JWS carrying its Ed25519 public
  *   key in its header, verifies its one signature with node:crypto and inserts one row as /insert does.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
@@ -62,6 +62,7 @@ process.on('SIGTERM', () => {
   report({ stopped: true });
   void app.close().then(() => {
     db.close();
+    rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   });
 });

@@ -20,7 +20,7 @@
  * Results go to bench/results/inbox-<time>.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -361,6 +361,9 @@ for (let round = 1; round <= rounds; round++) {
 }
 await stop(baseline2);
 await stop(inbox);
+// The inbox's data (its secret key included) and the captured bytes are the run's own: not left behind.
+rmSync(dataDir, { recursive: true, force: true });
+rmSync(bytesDir, { recursive: true, force: true });
 
 // ---- report -------------------------------------------------------------------------------------
 const median = (values: number[]): number => {

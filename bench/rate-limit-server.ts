@@ -3,15 +3,16 @@
  * its burst budgets scaled by INBOX_RATE_LIMIT (0: off), on 127.0.0.1, printing one JSON line when
  * ready, and one with its CPU time so far on each SIGHUP. Compiled code, as `npm start` serves it.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildInbox } from '../packages/inbox/dist/app.js';
 import { seedDemoBusiness } from '../packages/inbox/dist/demo/seed-demo.js';
 import { createOwnerKey } from '../packages/inbox/dist/domain/access/api-keys.js';
 
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-rate-limit-'));
 const inbox = await buildInbox({
-  dataDir: mkdtempSync(join(tmpdir(), 'bench-rate-limit-')),
+  dataDir,
   publicBaseUrl: 'http://127.0.0.1',
   logLevel: 'silent',
   runJobs: false,
@@ -26,4 +27,9 @@ process.on('SIGHUP', () => {
   const { user, system } = process.cpuUsage();
   process.stdout.write(`${JSON.stringify({ cpuMicros: user + system })}\n`);
 });
-process.on('SIGTERM', () => void inbox.close().then(() => process.exit(0)));
+process.on('SIGTERM', () =>
+  void inbox.close().then(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  }),
+);

@@ -16,7 +16,7 @@
  * and after the inbox; the goal is judged against their mean. Results go to bench/results/receipt-ack-<time>.json.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -209,6 +209,8 @@ const replay = await run('the same acknowledgement again (harmless)', base, shot
 console.log(line(replay));
 await stop(baseline);
 await stop(inbox);
+// The inbox's data (its secret key included) is the run's own: not left behind.
+rmSync(dataDir, { recursive: true, force: true });
 
 // ---- report -------------------------------------------------------------------------------------
 const baselineRps = Math.round((before.rps + after.rps) / 2);

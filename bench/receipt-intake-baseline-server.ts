@@ -4,7 +4,7 @@
  * file with), nothing else. Prints one JSON line when ready.
  */
 import { verify, createPublicKey } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -19,7 +19,8 @@ const migrations = {
     },
   },
 };
-const { db } = await openSqlite<{ messages: { id: string; body: string; at: number } }>(join(mkdtempSync(join(tmpdir(), 'bench-baseline-')), 'bare.sqlite'), migrations);
+const dir = mkdtempSync(join(tmpdir(), 'bench-baseline-'));
+const { db } = await openSqlite<{ messages: { id: string; body: string; at: number } }>(join(dir, 'bare.sqlite'), migrations);
 
 const app = Fastify({ logger: false, bodyLimit: 16 * 1024 });
 app.post<{ Body: { id: string; message: string; signature: string } }>('/bare', async (request, reply) => {
@@ -30,4 +31,12 @@ app.post<{ Body: { id: string; message: string; signature: string } }>('/bare', 
 });
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`${JSON.stringify({ ready: true, address })}\n`);
-process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
+process.on('SIGTERM', () =>
+  void app
+    .close()
+    .then(() => db.destroy())
+    .then(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }),
+);

@@ -5,7 +5,7 @@
  * server on 127.0.0.1 serving that inbox's manifest with its key (BENCH_INBOX_KEY, a private JWK from
  * the driver), registered with a signed call and verified before the run. Prints one JSON line when ready.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,8 +46,9 @@ inboxOrigin = `http://127.0.0.1:${(inbox.address() as { port: number }).port}`;
 
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'bench-receipt-intake-'));
 const directory = await buildDirectory({
-  dataDir: mkdtempSync(join(tmpdir(), 'bench-receipt-intake-')),
+  dataDir,
   baseUrl,
   allowLocalInboxes: true,
   logLevel: 'silent',
@@ -69,4 +70,11 @@ for (let i = 0; i < 50; i++) {
   await new Promise((resolve) => setTimeout(resolve, 100));
 }
 process.stdout.write(`${JSON.stringify({ ready: true, address: baseUrl, inboxOrigin })}\n`);
-process.on('SIGTERM', () => void directory.close().then(() => inbox.close(() => process.exit(0))));
+process.on('SIGTERM', () =>
+  void directory.close().then(() =>
+    inbox.close(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }),
+  ),
+);
