@@ -87,6 +87,8 @@ export class WalCheckpointer {
   readonly #options: Required<WalCheckpointerOptions>;
   readonly #look: NodeJS.Timeout;
   #worker: Worker | null = null;
+  /** The worker told to stop and not yet exited (held meanwhile; let go when stopped() gives up on it). */
+  #stopping: Worker | null = null;
   #exited: Promise<void> = Promise.resolve();
   readonly #counts = new Float64Array(new SharedArrayBuffer(COUNTS * Float64Array.BYTES_PER_ELEMENT));
   #stopped = false;
@@ -115,9 +117,12 @@ export class WalCheckpointer {
     clearInterval(this.#look);
     // Held from now until it exits: the process stays for the promise to settle, as an awaiting
     // caller (a service stopping on a signal) expects, rather than ending with its close unfinished.
-    this.#worker?.ref();
-    this.#worker?.postMessage('stop');
-    this.#worker = null;
+    if (this.#worker) {
+      this.#worker.ref();
+      this.#worker.postMessage('stop');
+      this.#stopping = this.#worker;
+      this.#worker = null;
+    }
     return this.#exited;
   }
 
@@ -130,6 +135,8 @@ export class WalCheckpointer {
     });
     await Promise.race([this.stop(), waited]);
     clearTimeout(timer);
+    // A worker that did not exit in time no longer holds the process (it goes when the process does).
+    this.#stopping?.unref();
   }
 
   #lookAtLog(): void {
@@ -154,6 +161,7 @@ export class WalCheckpointer {
     this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     worker.once('exit', () => {
       if (this.#worker === worker) this.#worker = null;
+      if (this.#stopping === worker) this.#stopping = null;
     });
     this.#worker = worker;
   }
