@@ -6,6 +6,7 @@
  * reads (another process may write), so nothing is replayed there: the SQLite run tests it.
  */
 import { answerReplayOf } from '@svc/shared';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { keptHeaders, rawRequest, type RawAnswer } from '../../../test-support/raw-http.js';
 import { onPostgres } from '../../../test-support/test-database.js';
@@ -113,6 +114,28 @@ describe.skipIf(onPostgres)('kept public reads replayed in front of the framewor
     expect(replayed()).toBe(5);
   });
 
+  it('answer pipelined and concurrent replayed reads each with its own answer, in the order asked', async () => {
+    t = await startInbox();
+    const paths = ['/v1/services', '/v1/business', '/v1/products'];
+    const expected = new Map<string, Buffer>();
+    for (const path of paths) {
+      await raw(t, 'GET', path);
+      expected.set(path, (await raw(t, 'GET', path)).body);
+    }
+    const before = replayed();
+    // Five requests in one write on one connection: their answers are held to the end of the pass
+    // together, and must still come back one per request, in order.
+    const asked = ['/v1/business', '/v1/services', '/v1/products', '/v1/services', '/v1/business'];
+    const answers = await pipelined(t.baseUrl, asked);
+    expect(answers.map((answer) => answer.status)).toEqual(asked.map(() => 200));
+    expect(answers.map((answer) => answer.body.toString())).toEqual(asked.map((path) => expected.get(path)!.toString()));
+    // Many connections at once: each gets the answer to what it asked.
+    const many = Array.from({ length: 30 }, (_, i) => paths[i % paths.length]!);
+    const concurrent = await Promise.all(many.map((path) => raw(t, 'GET', path)));
+    concurrent.forEach((answer, i) => expect(answer.body.equals(expected.get(many[i]!)!), many[i]).toBe(true));
+    expect(replayed()).toBe(before + asked.length + many.length);
+  });
+
   it('write each replayed request\'s log line, in the framework\'s shape and id sequence', async () => {
     const lines: string[] = [];
     t = await startInbox({ logStream: { write: (line: string) => void lines.push(line) } });
@@ -133,3 +156,32 @@ describe.skipIf(onPostgres)('kept public reads replayed in front of the framewor
     expect(lines.join('')).not.toContain('secretvalue');
   });
 });
+
+/** GETs written at once on one connection (HTTP/1.1 pipelining); their answers' statuses and bodies as read back. */
+function pipelined(baseUrl: string, paths: readonly string[]): Promise<{ status: number; body: Buffer }[]> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let received = Buffer.alloc(0);
+    const answers: { status: number; body: Buffer }[] = [];
+    socket.on('error', reject);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      for (;;) {
+        const end = received.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = received.subarray(0, end).toString('latin1');
+        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1]);
+        if (!Number.isInteger(length)) return reject(new Error(`answer without a length: ${head}`));
+        if (received.length < end + 4 + length) return;
+        answers.push({ status: Number(head.split(' ')[1]), body: received.subarray(end + 4, end + 4 + length) });
+        received = received.subarray(end + 4 + length);
+        if (answers.length === paths.length) {
+          socket.end();
+          return resolve(answers);
+        }
+      }
+    });
+    socket.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`).join(''));
+  });
+}

@@ -75,6 +75,14 @@ interface Variant {
   budgets: readonly RateBudget[];
 }
 
+interface UnsentAnswer {
+  request: IncomingMessage;
+  response: ServerResponse;
+  headers: Headers;
+  body: Buffer;
+  started: number;
+}
+
 interface KeptUrl {
   /** The request headers the answers vary by (lower case), from their Vary. */
   vary: readonly string[];
@@ -123,6 +131,8 @@ export class AnswerReplay {
   #limits: BurstLimits | null = null;
   #closing = false;
   #replayed = 0;
+  /** Answers decided on and not yet written (#sendUnsent). */
+  #unsent: UnsentAnswer[] = [];
 
   constructor(options: AnswerReplayOptions) {
     this.#lines = options.lines;
@@ -237,12 +247,33 @@ export class AnswerReplay {
       if (charge.headers) headers = { ...headers, ...charge.headers, ...variant.afterLimits };
     }
     if (headers === variant.headers && variant.afterLimits) headers = { ...headers, ...variant.afterLimits };
-    response.writeHead(200, headers);
-    response.end(variant.body);
     this.#replayed++;
-    this.#lines?.completedRaw(this.#nextRequestId(), request, 200, performance.now() - started);
+    if (this.#unsent.length === 0) setImmediate(this.#sendUnsent);
+    this.#unsent.push({ request, response, headers, body: variant.body, started });
     return true;
   }
+
+  /**
+   * Writes the answers replayed since the last call, one after another. They wait for the end of the
+   * event loop's poll phase (a setImmediate) so that the answers to requests read in one pass go out
+   * back to back: a socket write that makes a waiting reader runnable (a proxy or client on the same
+   * host) costs the writer that reader's wake-up, and writes close together wake it once.
+   */
+  readonly #sendUnsent = (): void => {
+    const unsent = this.#unsent;
+    this.#unsent = [];
+    for (const { request, response, headers, body, started } of unsent) {
+      try {
+        response.writeHead(200, headers);
+        response.end(body);
+      } catch (error) {
+        // Not one of the answers after it is lost for it; this client's connection ends.
+        response.destroy(error as Error);
+        continue;
+      }
+      this.#lines?.completedRaw(this.#nextRequestId(), request, 200, performance.now() - started);
+    }
+  };
 }
 
 const replays = new WeakMap<FastifyInstance, AnswerReplay>();
