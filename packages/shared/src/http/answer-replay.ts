@@ -267,7 +267,7 @@ export class AnswerReplay {
         response.writeHead(200, headers);
         response.end(body);
       } catch (error) {
-        // Not one of the answers after it is lost for it; this client's connection ends.
+        // This client's connection ends; the answers after it in the batch are still written.
         response.destroy(error as Error);
         continue;
       }
