@@ -20,6 +20,7 @@
  * alone: not the bare route, not its JSON) to <dir>/<case>.cpuprofile (bench/cpuprofile-summary.ts reads it).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,6 +122,22 @@ for (let i = 0; i < 40; i++) {
 }
 const firstListing = ((await (await fetch(`${directory}/v1/businesses?limit=1`)).json()) as { businesses: { domain: string }[] }).businesses[0]!.domain;
 
+/** What Chromium sends. */
+const BROWSER_ACCEPT_ENCODING = 'gzip, deflate, br, zstd';
+
+/** A page's bytes as sent (fetch would decode them), with their coding. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; bytes: Buffer; encoding: string | null }> {
+  return new Promise((resolve, reject) => {
+    httpRequest(url, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, bytes: Buffer.concat(chunks), encoding: response.headers['content-encoding'] ?? null }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
 /** Each page, and the JSON it is built from (served by the same service: what the service's own frame costs, for comparison). */
 const cases: { name: string; url: string; headers: Record<string, string>; json: string; jsonHeaders: Record<string, string> }[] = [
   { name: 'directory-home', url: `${directory}/`, headers: {}, json: `${directory}/v1/businesses`, jsonHeaders: {} },
@@ -134,16 +151,26 @@ const cases: { name: string; url: string; headers: Record<string, string>; json:
   { name: 'directory-score-rules', url: `${directory}/score-rules`, headers: {}, json: `${directory}/v1/score-rules`, jsonHeaders: {} },
   { name: 'owner-inbox', url: `${inbox}/app/inbox`, headers: { cookie: session }, json: `${inbox}/v1/owner/items`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
   { name: 'owner-item', url: `${inbox}/app/items/${itemId}`, headers: { cookie: session }, json: `${inbox}/v1/owner/items/${itemId}`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
+  // As a browser asks for it (Chromium's Accept-Encoding); the bare route serves the very bytes it got, compressed as they came.
+  {
+    name: 'owner-item-browser',
+    url: `${inbox}/app/items/${itemId}`,
+    headers: { cookie: session, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+    json: `${inbox}/v1/owner/items/${itemId}`,
+    jsonHeaders: { authorization: `Bearer ${ownerKey}`, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+  },
 ];
 
 const chosen = only.length === 0 ? cases : cases.filter((c) => only.some((prefix) => c.name.startsWith(prefix)));
 
-// The baseline serves exactly the bytes each page answered.
-const bodies: Record<string, string> = {};
+// The baseline serves exactly the bytes each page answered, in the coding they came in.
+const bodies: Record<string, { body: string; encoding: string | null }> = {};
+const sizes: Record<string, number> = {};
 for (const c of chosen) {
-  const r = await fetch(c.url, { headers: c.headers });
+  const r = await rawGet(c.url, c.headers);
   if (r.status !== 200) throw new Error(`${c.name} answered ${r.status}`);
-  bodies[c.name] = await r.text();
+  bodies[c.name] = { body: r.bytes.toString('base64'), encoding: r.encoding };
+  sizes[c.name] = r.bytes.length;
 }
 const pagesFile = join(dirs[0], 'pages.json');
 writeFileSync(pagesFile, JSON.stringify(bodies));
@@ -170,9 +197,9 @@ for (let round = 0; round < rounds; round++) for (const c of chosen) {
   const share = page.rps / bare.rps;
   const cpuShare = page.cpuUsPerRequest && bare.cpuUsPerRequest ? bare.cpuUsPerRequest / page.cpuUsPerRequest : null;
   const met = page.errors === 0 && page.non2xx === 0 && share >= 0.5 && page.p99 < 25;
-  results.push({ case: c.name, round, load: loadavg()[0], bytes: Buffer.byteLength(bodies[c.name]!), page, bare, json, share, cpuShare, met });
+  results.push({ case: c.name, round, load: loadavg()[0], bytes: sizes[c.name], encoding: bodies[c.name]!.encoding, page, bare, json, share, cpuShare, met });
   console.log(
-    `${c.name.padEnd(20)} ${String(Buffer.byteLength(bodies[c.name]!)).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}  load ${loadavg()[0]!.toFixed(2)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
+    `${c.name.padEnd(20)} ${String(sizes[c.name]).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}  load ${loadavg()[0]!.toFixed(2)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
   );
 }
 writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, results }, null, 2));

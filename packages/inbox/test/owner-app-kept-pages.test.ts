@@ -8,7 +8,9 @@
  * A page's `data-live-since` is the moment it was rendered: with the test clock moved on a few
  * seconds, the same value says the page was kept, a new one that it was rendered again.
  */
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqliteFile } from '@svc/shared';
 import { onPostgres } from '../../../test-support/test-database.js';
@@ -261,4 +263,79 @@ describe('owner app kept pages', () => {
     expect(remembered.text).toMatch(/<html lang="en"/);
     expect((await app.get('/app/inbox')).text).toMatch(/<html lang="pt"/);
   });
+
+  it('sends a kept item page to a browser in gzip made anew with fresh keys, and to any other client as it asks', async () => {
+    const booked = await t.request('POST', '/v1/bookings', { body: { ...haircutAt('2026-11-24T10:00:00Z'), idempotency_key: 'b1' } });
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const path = `/app/items/${booked.body.id}`;
+    /** The bytes as sent (fetch would decode them), and the page they decode to. */
+    const raw = (acceptEncoding: string | null) =>
+      new Promise<{ coding: string | undefined; vary: string; bytes: Buffer; page: AppAnswer }>((resolve, reject) => {
+        const headers: Record<string, string> = { cookie: app.cookie };
+        if (acceptEncoding !== null) headers['accept-encoding'] = acceptEncoding;
+        httpRequest(`${t.baseUrl}${path}`, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            const coding = response.headers['content-encoding'];
+            const text = (coding === 'gzip' ? gunzipSync(bytes) : coding === 'br' ? brotliDecompressSync(bytes) : bytes).toString('utf8');
+            const answerHeaders = new Headers();
+            for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') answerHeaders.set(name, value);
+            resolve({ coding, vary: String(response.headers.vary ?? ''), bytes, page: { status: response.statusCode ?? 0, location: null, text, headers: answerHeaders } });
+          });
+        })
+          .on('error', reject)
+          .end();
+      });
+
+    const rendered = await raw(null);
+    expect(rendered.coding).toBeUndefined();
+    secondsLater();
+    const browser = 'gzip, deflate, br, zstd';
+    const [one, two] = [await raw(browser), await raw(browser)];
+    for (const served of [one, two]) {
+      expect(served.page.status).toBe(200);
+      // Kept, not rendered again; in gzip although br is preferred: gzip is what can be made anew for each serving.
+      expect(sinceOf(served.page)).toBe(sinceOf(rendered.page));
+      expect(served.coding).toBe('gzip');
+      expect(served.vary.toLowerCase()).toContain('accept-encoding');
+      expect(served.bytes.length).toBeLessThan(Buffer.byteLength(rendered.page.text) / 2);
+      expect(Number(served.page.headers.get('content-length'))).toBe(served.bytes.length);
+      expect(served.page.headers.get('content-security-policy')).toMatch(/frame-ancestors 'none'/);
+      expect(served.page.headers.get('x-frame-options')).toBe('DENY');
+      expect(served.page.headers.get('cache-control')).toBe('private, no-store');
+      expect(withoutFormKeys(served.page)).toBe(withoutFormKeys(rendered.page));
+      expect(csrfOf(served.page)).toEqual([app.csrf]);
+    }
+    const keys = [rendered, one, two].map((served) => formKeysOf(served.page));
+    expect(keys[1]!.length).toBeGreaterThan(3);
+    expect(new Set(keys.flat()).size).toBe(keys.flat().length);
+    for (const key of keys[1]!) expect(key).toMatch(/^app-[A-Za-z0-9_-]{16}$/);
+
+    // The confirm button of the gzip page confirms, with the key it carries.
+    const confirmKey = /name="idempotency_key" value="([^"]+)"><input type="hidden" name="event" value="confirm">/.exec(one.page.text)?.[1];
+    expect(confirmKey).toMatch(/^app-/);
+    expect((await app.post(`${path}/move`, { event: 'confirm', expected_version: '1', idempotency_key: confirmKey! })).status).toBe(303);
+    expect((await t.request('GET', `/v1/owner/items/${booked.body.id}`, { headers: { authorization: `Bearer ${t.ownerKey}` } })).body.state).toBe('confirmed');
+    secondsLater();
+
+    // Browsers asking at once for the page rendered anew share one compression of its parts, each with keys of its own.
+    const together = await Promise.all(Array.from({ length: 5 }, () => raw(browser)));
+    expect(together.map((served) => served.coding)).toEqual(Array(5).fill('gzip'));
+    expect(new Set(together.map((served) => sinceOf(served.page))).size).toBe(1);
+    expect(sinceOf(together[0]!.page)).not.toBe(sinceOf(one.page));
+    const togetherKeys = together.flatMap((served) => formKeysOf(served.page));
+    expect(new Set(togetherKeys).size).toBe(togetherKeys.length);
+
+    // Anyone else gets what they ask for: brotli only, gzip refused, nothing said.
+    const brOnly = await raw('br');
+    expect(brOnly.coding).toBe('br');
+    expect(brOnly.page.text).not.toContain('name="event" value="confirm"');
+    expect(brOnly.page.text).toContain('name="event" value="cancel_by_business"');
+    expect((await raw('gzip;q=0, br;q=1')).coding).toBe('br');
+    expect((await raw('identity')).coding).toBeUndefined();
+    expect((await raw('x-gzip')).coding).toBe('gzip');
+  });
 });
+

@@ -32,6 +32,7 @@ export * from './http/listen.js';
 export * from './http/cors.js';
 export * from './http/etag.js';
 export * from './http/compression.js';
+export * from './http/gzip-parts.js';
 export * from './http/log-redaction.js';
 export * from './memory/bounded-keep.js';
 export * from './http/rate-limit-headers.js';

@@ -27,14 +27,12 @@ export interface CompressionOptions {
 
 const COMPRESSIBLE = /^(?:application\/(?:[a-z0-9.-]+\+)?json|text\/(?!event-stream))/i;
 
-/** The coding an Accept-Encoding asks for: the highest q among br and gzip (br on a tie, `*` counts as br), or none. */
-export function negotiateCoding(acceptEncoding: string | string[] | undefined): ContentCoding | undefined {
-  if (!acceptEncoding) return undefined;
+/** The weight (q) an Accept-Encoding gives br and gzip: named, or through `*` when not named; 0 when refused or absent. */
+function codingWeights(acceptEncoding: string | string[] | undefined): Record<ContentCoding, number> {
+  const weights: Record<ContentCoding, number> = { br: 0, gzip: 0 };
+  if (!acceptEncoding) return weights;
   const value = Array.isArray(acceptEncoding) ? acceptEncoding.join(',') : acceptEncoding;
-  let best: ContentCoding | undefined;
-  let bestQ = 0;
-  const explicit = new Set<string>();
-  const offers: { coding: ContentCoding; q: number; order: number }[] = [];
+  const named = new Set<ContentCoding>();
   let starQ: number | undefined;
   for (const part of value.split(',')) {
     const [rawName, ...params] = part.trim().split(';');
@@ -49,23 +47,28 @@ export function negotiateCoding(acceptEncoding: string | string[] | undefined): 
     if (name === '*') starQ = q;
     const coding: ContentCoding | undefined = name === 'br' ? 'br' : name === 'gzip' || name === 'x-gzip' ? 'gzip' : undefined;
     if (coding) {
-      explicit.add(coding);
-      offers.push({ coding, q, order: coding === 'br' ? 0 : 1 });
+      named.add(coding);
+      weights[coding] = Math.max(weights[coding], q);
     }
   }
-  if (starQ !== undefined) {
-    for (const coding of ['br', 'gzip'] as const) if (!explicit.has(coding)) offers.push({ coding, q: starQ, order: coding === 'br' ? 0 : 1 });
-  }
-  for (const offer of offers.sort((a, b) => a.order - b.order)) {
-    if (offer.q > bestQ) {
-      best = offer.coding;
-      bestQ = offer.q;
-    }
-  }
-  return best;
+  if (starQ !== undefined) for (const coding of ['br', 'gzip'] as const) if (!named.has(coding)) weights[coding] = starQ;
+  return weights;
 }
 
-function appendVary(reply: FastifyReply, value: string): void {
+/** The coding an Accept-Encoding asks for: the highest q among br and gzip (br on a tie, `*` counts as br), or none. */
+export function negotiateCoding(acceptEncoding: string | string[] | undefined): ContentCoding | undefined {
+  const weights = codingWeights(acceptEncoding);
+  if (weights.br > 0 && weights.br >= weights.gzip) return 'br';
+  return weights.gzip > 0 ? 'gzip' : undefined;
+}
+
+/** Whether an Accept-Encoding takes this coding at all (q above 0), preferred or not. */
+export function acceptsCoding(acceptEncoding: string | string[] | undefined, coding: ContentCoding): boolean {
+  return codingWeights(acceptEncoding)[coding] > 0;
+}
+
+/** Adds a request header to the answer's Vary, once. */
+export function appendVary(reply: FastifyReply, value: string): void {
   const existing = reply.getHeader('vary');
   const list = typeof existing === 'string' && existing !== '' ? existing.split(',').map((v) => v.trim()) : [];
   if (!list.some((v) => v.toLowerCase() === value.toLowerCase() || v === '*')) list.push(value);

@@ -137,6 +137,8 @@ const FORM_KEY_PREFIX = 'app-';
 /** Random bytes of a form key: a multiple of three, so keys drawn together are cut apart without padding. */
 const FORM_KEY_BYTES = 12;
 const FORM_KEY_RANDOM_CHARS = (FORM_KEY_BYTES / 3) * 4;
+/** Every form key's length, in characters (one byte each: base64url). */
+export const FORM_KEY_LENGTH = FORM_KEY_PREFIX.length + FORM_KEY_RANDOM_CHARS;
 
 export function newFormKey(): string {
   return `${FORM_KEY_PREFIX}${randomToken(FORM_KEY_BYTES)}`;

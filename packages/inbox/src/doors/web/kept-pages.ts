@@ -12,16 +12,20 @@
  * kept as the bytes between the keys' places, and every serving puts fresh keys there, as a new render
  * would (two tabs showing the same page send two different replies, not one refused as a repeat).
  * The parts are kept encoded: a page served as text was measured its UTF-8 length and encoded again
- * on every serving (a fifth of an item page's cost).
+ * on every serving (a fifth of an item page's cost). To a browser (it takes gzip) a page with form
+ * keys goes in gzip made of its parts compressed once (GzipParts): compressing every serving anew,
+ * in brotli, cost several times the rest of the serving.
  *
  * Bounded: at most MAX_PAGES pages and MAX_BYTES of text in all; the oldest go first.
  */
-import { BoundedKeep, randomToken } from '@svc/shared';
-import { newFormKeys, type AppLanguage } from './app-kit.js';
+import { BoundedKeep, GzipParts, randomToken } from '@svc/shared';
+import { FORM_KEY_LENGTH, newFormKeys, type AppLanguage } from './app-kit.js';
 
 const MAX_PAGES = 256;
 const MAX_BYTES = 8 * 1024 * 1024;
 const MINUTE_MS = 60_000;
+/** Smaller pages go as they are: the compression hook's threshold. */
+const GZIP_FROM_BYTES = 1024;
 
 /** A kept page: its bytes cut at the places of the form keys. */
 export interface KeptPage {
@@ -35,6 +39,14 @@ export interface KeptPage {
    * compression hook keeps its compressed forms with it, as for kept JSON answers.
    */
   bytes: Buffer | null;
+  /** The parts compressed for gzip, made (or being made) at the page's first serving in gzip. */
+  gzip?: GzipParts | Promise<GzipParts>;
+}
+
+/** A page as one request gets it: its bytes, and whether they are gzip. */
+export interface ServedPage {
+  body: Buffer;
+  gzip: boolean;
 }
 
 /** A rendered page cut at the places of its form keys (`slot`), ready to be served again. */
@@ -74,12 +86,12 @@ export class KeptPages {
     return entry && entry.tokenHash === key.tokenHash && entry.stamp === stamp && entry.minute === KeptPages.minuteOf(nowMs) ? entry : undefined;
   }
 
-  /** Keeps a page rendered with `formKeySlot` for each form key, and answers it as served (fresh keys in). */
-  keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): Buffer {
+  /** Keeps a page rendered with `formKeySlot` for each form key, ready to be served (servedPage). */
+  keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): KeptPage {
     const page = pageOf(lang, text, this.formKeySlot);
     const entry: Entry = { ...page, tokenHash: key.tokenHash, stamp, minute: KeptPages.minuteOf(renderedAtMs), size: page.partsLength };
     this.#entries.set(keyText(key), entry);
-    return servedBytes(entry);
+    return entry;
   }
 
   /** A session signed out: its pages go at once (they could not be served anyway: the session is checked first). */
@@ -94,13 +106,17 @@ export class KeptPages {
 }
 
 /**
- * The page's bytes with a fresh form key in each key's place: the keys drawn in one go and written
- * with the parts into one buffer (a key drawn, encoded and concatenated apiece was a fifth of a kept
- * item page's cost).
+ * The page with a fresh form key in each key's place, in gzip when the request takes it and the page
+ * is worth compressing. The keys are drawn in one go and written with the parts into one buffer (a
+ * key drawn, encoded and concatenated apiece was a fifth of a kept item page's cost).
  */
-export function servedBytes(page: KeptPage): Buffer {
-  if (page.bytes) return page.bytes;
+export async function servedPage(page: KeptPage, takesGzip: boolean): Promise<ServedPage> {
+  if (page.bytes) return { body: page.bytes, gzip: false };
   const keys = newFormKeys(page.parts.length - 1);
+  if (takesGzip && page.partsLength >= GZIP_FROM_BYTES && GzipParts.available) {
+    const gzip = page.gzip ?? (page.gzip = gzipPartsOf(page));
+    return { body: (gzip instanceof GzipParts ? gzip : await gzip).with(keys), gzip: true };
+  }
   let keysLength = 0;
   for (const key of keys) keysLength += key.length;
   const served = Buffer.allocUnsafe(page.partsLength + keysLength);
@@ -110,7 +126,19 @@ export function servedBytes(page: KeptPage): Buffer {
     at += served.write(keys[i]!, at, 'latin1');
     at += page.parts[i + 1]!.copy(served, at);
   }
-  return served;
+  return { body: served, gzip: false };
+}
+
+/** The page's parts compressed, shared by the servings that ask before they are ready. */
+function gzipPartsOf(page: KeptPage): Promise<GzipParts> {
+  return GzipParts.prepare(page.parts, FORM_KEY_LENGTH).then(
+    (gzip) => (page.gzip = gzip),
+    (error: unknown) => {
+      // Tried again by the next serving, not failed for good.
+      page.gzip = undefined;
+      throw error;
+    },
+  );
 }
 
 /** Neither a cookie's value nor a request's address can hold a line break. */

@@ -6,7 +6,7 @@
  * redirect (303) to the page they came from, or by the page again with what went wrong.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Problem, builtAsset, cookieValue, randomToken, serveAssets, setPageHeaders, staticAsset, type AnyOperation, type Html } from '@svc/shared';
+import { Problem, acceptsCoding, appendVary, builtAsset, cookieValue, randomToken, serveAssets, setPageHeaders, staticAsset, type AnyOperation, type Html } from '@svc/shared';
 import { timingSafeEqual } from 'node:crypto';
 import { signIn, signOut, signOutEverywhere, SESSION_ABSOLUTE_MS, type OwnerSession } from '../../domain/access/owner-sessions.js';
 import type { OperationContext } from '../../operations/context.js';
@@ -29,7 +29,7 @@ import {
   type ProfileSummary,
 } from './app-kit.js';
 import type { AppRoutes, PageRenderer } from './app-routes.js';
-import { KeptPages, pageOf, servedBytes } from './kept-pages.js';
+import { KeptPages, pageOf, servedPage, type ServedPage } from './kept-pages.js';
 import { serveLiveEvents } from './live-events.js';
 import type { Messages } from './messages-en.js';
 import { inboxQueryOf, renderInbox } from './views/inbox-page.js';
@@ -100,6 +100,15 @@ function sendText(reply: FastifyReply, lang: AppLanguage, status: number, text: 
   return setPageHeaders(reply.code(status), { cacheControl: PRIVATE, robots: 'noindex, nofollow', language: lang }).send(typeof text === 'string' ? Buffer.from(text) : text);
 }
 
+/** A kept page's serving: one already in gzip says so itself (the compression hook leaves it as it is). */
+function sendServed(reply: FastifyReply, lang: AppLanguage, status: number, served: ServedPage): FastifyReply {
+  if (served.gzip) {
+    reply.header('content-encoding', 'gzip');
+    appendVary(reply, 'Accept-Encoding');
+  }
+  return sendText(reply, lang, status, served.body);
+}
+
 function formOf(request: FastifyRequest): URLSearchParams {
   return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
 }
@@ -163,14 +172,16 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
     // Taken before the page's reads: a write landing during the render leaves it under a stamp no later one equals.
     const stamp = await env.deps.store.changes.stamp(['owner_pages']);
     const nowMs = env.deps.clock.now();
+    const takesGzip = acceptsCoding(request.headers['accept-encoding'], 'gzip');
     const kept = keptPages.get(key, stamp, nowMs);
     if (kept) {
       rememberLanguage(env, request, reply, kept.lang);
-      return sendText(reply, kept.lang, 200, servedBytes(kept));
+      return sendServed(reply, kept.lang, 200, await servedPage(kept, takesGzip));
     }
     const app = await callContext(env, session, request, () => keptPages.formKeySlot);
     const { status, text } = await renderText(app, request, reply, renderer, null);
-    return sendText(reply, app.lang, status, status === 200 ? keptPages.keep(key, stamp, nowMs, app.lang, text) : servedBytes(pageOf(app.lang, text, keptPages.formKeySlot)));
+    if (status !== 200) return sendServed(reply, app.lang, status, await servedPage(pageOf(app.lang, text, keptPages.formKeySlot), false));
+    return sendServed(reply, app.lang, status, await servedPage(keptPages.keep(key, stamp, nowMs, app.lang, text), takesGzip));
   };
   return {
     env,
