@@ -21,10 +21,16 @@
  * - The request log line is the framework's line (request-log.ts), with the same id sequence.
  * - Nothing is replayed while the server closes, nor when a proxy is trusted (the client's address
  *   would then be the framework's to work out).
+ * - An answer for one client (`offerPrivately`: an owner's page, for its session's cookie) is kept
+ *   apart, under a hash of the request's whole Cookie header, and replayed only to a request with the
+ *   very same Cookie header and nothing else a hook acts on. Its `holds` is the route's own check of
+ *   the session and the page, made again at each replay; its body is made anew at each replay (fresh
+ *   form keys), in the coding it first went out in.
  * - It sits in front of the request listener of the server Fastify made, which stays as Fastify
  *   made it (timeouts, keep-alive, closing); extra servers Fastify binds (a host of `localhost`
  *   on two addresses) go straight to Fastify.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BoundedKeep } from '../memory/bounded-keep.js';
@@ -63,6 +69,9 @@ const NOT_KEPT = new Set(['ratelimit', 'ratelimit-policy', 'date', 'connection',
 
 /** The different variants (Vary values) kept of one URL at most. */
 const MAX_VARIANTS = 8;
+/** Answers kept for one client each, at most, and their bytes (offerPrivately). */
+const MAX_PRIVATE_ENTRIES = 256;
+const MAX_PRIVATE_BYTES = 8 * 1024 * 1024;
 
 type Headers = Record<string, string | number | string[]>;
 
@@ -70,9 +79,24 @@ interface Variant {
   /** The answer's headers; when it showed rate-limit headers, those before them and those after. */
   headers: Headers;
   afterLimits: Headers | null;
+  /** The body as sent; an answer made anew at each serving (`make`) has a body of this length each time. */
   body: Buffer;
+  make: (() => Buffer | null) | null;
   holds: () => boolean;
   budgets: readonly RateBudget[];
+}
+
+/** An answer kept for the one client whose cookies the request carried (offerPrivately). */
+export interface PrivateOffer {
+  /** Whether the answer still holds for this client: checked again at each replay. */
+  holds: () => boolean;
+  /** When each serving's body is made anew (fresh form keys); absent, the body is replayed as sent. */
+  remake?: {
+    /** The Content-Encoding of what `body` makes (undefined: none); the answer is kept only when the hooks left it so. */
+    coding: string | undefined;
+    /** A serving's body, as long as the first; null when it cannot be made now. */
+    body: () => Buffer | null;
+  };
 }
 
 interface UnsentAnswer {
@@ -99,12 +123,21 @@ export interface AnswerReplayOptions {
   maxBytes?: number;
 }
 
-/** Whether a request could be answered by a kept answer: nothing in it that a hook or route acts on. */
-function replayable(request: IncomingMessage): boolean {
+/**
+ * Whether a request could be answered by a kept answer: nothing in it that a hook or route acts on;
+ * for an answer kept for one client, its cookies and nothing else.
+ */
+function replayable(request: IncomingMessage, forOneClient = false): boolean {
   if (request.method !== 'GET') return false;
   const headers = request.headers;
-  for (const name of ACTED_ON) if (headers[name] !== undefined) return false;
+  if (forOneClient && headers.cookie === undefined) return false;
+  for (const name of ACTED_ON) if (headers[name] !== undefined && !(forOneClient && name === 'cookie')) return false;
   return true;
+}
+
+/** Where an answer for one client is kept: its address and a hash of the very Cookie header it came with. */
+function privateKey(url: string, cookie: string): string {
+  return `${url}\n${createHash('sha256').update(cookie).digest('base64')}`;
 }
 
 function variantKey(request: IncomingMessage, vary: readonly string[]): string {
@@ -127,7 +160,9 @@ export class AnswerReplay {
   readonly #lines: RequestLineWriter | null;
   readonly #nextRequestId: () => string;
   readonly #kept: BoundedKeep<KeptUrl>;
+  readonly #keptPrivately: BoundedKeep<KeptUrl>;
   readonly #offered = new WeakMap<FastifyRequest, () => boolean>();
+  readonly #offeredPrivately = new WeakMap<FastifyRequest, PrivateOffer>();
   #limits: BurstLimits | null = null;
   #closing = false;
   #replayed = 0;
@@ -137,15 +172,13 @@ export class AnswerReplay {
   constructor(options: AnswerReplayOptions) {
     this.#lines = options.lines;
     this.#nextRequestId = options.nextRequestId;
-    this.#kept = new BoundedKeep<KeptUrl>({
-      maxEntries: options.maxEntries ?? 512,
-      maxSize: options.maxBytes ?? 16 * 1024 * 1024,
-      sizeOf: (kept) => {
-        let size = 0;
-        for (const variant of kept.variants.values()) size += variant.body.length;
-        return size;
-      },
-    });
+    const sizeOf = (kept: KeptUrl): number => {
+      let size = 0;
+      for (const variant of kept.variants.values()) size += variant.body.length;
+      return size;
+    };
+    this.#kept = new BoundedKeep<KeptUrl>({ maxEntries: options.maxEntries ?? 512, maxSize: options.maxBytes ?? 16 * 1024 * 1024, sizeOf });
+    this.#keptPrivately = new BoundedKeep<KeptUrl>({ maxEntries: MAX_PRIVATE_ENTRIES, maxSize: MAX_PRIVATE_BYTES, sizeOf });
   }
 
   /**
@@ -178,6 +211,14 @@ export class AnswerReplay {
     this.#offered.set(request, holds);
   }
 
+  /**
+   * A route's answer to this request, meant for this client alone, may be kept and replayed to the
+   * same Cookie header while `offer.holds` says true, its body made anew each time.
+   */
+  offerPrivately(request: FastifyRequest, offer: PrivateOffer): void {
+    this.#offeredPrivately.set(request, offer);
+  }
+
   /** Records offered answers as sent (installAnswerReplay). */
   install(app: FastifyInstance): void {
     app.addHook('preClose', (done) => {
@@ -187,13 +228,23 @@ export class AnswerReplay {
     app.addHook('onSend', (request, reply, payload, done) => {
       const holds = this.#offered.get(request);
       if (holds !== undefined && reply.statusCode === 200 && replayable(request.raw) && (Buffer.isBuffer(payload) || typeof payload === 'string')) {
-        this.#record(request, reply, Buffer.isBuffer(payload) ? payload : Buffer.from(payload), holds);
+        this.#record(request, reply, Buffer.isBuffer(payload) ? payload : Buffer.from(payload), holds, null, this.#kept, request.raw.url as string);
+      }
+      const privately = this.#offeredPrivately.get(request);
+      if (
+        privately !== undefined &&
+        reply.statusCode === 200 &&
+        replayable(request.raw, true) &&
+        Buffer.isBuffer(payload) &&
+        (privately.remake === undefined || reply.getHeader('content-encoding') === privately.remake.coding)
+      ) {
+        this.#record(request, reply, payload, privately.holds, privately.remake?.body ?? null, this.#keptPrivately, privateKey(request.raw.url as string, request.headers.cookie as string));
       }
       done(null, payload);
     });
   }
 
-  #record(request: FastifyRequest, reply: FastifyReply, body: Buffer, holds: () => boolean): void {
+  #record(request: FastifyRequest, reply: FastifyReply, body: Buffer, holds: () => boolean, make: (() => Buffer | null) | null, keep: BoundedKeep<KeptUrl>, url: string): void {
     const sent = reply.getHeaders();
     if (sent['set-cookie'] !== undefined) return;
     const vary = varyNames(sent.vary);
@@ -207,21 +258,23 @@ export class AnswerReplay {
       (afterLimits ?? headers)[name] = value;
     }
     (afterLimits ?? headers)['content-length'] = body.length;
-    const url = request.raw.url as string;
-    const known = this.#kept.get(url);
+    const known = keep.get(url);
     const kept: KeptUrl = known && known.vary.join(',') === vary.join(',') ? known : { vary, variants: new Map() };
     const key = variantKey(request.raw, vary);
     kept.variants.delete(key);
     if (kept.variants.size >= MAX_VARIANTS) kept.variants.delete(kept.variants.keys().next().value as string);
-    kept.variants.set(key, { headers, afterLimits, body, holds, budgets: budgetsCounted(request.raw) });
+    kept.variants.set(key, { headers, afterLimits, body, make, holds, budgets: budgetsCounted(request.raw) });
     // Set again: its size is counted anew.
-    this.#kept.set(url, kept);
+    keep.set(url, kept);
   }
 
   #answer(request: IncomingMessage, response: ServerResponse): boolean {
     if (this.#closing || request.method !== 'GET') return false;
-    const kept = this.#kept.get(request.url as string);
-    if (!kept || !replayable(request)) return false;
+    const cookie = request.headers.cookie;
+    // A request with cookies gets only an answer kept for those very cookies.
+    if (cookie !== undefined && this.#keptPrivately.count === 0) return false;
+    const kept = cookie === undefined ? this.#kept.get(request.url as string) : this.#keptPrivately.get(privateKey(request.url as string, cookie));
+    if (!kept || !replayable(request, cookie !== undefined)) return false;
     const key = variantKey(request, kept.vary);
     const variant = kept.variants.get(key);
     if (!variant) return false;
@@ -236,6 +289,18 @@ export class AnswerReplay {
       kept.variants.delete(key);
       return false;
     }
+    let body = variant.body;
+    if (variant.make) {
+      let made: Buffer | null = null;
+      try {
+        made = variant.make();
+      } catch {
+        made = null;
+      }
+      // Its Content-Length was recorded: a body of another length goes to the framework.
+      if (!made || made.length !== variant.body.length) return false;
+      body = made;
+    }
     let headers = variant.headers;
     if (variant.budgets.length > 0 && this.#limits) {
       const charge = this.#limits.chargeAnonymous(request.socket.remoteAddress ?? '', variant.budgets);
@@ -249,7 +314,7 @@ export class AnswerReplay {
     if (headers === variant.headers && variant.afterLimits) headers = { ...headers, ...variant.afterLimits };
     this.#replayed++;
     if (this.#unsent.length === 0) setImmediate(this.#sendUnsent);
-    this.#unsent.push({ request, response, headers, body: variant.body, started });
+    this.#unsent.push({ request, response, headers, body, started });
     return true;
   }
 

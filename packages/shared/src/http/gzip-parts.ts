@@ -5,7 +5,7 @@
  * So each part between two keys is compressed once, as a raw DEFLATE stream of its own that ends
  * flushed to a byte, and a serving writes the parts back to back with each key as an uncompressed
  * (stored) DEFLATE block between them (RFC 1951 §3.2.4), inside a gzip header and trailer (RFC 1952)
- * whose CRC-32 is counted over the bytes actually served.
+ * whose CRC-32 is each part's, counted once, put together with the fills' (crc32.ts).
  *
  * A part may still refer back to the parts before it (a page repeats its forms): it is compressed
  * with what precedes it as the dictionary, each fill there as NUL bytes of the fill's fixed length.
@@ -16,6 +16,7 @@
  */
 import { promisify } from 'node:util';
 import * as zlib from 'node:zlib';
+import { crc32, crc32Combine, crc32Shift } from './crc32.js';
 
 /** ID1 ID2, CM = deflate, no flags, no time, no extra flags, OS unknown. */
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xff]);
@@ -29,18 +30,7 @@ const WINDOW_BYTES = 32 * 1024;
 /** A character a byte cannot hold (fills are written as latin1). */
 const BEYOND_LATIN1 = /[\u0100-\uffff]/;
 
-type Crc32 = (data: Buffer, value?: number) => number;
-/** zlib.crc32 came with Node 20.15 and 22.2; before it, answers are compressed whole, as before. */
-const zlibCrc32 = (zlib as unknown as { crc32?: Crc32 }).crc32;
 const deflateRawAsync = promisify(zlib.deflateRaw) as (data: Buffer, options: zlib.ZlibOptions) => Promise<Buffer>;
-
-/**
- * The CRC-32 carried on over `data`. Empty data is skipped: Node's crc32 answered 0 for an empty
- * Buffer once zlib had read it, instead of the value it was given.
- */
-function crcOver(crc32: Crc32, data: Buffer, value: number): number {
-  return data.length === 0 ? value : crc32(data, value);
-}
 
 export class GzipParts {
   readonly #deflated: readonly Buffer[];
@@ -48,16 +38,16 @@ export class GzipParts {
   readonly #parts: readonly Buffer[];
   readonly #partsLength: number;
   readonly #fillLength: number;
-
-  /** Whether this Node can assemble answers so (it needs zlib.crc32). */
-  static get available(): boolean {
-    return zlibCrc32 !== undefined;
-  }
+  /** Each part's CRC-32, and what moves a CRC past it. */
+  readonly #partCrcs: readonly number[];
+  readonly #partShifts: readonly number[];
 
   private constructor(parts: readonly Buffer[], fillLength: number, deflated: readonly Buffer[]) {
     this.#parts = parts;
     this.#fillLength = fillLength;
     this.#deflated = deflated;
+    this.#partCrcs = parts.map((part) => crc32(part));
+    this.#partShifts = parts.map((part) => crc32Shift(part.length));
     this.#deflatedLength = deflated.reduce((sum, part) => sum + part.length, 0);
     this.#partsLength = parts.reduce((sum, part) => sum + part.length, 0);
   }
@@ -88,8 +78,6 @@ export class GzipParts {
    * text of one byte a character (latin1), of the fill length given.
    */
   with(fills: readonly string[]): Buffer {
-    const crc32 = zlibCrc32;
-    if (!crc32) throw new Error('gzip parts: this Node has no zlib.crc32');
     if (fills.length !== this.#parts.length - 1) throw new Error(`gzip parts: ${this.#parts.length - 1} fills expected, ${fills.length} given`);
     let fillsLength = 0;
     for (const fill of fills) {
@@ -99,7 +87,7 @@ export class GzipParts {
     }
     const out = Buffer.allocUnsafe(GZIP_HEADER.length + this.#deflatedLength + fills.length * STORED_HEADER_BYTES + fillsLength + TRAILER_BYTES);
     let at = GZIP_HEADER.copy(out, 0);
-    let crc = crcOver(crc32, this.#parts[0]!, 0);
+    let crc = this.#partCrcs[0]!;
     at += this.#deflated[0]!.copy(out, at);
     for (let i = 0; i < fills.length; i++) {
       const fill = fills[i]!;
@@ -108,9 +96,9 @@ export class GzipParts {
       out.writeUInt16LE(~fill.length & 0xffff, at + 3);
       at += STORED_HEADER_BYTES;
       const written = out.write(fill, at, 'latin1');
-      crc = crcOver(crc32, out.subarray(at, at + written), crc);
+      crc = crc32(out, crc, at, at + written);
       at += written;
-      crc = crcOver(crc32, this.#parts[i + 1]!, crc);
+      crc = crc32Combine(crc, this.#partCrcs[i + 1]!, this.#partShifts[i + 1]!);
       at += this.#deflated[i + 1]!.copy(out, at);
     }
     out.writeUInt32LE(crc >>> 0, at);

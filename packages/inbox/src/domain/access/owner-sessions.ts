@@ -86,6 +86,26 @@ function stillOpen(record: OwnerSessionRecord, key: ApiKeyRecord, nowMs: number)
   return record.expiresAt > nowMs && record.lastSeenAt + SESSION_IDLE_MS > nowMs && keyWorks(key, nowMs);
 }
 
+/** A kept session resumeSession gives as it is: still open, and not due its once-a-minute touch. */
+function keptOpen(known: { record: OwnerSessionRecord; key: ApiKeyRecord }, nowMs: number): boolean {
+  return stillOpen(known.record, known.key, nowMs) && nowMs - known.record.lastSeenAt < TOUCH_RESOLUTION_MS;
+}
+
+/**
+ * Whether resumeSession would, at this moment, give this session from what it keeps, reading and
+ * writing nothing: the same checks, made without waiting (a replayed page, answer-replay.ts). False
+ * whenever the answer would need the store (a stamp that is a promise, a session not kept, one due
+ * its touch); the framework's path then decides.
+ */
+export function sessionHoldsNow(store: InboxStore, tokenHash: string, nowMs: number): boolean {
+  const stamp = store.changes.stamp(['sessions']);
+  if (typeof stamp !== 'string') return false;
+  const kept = keptSessionsByDatabase.get(store.changes);
+  if (!kept || kept.stamp !== stamp) return false;
+  const known = kept.open.get(tokenHash);
+  return known !== undefined && keptOpen(known, nowMs);
+}
+
 function keyWorks(key: ApiKeyRecord | null, nowMs: number): key is ApiKeyRecord {
   return key !== null && key.kind === 'owner' && key.revokedAt === null && (key.expiresAt === null || key.expiresAt > nowMs);
 }
@@ -102,7 +122,7 @@ export async function resumeSession(store: InboxStore, token: string | undefined
     keptSessionsByDatabase.set(store.changes, kept);
   }
   const known = kept.open.get(tokenHash);
-  if (known && stillOpen(known.record, known.key, nowMs) && nowMs - known.record.lastSeenAt < TOUCH_RESOLUTION_MS) return known.session;
+  if (known && keptOpen(known, nowMs)) return known.session;
 
   const record = await store.ownerSessions.find(tokenHash);
   if (!record) return null;

@@ -86,6 +86,11 @@ export class KeptPages {
     return entry && entry.tokenHash === key.tokenHash && entry.stamp === stamp && entry.minute === KeptPages.minuteOf(nowMs) ? entry : undefined;
   }
 
+  /** Whether `page` is what get() would give now: still kept (not forgotten at a sign-out), under this stamp, this minute. */
+  stillServes(key: PageKey, page: KeptPage, stamp: string, nowMs: number): boolean {
+    return this.get(key, stamp, nowMs) === page;
+  }
+
   /** Keeps a page rendered with `formKeySlot` for each form key, ready to be served (servedPage). */
   keep(key: PageKey, stamp: string, renderedAtMs: number, lang: AppLanguage, text: string): KeptPage {
     const page = pageOf(lang, text, this.formKeySlot);
@@ -112,11 +117,22 @@ export class KeptPages {
  */
 export async function servedPage(page: KeptPage, takesGzip: boolean): Promise<ServedPage> {
   if (page.bytes) return { body: page.bytes, gzip: false };
-  const keys = newFormKeys(page.parts.length - 1);
-  if (takesGzip && page.partsLength >= GZIP_FROM_BYTES && GzipParts.available) {
+  if (takesGzip && page.partsLength >= GZIP_FROM_BYTES) {
     const gzip = page.gzip ?? (page.gzip = gzipPartsOf(page));
-    return { body: (gzip instanceof GzipParts ? gzip : await gzip).with(keys), gzip: true };
+    return { body: (gzip instanceof GzipParts ? gzip : await gzip).with(newFormKeys(page.parts.length - 1)), gzip: true };
   }
+  return { body: withFreshKeys(page), gzip: false };
+}
+
+/** Another serving like `served`, made at once: null when its gzip parts are not ready (they always are after a serving in gzip). */
+export function servedAgain(page: KeptPage, served: ServedPage): Buffer | null {
+  if (page.bytes) return page.bytes;
+  if (!served.gzip) return withFreshKeys(page);
+  return page.gzip instanceof GzipParts ? page.gzip.with(newFormKeys(page.parts.length - 1)) : null;
+}
+
+function withFreshKeys(page: KeptPage): Buffer {
+  const keys = newFormKeys(page.parts.length - 1);
   let keysLength = 0;
   for (const key of keys) keysLength += key.length;
   const served = Buffer.allocUnsafe(page.partsLength + keysLength);
@@ -126,7 +142,7 @@ export async function servedPage(page: KeptPage, takesGzip: boolean): Promise<Se
     at += served.write(keys[i]!, at, 'latin1');
     at += page.parts[i + 1]!.copy(served, at);
   }
-  return { body: served, gzip: false };
+  return served;
 }
 
 /** The page's parts compressed, shared by the servings that ask before they are ready. */

@@ -6,9 +6,9 @@
  * redirect (303) to the page they came from, or by the page again with what went wrong.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Problem, acceptsCoding, appendVary, builtAsset, cookieValue, randomToken, serveAssets, setPageHeaders, staticAsset, type AnyOperation, type Html } from '@svc/shared';
+import { Problem, acceptsCoding, answerReplayOf, appendVary, builtAsset, cookieValue, randomToken, serveAssets, setPageHeaders, staticAsset, type AnswerReplay, type AnyOperation, type Html } from '@svc/shared';
 import { timingSafeEqual } from 'node:crypto';
-import { signIn, signOut, signOutEverywhere, SESSION_ABSOLUTE_MS, type OwnerSession } from '../../domain/access/owner-sessions.js';
+import { sessionHoldsNow, signIn, signOut, signOutEverywhere, SESSION_ABSOLUTE_MS, type OwnerSession } from '../../domain/access/owner-sessions.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { RunnerDeps } from '../../operations/runner.js';
 import { APP_STYLES } from './app-styles.js';
@@ -29,7 +29,7 @@ import {
   type ProfileSummary,
 } from './app-kit.js';
 import type { AppRoutes, PageRenderer } from './app-routes.js';
-import { KeptPages, pageOf, servedPage, type ServedPage } from './kept-pages.js';
+import { KeptPages, pageOf, servedAgain, servedPage, type KeptPage, type PageKey, type ServedPage } from './kept-pages.js';
 import { serveLiveEvents } from './live-events.js';
 import type { Messages } from './messages-en.js';
 import { inboxQueryOf, renderInbox } from './views/inbox-page.js';
@@ -76,7 +76,7 @@ export function installOwnerApp(app: FastifyInstance, options: OwnerAppOptions):
     });
     serveAssets(scope, [assets.styles, assets.script]);
     const keptPages = new KeptPages();
-    const routes = buildRoutes(scope, env, assets, keptPages);
+    const routes = buildRoutes(scope, env, assets, keptPages, answerReplayOf(app));
     installEntryRoutes(scope, env, assets, keptPages);
     installInboxPages(routes);
     installSetupPages(routes);
@@ -140,7 +140,7 @@ function doneNotice(t: Messages, request: FastifyRequest): Html | null {
   return typeof done === 'string' && DONE_KEYS.has(done) ? notice('ok', done === 'saved' ? t.setup.saved : t.done) : null;
 }
 
-function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: LayoutAssets, keptPages: KeptPages): AppRoutes {
+function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: LayoutAssets, keptPages: KeptPages, replay: AnswerReplay | undefined): AppRoutes {
   const forbidden = (reply: FastifyReply, request: FastifyRequest): FastifyReply => {
     const t = messagesOf(languageOf(env, request, []));
     return send(reply, assets, { lang: t.lang as AppLanguage, t, businessName: t.appName, here: '/app' }, null, {
@@ -166,6 +166,24 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
     const { status, text } = await renderText(app, request, reply, renderer, problem);
     return sendText(reply, app.lang, status, text);
   };
+  /**
+   * A kept page may be served again in front of the framework, to the very same cookies
+   * (answer-replay.ts "offerPrivately"; docs/web.md "Owner pages replayed"), while what this route
+   * checks still says the same at that moment: the session open, not due its touch, the page kept
+   * under the same stamp in the same minute. Each serving gets fresh form keys.
+   */
+  const offerAgain = (request: FastifyRequest, session: OwnerSession, key: PageKey, page: KeptPage, served: ServedPage): void => {
+    if (!replay) return;
+    const { store, clock } = env.deps;
+    replay.offerPrivately(request, {
+      holds: () => {
+        const nowMs = clock.now();
+        const stamp = store.changes.stamp(['owner_pages']);
+        return typeof stamp === 'string' && sessionHoldsNow(store, session.tokenHash, nowMs) && keptPages.stillServes(key, page, stamp, nowMs);
+      },
+      remake: page.bytes ? undefined : { coding: served.gzip ? 'gzip' : undefined, body: () => servedAgain(page, served) },
+    });
+  };
   /** A kept page when one holds for this session, address, language and moment; else the page rendered, and kept when it is a 200. */
   const renderKept = async (session: OwnerSession, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer): Promise<FastifyReply> => {
     const key = { tokenHash: session.tokenHash, url: request.url, languageCookie: cookieValue(request.headers.cookie, env.cookies.language) };
@@ -176,12 +194,17 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
     const kept = keptPages.get(key, stamp, nowMs);
     if (kept) {
       rememberLanguage(env, request, reply, kept.lang);
-      return sendServed(reply, kept.lang, 200, await servedPage(kept, takesGzip));
+      const served = await servedPage(kept, takesGzip);
+      offerAgain(request, session, key, kept, served);
+      return sendServed(reply, kept.lang, 200, served);
     }
     const app = await callContext(env, session, request, () => keptPages.formKeySlot);
     const { status, text } = await renderText(app, request, reply, renderer, null);
     if (status !== 200) return sendServed(reply, app.lang, status, await servedPage(pageOf(app.lang, text, keptPages.formKeySlot), false));
-    return sendServed(reply, app.lang, status, await servedPage(keptPages.keep(key, stamp, nowMs, app.lang, text), takesGzip));
+    const page = keptPages.keep(key, stamp, nowMs, app.lang, text);
+    const served = await servedPage(page, takesGzip);
+    offerAgain(request, session, key, page, served);
+    return sendServed(reply, app.lang, status, served);
   };
   return {
     env,
