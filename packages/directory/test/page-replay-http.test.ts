@@ -1,9 +1,10 @@
 /**
  * The directory's kept pages replayed in front of the framework (shared answer-replay.ts, docs/web.md
- * "Budgets"): a business page, a check result and its badge asked again get the very answer Fastify
- * gave (headers and bytes), while the view and the result they were drawn from would be handed back
- * unchanged; a listing or check written, the minute the view reads its zone at, or a request carrying
- * a cookie goes through the framework and gets what is true now. On PostgreSQL no revision is kept in
+ * "Budgets"): a business page, a check result and its badge, the search, the leaderboards and the
+ * rules asked again get the very answer Fastify gave (headers and bytes), while what they were drawn
+ * from would be handed back unchanged; a listing or check written, the minute the view reads its zone
+ * at, a search's answer expired or its hour gone, a version of the rules published or in force, or a
+ * request carrying a cookie goes through the framework and gets what is true now. On PostgreSQL no revision is kept in
  * memory (another process may write), so nothing is replayed there: the SQLite run tests it.
  */
 import { answerReplayOf } from '@svc/shared';
@@ -53,6 +54,8 @@ describe.skipIf(onPostgres)('kept directory pages replayed in front of the frame
     t = await startDirectory({
       clock: new TestClock('2026-11-23T10:15:00Z'),
       answerWorkers: 0,
+      // As npm start runs: search answers kept a few minutes (spec §4), which the search page's replay follows.
+      cacheAnswers: true,
       checks: { localWeb: web.address, callerChecksPerHour: 100 },
       listings: [member(SHOP, { name: 'Corner Shop', hours: hours('Europe/Lisbon', { [EVERY_DAY]: [['09:00', '10:30'], ['11:00', '18:00']] }), itemTypes: ['booking', 'message'] })],
     });
@@ -125,5 +128,87 @@ describe.skipIf(onPostgres)('kept directory pages replayed in front of the frame
     const tagged = await raw(`/businesses/${SHOP}`);
     expect((await readThrough(`/businesses/${SHOP}`, { 'if-none-match': String(tagged.headers.etag) })).status).toBe(304);
     expect((await readThrough(`/businesses/${SHOP}`, { origin: 'https://elsewhere.example' })).status).toBe(200);
+  });
+
+  it('replay the search while the search would hand back the very answer it was drawn from, as its JSON does', async () => {
+    t.clock.set('2026-11-23T11:10:00Z');
+    await readTwice('/');
+    const found = await readTwice('/?q=corner');
+    expect(found.body.toString()).toContain('Corner Shop');
+    await readTwice('/?q=corner&lang=pt');
+
+    // A listing written: the search's answer may be a few minutes old (spec §4), the page with it.
+    const record = (await t.directory.store.listings.byDomain(SHOP))!;
+    const { seq: _seq, ...rest } = record;
+    await t.directory.store.listings.upsert({ ...rest, name: 'Corner Shop Moved', updatedAt: t.clock.now() });
+    await readTwice('/?q=corner');
+    expect((await t.get('/v1/businesses?q=corner')).body.businesses[0].name).not.toBe('Corner Shop Moved');
+    t.clock.advance(3 * MINUTE);
+    const moved = await readThrough('/?q=corner');
+    expect(moved.body.toString()).toContain('Corner Shop Moved');
+    expect((await t.get('/v1/businesses?q=corner')).body.businesses[0].name).toBe('Corner Shop Moved');
+    await readTwice('/?q=corner');
+
+    // Open now holds a minute.
+    await readTwice('/?q=corner&open_now=true');
+    t.clock.advance(MINUTE + 1_000);
+    await readThrough('/?q=corner&open_now=true');
+    await readTwice('/?q=corner&open_now=true');
+
+    // A new hour: a new order, whatever the answer's age.
+    t.clock.set('2026-11-23T11:59:30Z');
+    await readThrough('/?q=shop');
+    await readTwice('/?q=shop');
+    t.clock.advance(MINUTE);
+    await readThrough('/?q=shop');
+    await readTwice('/?q=shop');
+
+    // A refusal is never replayed.
+    const refused = await readThrough('/?radius_km=5');
+    expect(refused.status).toBe(400);
+    await readThrough('/?radius_km=5');
+  });
+
+  it('replay the leaderboards until a check is written', async () => {
+    const board = await readTwice('/leaderboard');
+    const place = await readTwice('/leaderboard?country=PT&place=lisboa');
+    await readTwice('/leaderboard?lang=pt');
+
+    const store = t.directory.store;
+    const check = (await store.checks.get(SITE))!;
+    await store.checks.put({ ...check, checkedAt: (check.checkedAt ?? t.clock.now()) + 1 });
+    expect((await readThrough('/leaderboard')).status).toBe(200);
+    expect((await readThrough('/leaderboard?country=PT&place=lisboa')).status).toBe(200);
+    await readTwice('/leaderboard');
+    await store.checks.put(check);
+    expect((await readThrough('/leaderboard')).body.equals(board.body)).toBe(true);
+    expect((await readThrough('/leaderboard?country=PT&place=lisboa')).body.equals(place.body)).toBe(true);
+  });
+
+  it('replay the rules pages until a version is published or comes into force, never to a clock set back', async () => {
+    t.clock.set('2026-11-24T09:00:00Z');
+    const scoreRules = await readTwice('/score-rules');
+    await readTwice('/score-rules?version=1');
+    await readTwice('/ranking?version=6');
+    const ranking = await readTwice('/ranking');
+    expect(ranking.body.toString()).toContain('in_force');
+
+    t.clock.set('2026-11-24T08:59:00Z');
+    expect((await readThrough('/score-rules')).body.equals(scoreRules.body)).toBe(true);
+    await readThrough('/ranking');
+    t.clock.set('2026-11-24T09:00:00Z');
+    await readTwice('/ranking');
+
+    // Version 7 of the ranking rules comes into force on 7 December: the page says so at once.
+    t.clock.set('2026-12-06T23:59:59Z');
+    await readTwice('/ranking');
+    t.clock.set('2026-12-07T00:00:01Z');
+    const v2 = await readThrough('/ranking');
+    expect(v2.headers.etag).not.toBe(ranking.headers.etag);
+    expect(v2.body.toString()).toContain('Version 7</span> <span class="badge">Status: in_force');
+    const retired = await readThrough('/ranking?version=6');
+    expect(retired.body.toString()).toContain('retired');
+    await readTwice('/ranking');
+    await readTwice('/score-rules');
   });
 });

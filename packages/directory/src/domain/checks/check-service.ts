@@ -78,6 +78,11 @@ const MAX_KEPT_NAME = 300;
 const DAY_MS = 86_400_000;
 /** The UTC date of a moment (YYYY-MM-DD); the day last asked for is kept, since every result read names it. */
 let lastDay = { startMs: 0, text: '1970-01-01' };
+/** What a board document was drawn from besides its scope and page: the checks written and the score rules in force. */
+function boardStamp(checksRevision: number, rulesVersion: number): string {
+  return `${checksRevision}|${rulesVersion}`;
+}
+
 function utcDay(ms: number): string {
   if (ms >= lastDay.startMs && ms < lastDay.startMs + DAY_MS) return lastDay.text;
   const startMs = Math.floor(ms / DAY_MS) * DAY_MS;
@@ -116,6 +121,8 @@ export class CheckService {
   #countsPending: Promise<DirectoryCounts> | null = null;
   readonly #documents = new Map<string, { key: string; doc: Record<string, unknown> }>();
   readonly #boards = new Map<string, { key: string; doc: Record<string, unknown> }>();
+  /** Each board document's key in #boards (leaderboardHolds). */
+  readonly #boardKeys = new WeakMap<object, string>();
   /** Names read before (siteName is pure, and every read of a result or badge asks twice: its spelling, then its canonical name). */
   readonly #names = new Map<string, SiteName>();
 
@@ -453,7 +460,7 @@ export class CheckService {
   async leaderboard(scope: BoardScope, page: number): Promise<Record<string, unknown>> {
     const revision = await this.#ctx.store.checks.revision();
     const rules = scoreRulesInForce(this.#ctx.clock.now());
-    const stamp = `${revision}|${rules.version}`;
+    const stamp = boardStamp(revision, rules.version);
     const key = `${scope.category ?? ''}|${scope.country ?? ''}|${scope.place ?? ''}|${page}`;
     const cached = this.#boards.get(key);
     if (cached && cached.key === stamp) return cached.doc;
@@ -461,7 +468,21 @@ export class CheckService {
     const doc = leaderboardDocument(board, scope, page, this.#ctx.settings.baseUrl, rules.version);
     if (this.#boards.size > 5_000) this.#boards.clear();
     this.#boards.set(key, { key: stamp, doc });
+    this.#boardKeys.set(doc, key);
     return doc;
+  }
+
+  /**
+   * Whether leaderboard() would hand `doc` back now for the board it answered, known without
+   * waiting: false unless the checks' revision is kept in memory (never on PostgreSQL). A page drawn
+   * from it is replayed in front of the framework (shared answer-replay.ts) only while this holds.
+   */
+  leaderboardHolds(doc: object): boolean {
+    const key = this.#boardKeys.get(doc);
+    const cached = key === undefined ? undefined : this.#boards.get(key);
+    if (cached?.doc !== doc) return false;
+    const revision = this.#ctx.store.checks.peekRevision();
+    return revision !== null && cached.key === boardStamp(revision, scoreRulesInForce(this.#ctx.clock.now()).version);
   }
 
   /** The `directory` counts of GET /v1/stats, taken at most every ten minutes. */

@@ -3,6 +3,7 @@
  * ever published readable. Written from the tables the score itself reads (capabilities.ts), so
  * the document cannot say one thing while the score does another.
  */
+import { firstInstantAfter } from '../ranking/rules.js';
 import { ANSWER_CAPABILITIES, CAPABILITIES, FIXES, GRADES, GROUPS, PROFILES } from './capabilities.js';
 
 export interface ScoreRulesVersion {
@@ -33,6 +34,17 @@ export function scoreRulesInForce(nowMs: number): ScoreRulesVersion {
 /** A version that has been published by `nowMs`, or undefined. */
 export function scoreRulesByVersion(version: number, nowMs: number): ScoreRulesVersion | undefined {
   return SCORE_RULES_VERSIONS.find((v) => v.version === version && Date.parse(v.publishedAt) <= nowMs);
+}
+
+/**
+ * The first instant after `nowMs` at which a score rules document can read otherwise: a version
+ * published (the changelog) or coming into force (every status). Infinity while none is announced.
+ */
+export function scoreRulesHoldUntil(nowMs: number): number {
+  return firstInstantAfter(
+    SCORE_RULES_VERSIONS.flatMap((v) => [v.publishedAt, v.effectiveAt]),
+    nowMs,
+  );
 }
 
 export function scoreRulesUrl(baseUrl: string, version: number): string {

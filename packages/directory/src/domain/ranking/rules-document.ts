@@ -5,7 +5,7 @@
  */
 import { OUTCOME_CODES } from '@svc/shared';
 import { REPUTATION_RULES } from '../reputation/arithmetic.js';
-import { PUBLISHED_RULES, TEXT_REVISIONS, announcedRules, rulesStatus, type PublishedRules } from './rules.js';
+import { PUBLISHED_RULES, TEXT_REVISIONS, announcedRules, firstInstantAfter, rulesStatus, type PublishedRules } from './rules.js';
 
 type RulesDocument = ReturnType<typeof drawRulesDocument>;
 
@@ -26,6 +26,17 @@ export function rulesDocument(rules: PublishedRules, nowMs: number, baseUrl: str
   if (drawn.size >= 64) drawn.clear();
   drawn.set(key, document);
   return document;
+}
+
+/**
+ * The first instant after `nowMs` at which a rules document can read otherwise: a version
+ * published (changelog, what comes next) or coming into force (every status). Infinity while none is announced.
+ */
+export function rulesDocumentHoldsUntil(nowMs: number): number {
+  return firstInstantAfter(
+    PUBLISHED_RULES.flatMap((r) => [r.publishedAt, r.effectiveAt]),
+    nowMs,
+  );
 }
 
 function drawRulesDocument(rules: PublishedRules, nowMs: number, baseUrl: string) {

@@ -126,6 +126,19 @@ export const PUBLISHED_RULES: readonly PublishedRules[] = Object.freeze([
   },
 ]);
 
+/**
+ * The first of these instants (ISO texts) after `nowMs`: when what was drawn at `nowMs` from the
+ * versions' dates can first read otherwise. Infinity when none is to come.
+ */
+export function firstInstantAfter(instants: Iterable<string>, nowMs: number): number {
+  let first = Number.POSITIVE_INFINITY;
+  for (const instant of instants) {
+    const at = Date.parse(instant);
+    if (at > nowMs && at < first) first = at;
+  }
+  return first;
+}
+
 export function rulesByVersion(version: number): PublishedRules | null {
   return PUBLISHED_RULES.find((r) => r.version === version) ?? null;
 }

@@ -26,6 +26,13 @@ export class AnswerCache<T> {
     return entry.answer;
   }
 
+  /** The answer get() would hand back now, leaving its place among the recent ones as it is. */
+  peek(key: string, nowMs: number): T | undefined {
+    if (!this.#enabled) return undefined;
+    const entry = this.#entries.get(key);
+    return entry && entry.expiresAt > nowMs ? entry.answer : undefined;
+  }
+
   set(key: string, answer: T, nowMs: number, ttlMs: number): void {
     if (!this.#enabled) return;
     this.#entries.set(key, { expiresAt: nowMs + ttlMs, answer });

@@ -21,7 +21,7 @@ import type { DirectoryContext } from '../context.js';
 import { answersNow } from '../listings/answering.js';
 import type { ListingRecord } from '../listings/listing.js';
 import { HOUR_MS, hourStartOf } from '../ranking/hourly-order.js';
-import { PUBLISHED_RULES, rulesInForce, type PublishedRules } from '../ranking/rules.js';
+import { PUBLISHED_RULES, firstInstantAfter, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { zoneReadingHoldsUntil } from './hours.js';
 import { keepRenderedBytes } from './rendered-answer.js';
 import type { DirectorySearch, HourState } from './search-service.js';
@@ -133,12 +133,10 @@ export function momentHoldsUntil(listing: ListingRecord, state: HourState | null
 
 /** When the next published rules come into force (Infinity when none is announced). */
 function nextRulesAt(nowMs: number): number {
-  let next = Number.POSITIVE_INFINITY;
-  for (const rules of PUBLISHED_RULES) {
-    const at = Date.parse(rules.effectiveAt);
-    if (at > nowMs && at < next) next = at;
-  }
-  return next;
+  return firstInstantAfter(
+    PUBLISHED_RULES.map((rules) => rules.effectiveAt),
+    nowMs,
+  );
 }
 
 /** A number for each hour's state this process made: a new state (a new hour, or one prepared again) gets a new one. */

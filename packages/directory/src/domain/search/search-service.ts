@@ -68,6 +68,8 @@ export class DirectorySearch {
   #state: HourState | null = null;
   #pending: Promise<HourState> | null = null;
   readonly #answers: AnswerCache<SearchAnswer>;
+  /** Where each cached answer is kept: its cache key and its hour (answerHolds). */
+  readonly #answerKeys = new WeakMap<object, { key: string; hourStart: number }>();
 
   readonly #deadlineMs: number;
   readonly #assembler: AnswerAssembler | null;
@@ -257,7 +259,21 @@ export class DirectorySearch {
     const nextCursor = page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next });
     const answer = renderedAnswer(await this.#answerBytes(page.hits, state, nowMs, nextCursor));
     this.#answers.set(cacheKey, answer, nowMs, search.openNow ? OPEN_NOW_ANSWER_TTL_MS : ANSWER_TTL_MS);
+    this.#answerKeys.set(answer, { key: cacheKey, hourStart: state.hourStart });
     return answer;
+  }
+
+  /**
+   * Whether search() would hand `answer` back now for the search it answered, known without
+   * waiting: the same hour, the answer still cached and not expired (a search's cursor, words and
+   * rules all belong to its hour). A page drawn from it is replayed in front of the framework
+   * (shared answer-replay.ts) only while this holds.
+   */
+  answerHolds(answer: object): boolean {
+    const kept = this.#answerKeys.get(answer);
+    if (!kept) return false;
+    const nowMs = this.#ctx.clock.now();
+    return hourStartOf(nowMs) === kept.hourStart && this.#answers.peek(kept.key, nowMs) === answer;
   }
 
   /**

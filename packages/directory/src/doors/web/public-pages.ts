@@ -7,6 +7,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BASE_STYLES, Problem, answerReplayOf, badRequestFromZod, builtAsset, cookieValue, etagOfText, html, matchingTag, pickLanguage, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
+import { scoreRulesHoldUntil } from '../../domain/checks/score-rules.js';
+import { rulesDocumentHoldsUntil } from '../../domain/ranking/rules-document.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 import { installCheckForm } from './check-form-route.js';
 import { DIRECTORY_LANGUAGES, MESSAGES, type DirectoryLanguage, type DirectoryMessages } from './messages.js';
@@ -122,6 +124,16 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
   const replay = answerReplayOf(app);
   const offerReplay = (request: FastifyRequest, holds: () => boolean): void => replay?.offer(request, holds);
 
+  /**
+   * A page drawn from published rules reads the clock only against the versions' dates: replayed
+   * from when it was drawn (`drawnAt`, taken before its document) until the next of them.
+   */
+  const offerUntil = (request: FastifyRequest, drawnAt: number, until: number): void =>
+    offerReplay(request, () => {
+      const nowMs = context.domain.clock.now();
+      return nowMs >= drawnAt && nowMs < until;
+    });
+
   const keptFor = (source: object, request: FastifyRequest, lang: DirectoryLanguage) => rendered.get(source)?.get(`${lang} ${request.url}`);
 
   const send = (request: FastifyRequest, reply: FastifyReply, lang: DirectoryLanguage, page: RenderedPage, maxAgeSec: number, source: object | null = null): FastifyReply => {
@@ -168,6 +180,8 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     try {
       const { body } = await run<SearchOutcome>('search_businesses', searchInputOf(form));
       const page = keptFor(body, request, lang) ? keptPage(searchJsonPath(form), Object.keys(form).length === 0) : renderSearchPage(t, form, body, null, suggestions, langQuery(lang), lang);
+      // Drawn from the URL and the answer alone: replayed while the search would hand that answer back.
+      offerReplay(request, () => context.search.answerHolds(body));
       return send(request, reply, lang, page, form.open_now ? 60 : 180, body);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
@@ -264,9 +278,11 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const asked = (request.query as Record<string, unknown>).version;
     const version = typeof asked === 'string' && /^\d{1,6}$/.test(asked) ? Number(asked) : null;
     try {
+      const drawnAt = context.domain.clock.now();
       const { body } = await run<Record<string, unknown>>('get_ranking_rules', version === null ? {} : { version });
       const source = sourceSignedBy(`ranking ${version ?? ''}`, body);
       const page = keptFor(source, request, lang) ? keptPage(version === null ? '/v1/ranking' : `/v1/ranking?version=${version}`, true) : renderRanking(t, body, version);
+      offerUntil(request, drawnAt, rulesDocumentHoldsUntil(drawnAt));
       return send(request, reply, lang, page, 3600, source);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
@@ -369,6 +385,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     try {
       const { body } = await run<BoardView>('get_leaderboard', boardInputOf(form));
       const page = keptFor(body, request, lang) ? keptPage(boardJsonPath(form), body.named.length > 0) : renderLeaderboardPage(t, lang, form, body, null, groups);
+      offerReplay(request, () => context.checks.leaderboardHolds(body));
       return send(request, reply, lang, page, 60, body);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
@@ -387,6 +404,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const asked = (request.query as Record<string, unknown>).version;
     const version = typeof asked === 'string' && /^\d{1,6}$/.test(asked) ? Number(asked) : null;
     try {
+      const drawnAt = context.domain.clock.now();
       const { body } = await run<Parameters<typeof renderScoreRules>[2]>('get_score_rules', version === null ? {} : { version });
       const key = `${version ?? ''}|${body.version}|${body.status}|${body.changelog?.length ?? 0}`;
       let source = scoreRulesSources.get(key);
@@ -397,6 +415,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
       const page = keptFor(source, request, lang)
         ? keptPage(version === null ? '/v1/score-rules' : `/v1/score-rules?version=${version}`, true)
         : renderScoreRules(t, lang, body, version, await groupLabeller(lang));
+      offerUntil(request, drawnAt, scoreRulesHoldUntil(drawnAt));
       return send(request, reply, lang, page, 3600, source);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
