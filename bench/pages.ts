@@ -139,7 +139,8 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
 }
 
 /** Each page, and the JSON it is built from (served by the same service: what the service's own frame costs, for comparison). */
-const cases: { name: string; url: string; headers: Record<string, string>; json: string; jsonHeaders: Record<string, string> }[] = [
+/** `json`: the JSON the page is built from (null: a page built from nothing but the software, such as the check form). */
+const cases: { name: string; url: string; headers: Record<string, string>; json: string | null; jsonHeaders: Record<string, string> }[] = [
   { name: 'directory-home', url: `${directory}/`, headers: {}, json: `${directory}/v1/businesses`, jsonHeaders: {} },
   { name: 'directory-search', url: `${directory}/?q=cafe&open_now=true`, headers: {}, json: `${directory}/v1/businesses?q=cafe&open_now=true`, jsonHeaders: {} },
   { name: 'directory-business', url: `${directory}/businesses/${firstListing}`, headers: {}, json: `${directory}/v1/businesses/${firstListing}`, jsonHeaders: {} },
@@ -148,6 +149,9 @@ const cases: { name: string; url: string; headers: Record<string, string>; json:
   { name: 'directory-check-badge', url: `${directory}/b/padaria-aurora.test/badge.svg`, headers: {}, json: `${directory}/b/padaria-aurora.test.json`, jsonHeaders: {} },
   { name: 'directory-leaderboard', url: `${directory}/leaderboard`, headers: {}, json: `${directory}/leaderboard.json`, jsonHeaders: {} },
   { name: 'directory-leaderboard-scoped', url: `${directory}/leaderboard?country=PT&place=lisboa`, headers: {}, json: `${directory}/leaderboard.json?country=PT&place=lisboa`, jsonHeaders: {} },
+  { name: 'directory-categories', url: `${directory}/categories/bakery`, headers: {}, json: `${directory}/v1/categories?group=bakery`, jsonHeaders: {} },
+  { name: 'directory-check-form', url: `${directory}/check`, headers: {}, json: null, jsonHeaders: {} },
+  { name: 'directory-stats', url: `${directory}/stats`, headers: {}, json: `${directory}/v1/stats`, jsonHeaders: {} },
   { name: 'directory-score-rules', url: `${directory}/score-rules`, headers: {}, json: `${directory}/v1/score-rules`, jsonHeaders: {} },
   { name: 'owner-inbox', url: `${inbox}/app/inbox`, headers: { cookie: session }, json: `${inbox}/v1/owner/items`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
   { name: 'owner-item', url: `${inbox}/app/items/${itemId}`, headers: { cookie: session }, json: `${inbox}/v1/owner/items/${itemId}`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
@@ -192,14 +196,14 @@ for (let round = 0; round < rounds; round++) for (const c of chosen) {
   if (profileDir) await profiling(c.name);
   await load(`${baseline.info.address}/${c.name}`, {}, warmupSec);
   const bare = await load(`${baseline.info.address}/${c.name}`, {}, durationSec, baseline.child);
-  await load(c.json, c.jsonHeaders, warmupSec);
-  const json = await load(c.json, c.jsonHeaders, durationSec);
+  if (c.json) await load(c.json, c.jsonHeaders, warmupSec);
+  const json = c.json ? await load(c.json, c.jsonHeaders, durationSec) : null;
   const share = page.rps / bare.rps;
   const cpuShare = page.cpuUsPerRequest && bare.cpuUsPerRequest ? bare.cpuUsPerRequest / page.cpuUsPerRequest : null;
   const met = page.errors === 0 && page.non2xx === 0 && share >= 0.5 && page.p99 < 25;
   results.push({ case: c.name, round, load: loadavg()[0], bytes: sizes[c.name], encoding: bodies[c.name]!.encoding, page, bare, json, share, cpuShare, met });
   console.log(
-    `${c.name.padEnd(20)} ${String(sizes[c.name]).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json.rps).padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}  load ${loadavg()[0]!.toFixed(2)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
+    `${c.name.padEnd(20)} ${String(sizes[c.name]).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json?.rps ?? '-').padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}  load ${loadavg()[0]!.toFixed(2)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
   );
 }
 writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, results }, null, 2));

@@ -28,6 +28,7 @@ import { openDirectoryStore } from './store/kysely/kysely-directory-store.js';
 import { DIRECTORY_CACHE_KIB } from './store/kysely/database.js';
 import { AnswerWorkers } from './workers/answer-workers.js';
 import { CheckService, DEFAULT_CHECK_SETTINGS, type CheckSettings } from './domain/checks/check-service.js';
+import { NetworkStats } from './domain/stats/network-stats.js';
 import { CheckWorker } from './checks/check-worker.js';
 import { readOwnerChoice } from './checks/owner-file.js';
 import { defaultCrawlerSettings } from './checks/site-fetcher.js';
@@ -138,10 +139,11 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
   const checks = new CheckService(context, checkSettings);
+  const stats = new NetworkStats(context, search, checks);
   const crawler = defaultCrawlerSettings(baseUrl, checkSettings.localWeb);
   const http = buildDirectoryHttp({
     operations: DIRECTORY_OPERATIONS,
-    context: { domain: context, search, businesses, checks, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
+    context: { domain: context, search, businesses, checks, stats, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
     storageHealth: store.storageHealth,

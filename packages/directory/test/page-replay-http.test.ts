@@ -211,4 +211,43 @@ describe.skipIf(onPostgres)('kept directory pages replayed in front of the frame
     await readTwice('/ranking');
     await readTwice('/score-rules');
   });
+
+  it('replay the pages drawn from the software alone: the categories, a group and the check form', async () => {
+    const categories = await readTwice('/categories');
+    expect(categories.headers.link).toContain('/v1/categories');
+    await readTwice('/categories?lang=pt');
+    const group = await readTwice('/categories/bakery');
+    expect(group.headers.link).toContain('/v1/categories?group=bakery');
+    const form = await readTwice('/check');
+    expect(form.headers.link).toBeUndefined();
+    expect(form.body.toString()).toContain('action="/check"');
+    // A request with a cookie goes through the framework and gets the same page.
+    expect((await readThrough('/categories/bakery', { cookie: 'other=1' })).body.equals(group.body)).toBe(true);
+    expect((await readThrough('/categories/no-such-group')).status).toBe(404);
+    expect((await readThrough('/categories/no-such-group')).status).toBe(404);
+  });
+
+  it('keep the statistics a second at most, and not past a write to what they count', async () => {
+    t.clock.set('2026-12-07T10:00:00Z');
+    await t.directory.search.hour();
+    const first = (await t.get('/v1/stats')).body;
+    const page = await readTwice('/stats');
+    expect((await t.get('/v1/stats')).body).toEqual(first);
+    expect(page.body.toString()).toContain(String(first.businesses_listed));
+
+    t.clock.advance(1_000);
+    await readThrough('/stats');
+    const later = (await t.get('/v1/stats')).body;
+    expect(later.generated_at).toBe('2026-12-07T10:00:01.000Z');
+    await readTwice('/stats');
+
+    // A listing written: counted at once, within the same second.
+    const record = (await t.directory.store.listings.byDomain(SHOP))!;
+    const { seq: _seq, ...rest } = record;
+    await t.directory.store.listings.upsert({ ...rest, id: 'second-shop', domain: 'second-shop.example', name: 'Second Shop', updatedAt: t.clock.now() });
+    const written = await readThrough('/stats');
+    expect(written.body.equals(page.body)).toBe(false);
+    expect((await t.get('/v1/stats')).body.businesses_listed).toBe(later.businesses_listed + 1);
+    await readTwice('/stats');
+  });
 });

@@ -42,6 +42,26 @@ describe('change stamps', () => {
     expect(a.writes.stamp(['notes'])).not.toBe(before);
   });
 
+  it('own stamps change with this connection\'s writes and rollbacks alone, blind to another connection\'s commits', async () => {
+    const before = a.writes.ownStamp(['notes']);
+    const otherTable = a.writes.ownStamp(['other']);
+    await b.db.insertInto('notes').values({ id: 5, text: 'elsewhere' }).execute();
+    await nextCallback();
+    expect(a.writes.ownStamp(['notes'])).toBe(before);
+    expect(a.writes.stamp(['notes'])).not.toBe(before);
+    await a.db.insertInto('notes').values({ id: 6, text: 'here' }).execute();
+    const written = a.writes.ownStamp(['notes']);
+    expect(written).not.toBe(before);
+    expect(a.writes.ownStamp(['other'])).toBe(otherTable);
+    await expect(
+      a.db.transaction().execute(async (trx) => {
+        await trx.insertInto('notes').values({ id: 7, text: 'undone' }).execute();
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(a.writes.ownStamp(['notes'])).not.toBe(written);
+  });
+
   it('change from the next callback on with a commit the process did not count (another process)', async () => {
     const before = a.writes.stamp(['notes']);
     // The raw handle stands for another process: nothing of this process counts its commit.

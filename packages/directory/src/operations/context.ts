@@ -6,6 +6,7 @@ import type { BusinessViews } from '../domain/search/business-views.js';
 import type { DirectorySearch } from '../domain/search/search-service.js';
 import type { SignedCaller } from '../domain/signed/signed-call.js';
 import type { CheckService } from '../domain/checks/check-service.js';
+import type { NetworkStats } from '../domain/stats/network-stats.js';
 
 export interface DirectoryOperationContext {
   domain: DirectoryContext;
@@ -14,6 +15,8 @@ export interface DirectoryOperationContext {
   businesses: BusinessViews;
   /** The agentic check: results, asking for checks, leaderboards, counts. */
   checks: CheckService;
+  /** GET /v1/stats's answer, kept a moment while nothing it reads was written. */
+  stats: NetworkStats;
   /** Reads a site's /.well-known/svc-check.json now (the owner's choice for its result). */
   readOwnerChoice: (domain: string) => Promise<'hidden' | 'shown' | null>;
   /** Who is calling (the client's address), for per-caller budgets; set per request by the doors. */

@@ -1,9 +1,6 @@
 /** GET /v1/stats (directory spec §4): counts of the network, never a name. */
 import { z } from 'zod';
-import { emptyCounts } from '../domain/stats/directory-counts.js';
 import { READ, directoryOperation } from './context.js';
-
-const DAY_MS = 86_400_000;
 
 export const getStats = directoryOperation({
   name: 'get_stats',
@@ -36,39 +33,6 @@ export const getStats = directoryOperation({
   annotations: READ,
   cacheMaxAgeSec: 60,
   errors: [],
-  run: async (ctx) => {
-    const store = ctx.domain.store;
-    const nowMs = ctx.domain.clock.now();
-    const [instances, listed, oldestDue, receipts] = await Promise.all([
-      store.instances.list(),
-      store.listings.countListed(),
-      store.jobs.oldestDueAt(nowMs),
-      store.receipts.listedTotals(),
-    ]);
-    // Answering: pinged in the last day, and not failing its manifest check (listings/answering.ts).
-    const online = instances.filter((i) => i.lastPingAt !== null && i.lastPingAt >= nowMs - DAY_MS && i.status !== 'unreachable');
-    const activity = { bookings: 0, orders: 0, quotes: 0, messages: 0 };
-    for (const instance of online) {
-      for (const key of Object.keys(activity) as (keyof typeof activity)[]) activity[key] += instance.counts?.[key] ?? 0;
-    }
-    const lagSeconds = oldestDue === null ? 0 : Math.max(0, (nowMs - oldestDue) / 1000);
-    const state = ctx.search.peek();
-    return {
-      instances_online: online.length,
-      businesses_listed: listed,
-      activity_24h: activity,
-      receipts_issued: receipts.issued,
-      receipts_acknowledged: receipts.acknowledged,
-      reviews_published: 0,
-      status: {
-        api: state ? ('ok' as const) : ('degraded' as const),
-        jobs_lag_seconds: Math.round(lagSeconds),
-        last_sweep_at: state ? new Date(state.computedAt).toISOString() : null,
-      },
-      // From check results and members, taken at most every ten minutes (domain/checks/check-counts.ts),
-      // once the service is up (before its first hour is prepared no count was taken: the zero time).
-      directory: state ? await ctx.checks.counts() : emptyCounts(),
-      generated_at: new Date(nowMs).toISOString(),
-    };
-  },
+  // Kept at most a second while nothing it reads was written (domain/stats/network-stats.ts).
+  run: async (ctx) => ctx.stats.answer(),
 });

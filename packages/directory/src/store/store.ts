@@ -275,6 +275,13 @@ export interface DirectoryStore {
   readonly replays: DurableReplayStore;
   readonly receipts: ReceiptStore;
   readonly reputation: ReputationStore;
+  /**
+   * A stamp of these tables that differs from every earlier one once this store's connection wrote
+   * any of them (shared table-writes.ts `ownStamp`); blind to other connections' commits, so only for
+   * answers kept a bounded moment. Null where writes are not counted (PostgreSQL, a store inside a
+   * transaction).
+   */
+  ownWritesStamp(tables: readonly string[]): string | null;
   transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T>;
   /**
    * Runs `work` as transaction() does, but in one transaction with the other calls waiting at that

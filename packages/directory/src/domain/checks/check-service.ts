@@ -485,6 +485,11 @@ export class CheckService {
     return revision !== null && cached.key === boardStamp(revision, scoreRulesInForce(this.#ctx.clock.now()).version);
   }
 
+  /** Whether counts() would hand `counts` back now, known without waiting. */
+  countsHold(counts: DirectoryCounts): boolean {
+    return this.#counts !== null && this.#counts.counts === counts && this.#ctx.clock.now() - this.#counts.at < COUNTS_EVERY_MS;
+  }
+
   /** The `directory` counts of GET /v1/stats, taken at most every ten minutes. */
   async counts(): Promise<DirectoryCounts> {
     const nowMs = this.#ctx.clock.now();

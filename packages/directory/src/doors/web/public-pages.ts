@@ -251,10 +251,29 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     }
   });
 
+  /**
+   * Pages drawn only from what changes with the software (the category groups and their place
+   * categories, CATEGORIES_VERSION; the check form) are kept per language and address, each with a
+   * stand-in for its answer, and replayed in front of the framework for as long as the process runs.
+   */
+  const softwareSources = new Map<string, object>();
+  const softwareSourceOf = (key: string): object => {
+    let source = softwareSources.get(key);
+    if (!source) softwareSources.set(key, (source = {}));
+    return source;
+  };
+  const holdsWhileRunning = () => true;
+
   app.get('/categories', async (request, reply) => {
     const lang = languageOf(request);
-    const { body } = await run<{ categories: { slug: string; labels: Record<string, string>; kind: string }[] }>('list_categories', {});
-    return send(request, reply, lang, renderCategories(MESSAGES[lang], lang, body.categories), 3600);
+    const source = softwareSourceOf('categories');
+    let page = keptFor(source, request, lang) ? keptPage('/v1/categories', true) : null;
+    if (!page) {
+      const { body } = await run<{ categories: { slug: string; labels: Record<string, string>; kind: string }[] }>('list_categories', {});
+      page = renderCategories(MESSAGES[lang], lang, body.categories);
+    }
+    offerReplay(request, holdsWhileRunning);
+    return send(request, reply, lang, page, 3600, source);
   });
 
   app.get<{ Params: { slug: string } }>('/categories/:slug', async (request, reply) => {
@@ -262,8 +281,13 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     const t = MESSAGES[lang];
     try {
       const { body } = await run<Parameters<typeof renderCategoryGroup>[3]>('list_categories', { group: request.params.slug });
-      const page = renderCategoryGroup(t, lang, request.params.slug, body);
-      if (page) return send(request, reply, lang, page, 3600);
+      // Only a group that exists gets here (list_categories refuses the others): a bounded set of sources.
+      const source = softwareSourceOf(`categories/${request.params.slug}`);
+      const page = keptFor(source, request, lang) ? keptPage(`/v1/categories?group=${encodeURIComponent(request.params.slug)}`, true) : renderCategoryGroup(t, lang, request.params.slug, body);
+      if (page) {
+        offerReplay(request, holdsWhileRunning);
+        return send(request, reply, lang, page, 3600, source);
+      }
       throw new Problem('not_found', `No category group is called ${request.params.slug}.`);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
@@ -293,7 +317,9 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
   app.get('/stats', async (request, reply) => {
     const lang = languageOf(request);
     const { body } = await run<Record<string, unknown>>('get_stats', {});
-    return send(request, reply, lang, renderStats(MESSAGES[lang], body), 60);
+    const page = keptFor(body, request, lang) ? keptPage('/v1/stats', true) : renderStats(MESSAGES[lang], body);
+    offerReplay(request, () => context.stats.holds(body));
+    return send(request, reply, lang, page, 60, body);
   });
 
   const groupLabeller = async (lang: DirectoryLanguage): Promise<(slug: string) => string> => {
@@ -332,7 +358,9 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
 
   app.get('/check', async (request, reply) => {
     const lang = languageOf(request);
-    return send(request, reply, lang, renderCheckSitePage(MESSAGES[lang], lang), 3600);
+    const source = softwareSourceOf('check');
+    offerReplay(request, holdsWhileRunning);
+    return send(request, reply, lang, keptFor(source, request, lang) ? keptPage('', true) : renderCheckSitePage(MESSAGES[lang], lang), 3600, source);
   });
 
   app.get<{ Params: { domain: string } }>('/b/:domain', async (request, reply) => {

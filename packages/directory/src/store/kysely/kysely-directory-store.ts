@@ -530,6 +530,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly #inTransaction: boolean;
 
   readonly #pages: PageRenderer | null;
+  readonly #writes: TableWrites | null;
 
   /** `writes` (the root store on SQLite, table-writes.ts): revisions are read again only after a write. */
   constructor(db: Kysely<DirectoryDatabase>, options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null } = {}) {
@@ -537,6 +538,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.#inTransaction = options.inTransaction ?? false;
     this.#pages = options.pages ?? null;
     const writes = this.#inTransaction ? null : (options.writes ?? null);
+    this.#writes = writes;
     this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes);
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
@@ -546,6 +548,10 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.reputation = new KyselyReputationStore(db);
     this.checks = new KyselyCheckStore(db, writes);
     this.persons = new KyselyPersonStore(db);
+  }
+
+  ownWritesStamp(tables: readonly string[]): string | null {
+    return this.#writes?.ownStamp(tables) ?? null;
   }
 
   /** On PostgreSQL, a transaction that loses a race the database decides (a deadlock) runs again. */
