@@ -163,6 +163,21 @@ const cases: { name: string; url: string; headers: Record<string, string>; json:
     json: `${inbox}/v1/owner/items/${itemId}`,
     jsonHeaders: { authorization: `Bearer ${ownerKey}`, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
   },
+  // Setup screens as a browser asks: the week's hours (kept), and the API keys (drawn at each request).
+  {
+    name: 'owner-setup-hours',
+    url: `${inbox}/app/setup/hours`,
+    headers: { cookie: session, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+    json: `${inbox}/v1/owner/availability`,
+    jsonHeaders: { authorization: `Bearer ${ownerKey}`, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+  },
+  {
+    name: 'owner-setup-keys',
+    url: `${inbox}/app/setup/keys`,
+    headers: { cookie: session, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+    json: `${inbox}/v1/owner/api-keys`,
+    jsonHeaders: { authorization: `Bearer ${ownerKey}`, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
+  },
 ];
 
 const chosen = only.length === 0 ? cases : cases.filter((c) => only.some((prefix) => c.name.startsWith(prefix)));

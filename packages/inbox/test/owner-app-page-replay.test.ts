@@ -70,6 +70,51 @@ describe.skipIf(onPostgres)('owner pages replayed in front of the framework', ()
     expect(textOf(await get(app, itemPath))).not.toContain('name="event" value="confirm"');
   });
 
+  it('keeps and replays the setup screens drawn from what owner pages show, until a change made through any door', async () => {
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    for (const path of ['/app/setup', '/app/setup/profile', '/app/setup/services', '/app/setup/products', '/app/setup/hours', '/app/setup/settings', '/app/setup/rules']) {
+      await prime(app, path, { 'accept-encoding': BROWSER });
+      const before = replayed();
+      const again = await get(app, path, { 'accept-encoding': BROWSER });
+      expect(again.status).toBe(200);
+      expect(replayed(), path).toBe(before + 1);
+    }
+    // A service and a closure written through the owner's REST show on the very next request.
+    const service = { id: 'beard-trim', name: 'Beard trim', durationMinutes: 20, priceModel: 'fixed', price: 1200, slotStepMinutes: 10 };
+    expect((await t.owner('POST', '/v1/owner/services', { body: { service } })).status).toBe(200);
+    let before = replayed();
+    expect(textOf(await get(app, '/app/setup/services', { 'accept-encoding': BROWSER }))).toContain('Beard trim');
+    expect(replayed()).toBe(before);
+    expect((await t.owner('PUT', '/v1/owner/availability/closures', { body: { closures: [{ startDate: '2026-12-24', endDate: '2026-12-26', reason: 'Christmas' }] } })).status).toBe(200);
+    before = replayed();
+    expect(textOf(await get(app, '/app/setup/hours', { 'accept-encoding': BROWSER }))).toContain('Christmas');
+    expect(replayed()).toBe(before);
+  });
+
+  it('keeps and replays the setup screens that show bookkeeping too, until any table is written', async () => {
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    for (const path of ['/app/setup/keys', '/app/setup/webhooks', '/app/setup/ai-apps', '/app/setup/networks', '/app/setup/feeds']) {
+      await prime(app, path, { 'accept-encoding': BROWSER });
+      const before = replayed();
+      expect((await get(app, path, { 'accept-encoding': BROWSER })).status).toBe(200);
+      expect(replayed(), path).toBe(before + 1);
+    }
+    // A key made through the owner's REST: on the keys screen at the very next request.
+    const made = await t.owner('POST', '/v1/owner/api-keys', { body: { name: 'Calendar sync', preset: 'read_only' } });
+    expect(made.status).toBe(201);
+    let before = replayed();
+    const unused = textOf(await get(app, '/app/setup/keys', { 'accept-encoding': BROWSER }));
+    expect(unused).toContain('Calendar sync');
+    expect(replayed()).toBe(before);
+    await prime(app, '/app/setup/keys', { 'accept-encoding': BROWSER });
+    // Its first use writes only its last use, a table the inbox and item pages do not show: drawn anew all the same.
+    expect((await t.request('GET', '/v1/owner/items', { headers: { authorization: `Bearer ${made.body.key}` } })).status).toBe(200);
+    before = replayed();
+    const used = textOf(await get(app, '/app/setup/keys', { 'accept-encoding': BROWSER }));
+    expect(replayed()).toBe(before);
+    expect(withoutFormKeys(used)).not.toBe(withoutFormKeys(unused));
+  });
+
   it('never writes one session\'s page to other cookies, nor to a request carrying anything a hook acts on', async () => {
     const one = await signInToApp(t.baseUrl, t.ownerKey);
     const two = await signInToApp(t.baseUrl, t.ownerKey);

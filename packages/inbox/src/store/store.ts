@@ -180,9 +180,10 @@ import type { MailStore } from './mail-store.js';
  * What an answer kept in memory may be built from (ChangeStamps). `owner_pages`: everything the owner
  * app's inbox and item pages show (an item with its events, conversation, receipts, customer and
  * moves, in the frame of the profile and settings): every table but the bookkeeping ones.
- * `sessions`: the owner app's sessions and the keys they were opened with.
+ * `sessions`: the owner app's sessions and the keys they were opened with. `any_table`: every table,
+ * bookkeeping included (the owner app's screens of keys, deliveries, grants and feed runs).
  */
-export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks' | 'owner_pages' | 'sessions';
+export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks' | 'owner_pages' | 'sessions' | 'any_table';
 
 /** Tells whether what an answer was built from may have changed since (answers kept in memory, operations/kept-answers.ts). */
 export interface ChangeStamps {

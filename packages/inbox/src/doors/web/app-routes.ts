@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Html } from '@svc/shared';
+import type { ChangeTopic } from '../../store/store.js';
 import type { AppCall, AppEnvironment } from './app-kit.js';
 import type { PageFrame } from './views/layout.js';
 
@@ -14,9 +15,10 @@ export interface AppRoutes {
   env: AppEnvironment;
   /**
    * Serves a page to a signed-in owner (or sends them to sign in). `keep`: the page reads only the
-   * inbox's database, the clock to the minute and the request, so its rendered text is kept (kept-pages.ts).
+   * tables of this change topic, the clock to the minute and the request, so its rendered text is
+   * kept while that topic's stamp holds (kept-pages.ts).
    */
-  page(path: string, render: PageRenderer, options?: { keep?: boolean }): void;
+  page(path: string, render: PageRenderer, options?: { keep?: ChangeTopic }): void;
   /**
    * A form's target: checks the session and CSRF, runs `act`, then redirects to what it returns;
    * an operation's refusal renders `page` again with it (and the refusal's status).

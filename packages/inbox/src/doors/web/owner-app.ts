@@ -11,6 +11,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { sessionHoldsNow, signIn, signOut, signOutEverywhere, SESSION_ABSOLUTE_MS, type OwnerSession } from '../../domain/access/owner-sessions.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { RunnerDeps } from '../../operations/runner.js';
+import type { ChangeTopic } from '../../store/store.js';
 import { APP_STYLES } from './app-styles.js';
 import {
   callAs,
@@ -172,30 +173,30 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
    * checks still says the same at that moment: the session open, not due its touch, the page kept
    * under the same stamp in the same minute. Each serving gets fresh form keys.
    */
-  const offerAgain = (request: FastifyRequest, session: OwnerSession, key: PageKey, page: KeptPage, served: ServedPage): void => {
+  const offerAgain = (request: FastifyRequest, session: OwnerSession, topic: ChangeTopic, key: PageKey, page: KeptPage, served: ServedPage): void => {
     if (!replay) return;
     const { store, clock } = env.deps;
     replay.offerPrivately(request, {
       holds: () => {
         const nowMs = clock.now();
-        const stamp = store.changes.stamp(['owner_pages']);
+        const stamp = store.changes.stamp([topic]);
         return typeof stamp === 'string' && sessionHoldsNow(store, session.tokenHash, nowMs) && keptPages.stillServes(key, page, stamp, nowMs);
       },
       remake: page.bytes ? undefined : { coding: served.gzip ? 'gzip' : undefined, body: () => servedAgain(page, served) },
     });
   };
   /** A kept page when one holds for this session, address, language and moment; else the page rendered, and kept when it is a 200. */
-  const renderKept = async (session: OwnerSession, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer): Promise<FastifyReply> => {
+  const renderKept = async (session: OwnerSession, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer, topic: ChangeTopic): Promise<FastifyReply> => {
     const key = { tokenHash: session.tokenHash, url: request.url, languageCookie: cookieValue(request.headers.cookie, env.cookies.language) };
     // Taken before the page's reads: a write landing during the render leaves it under a stamp no later one equals.
-    const stamp = await env.deps.store.changes.stamp(['owner_pages']);
+    const stamp = await env.deps.store.changes.stamp([topic]);
     const nowMs = env.deps.clock.now();
     const takesGzip = acceptsCoding(request.headers['accept-encoding'], 'gzip');
     const kept = keptPages.get(key, stamp, nowMs);
     if (kept) {
       rememberLanguage(env, request, reply, kept.lang);
       const served = await servedPage(kept, takesGzip);
-      offerAgain(request, session, key, kept, served);
+      offerAgain(request, session, topic, key, kept, served);
       return sendServed(reply, kept.lang, 200, served);
     }
     const app = await callContext(env, session, request, () => keptPages.formKeySlot);
@@ -203,7 +204,7 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
     if (status !== 200) return sendServed(reply, app.lang, status, await servedPage(pageOf(app.lang, text, keptPages.formKeySlot), false));
     const page = keptPages.keep(key, stamp, nowMs, app.lang, text);
     const served = await servedPage(page, takesGzip);
-    offerAgain(request, session, key, page, served);
+    offerAgain(request, session, topic, key, page, served);
     return sendServed(reply, app.lang, status, served);
   };
   return {
@@ -213,7 +214,7 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
         // The session first, every time: an ended session is sent to sign in, never given a kept page.
         const session = await sessionOf(env, request);
         if (!session) return reply.code(303).header('cache-control', 'no-store').redirect(`/app/sign-in?next=${encodeURIComponent(localAppPath(request.url))}`, 303);
-        if (options?.keep) return renderKept(session, request, reply, renderer);
+        if (options?.keep) return renderKept(session, request, reply, renderer, options.keep);
         return render(await callContext(env, session, request), request, reply, renderer, null);
       });
     },
@@ -301,10 +302,10 @@ function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets:
 
 function installInboxPages(routes: AppRoutes): void {
   const now = () => routes.env.deps.clock.now();
-  routes.page('/app/inbox', (app, request) => renderInbox(app, inboxQueryOf(request.query as Record<string, unknown>), now()), { keep: true });
+  routes.page('/app/inbox', (app, request) => renderInbox(app, inboxQueryOf(request.query as Record<string, unknown>), now()), { keep: 'owner_pages' });
 
   const itemPage: PageRenderer = (app, request, problem) => renderItemPage(app, (request.params as { id: string }).id, app.session.csrfToken, now(), problem);
-  routes.page('/app/items/:id', itemPage, { keep: true });
+  routes.page('/app/items/:id', itemPage, { keep: 'owner_pages' });
 
   routes.action(
     '/app/items/:id/move',

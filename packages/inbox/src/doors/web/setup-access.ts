@@ -6,7 +6,7 @@
 import { html, safeHref, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
 import type { AppRoutes } from './app-routes.js';
-import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
+import { KEPT_UNTIL_ANY_WRITE, asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { formatInstant, fromLocalInput } from './views/format.js';
 import { notice, postForm } from './views/layout.js';
 
@@ -201,7 +201,7 @@ ${postForm('/app/setup/feeds/remove', csrf, app.formKey(), html`<input type="hid
 
 export function installAccessPages(routes: AppRoutes): void {
   const key = (form: URLSearchParams) => form.get('idempotency_key');
-  routes.page('/app/setup/keys', asPage(renderKeys));
+  routes.page('/app/setup/keys', asPage(renderKeys), KEPT_UNTIL_ANY_WRITE);
   routes.action(
     '/app/setup/keys',
     async (app, form) => {
@@ -226,7 +226,7 @@ export function installAccessPages(routes: AppRoutes): void {
     asPage(renderKeys),
   );
 
-  routes.page('/app/setup/webhooks', asPage(renderWebhooks));
+  routes.page('/app/setup/webhooks', asPage(renderWebhooks), KEPT_UNTIL_ANY_WRITE);
   routes.action(
     '/app/setup/webhooks',
     async (app, form) => {
@@ -291,7 +291,7 @@ export function installAccessPages(routes: AppRoutes): void {
     asPage(renderWebhooks),
   );
 
-  routes.page('/app/setup/ai-apps', asPage(renderAiApps));
+  routes.page('/app/setup/ai-apps', asPage(renderAiApps), KEPT_UNTIL_ANY_WRITE);
   routes.action(
     '/app/setup/ai-apps/revoke',
     async (app, form) => {
@@ -301,7 +301,7 @@ export function installAccessPages(routes: AppRoutes): void {
     asPage(renderAiApps),
   );
 
-  routes.page('/app/setup/networks', asPage(renderNetworks));
+  routes.page('/app/setup/networks', asPage(renderNetworks), KEPT_UNTIL_ANY_WRITE);
   routes.action(
     '/app/setup/networks',
     async (app, form) => {
@@ -312,7 +312,7 @@ export function installAccessPages(routes: AppRoutes): void {
     asPage(renderNetworks),
   );
 
-  routes.page('/app/setup/feeds', asPage(renderFeeds));
+  routes.page('/app/setup/feeds', asPage(renderFeeds), KEPT_UNTIL_ANY_WRITE);
   routes.action(
     '/app/setup/feeds',
     async (app, form) => {

@@ -2,7 +2,7 @@
 import { attr, html, Problem, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
 import type { AppRoutes } from './app-routes.js';
-import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
+import { KEPT, asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { formatMoney, moneyInput, parseMoney } from './views/format.js';
 import { postForm } from './views/layout.js';
 
@@ -159,7 +159,7 @@ ${field('pr-category', t.category, html`<input type="text" id="pr-category" name
 };
 
 export function installCataloguePages(routes: AppRoutes): void {
-  routes.page('/app/setup/profile', asPage(renderProfile));
+  routes.page('/app/setup/profile', asPage(renderProfile), KEPT);
   routes.action(
     '/app/setup/profile',
     async (app, form) => {
@@ -191,7 +191,7 @@ export function installCataloguePages(routes: AppRoutes): void {
     asPage(renderProfile),
   );
 
-  routes.page('/app/setup/services', asPage(renderServices));
+  routes.page('/app/setup/services', asPage(renderServices), KEPT);
   routes.action(
     '/app/setup/services',
     async (app, form) => {
@@ -225,7 +225,7 @@ export function installCataloguePages(routes: AppRoutes): void {
     asPage(renderServices),
   );
 
-  routes.page('/app/setup/products', asPage(renderProducts));
+  routes.page('/app/setup/products', asPage(renderProducts), KEPT);
   routes.action(
     '/app/setup/products',
     async (app, form) => {

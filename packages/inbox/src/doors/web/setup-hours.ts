@@ -6,7 +6,7 @@
 import { html, Problem, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
 import type { AppRoutes } from './app-routes.js';
-import { asPage, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
+import { KEPT, asPage, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { postForm } from './views/layout.js';
 
 interface Availability {
@@ -69,7 +69,7 @@ ${Array.from({ length: rows }, (_, index) => periodRow(app, day, index, periods[
 };
 
 export function installHoursPages(routes: AppRoutes): void {
-  routes.page('/app/setup/hours', asPage(renderHours));
+  routes.page('/app/setup/hours', asPage(renderHours), KEPT);
   routes.action(
     '/app/setup/hours',
     async (app, form) => {

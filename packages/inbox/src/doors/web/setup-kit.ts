@@ -33,6 +33,16 @@ export function setupPage(app: AppCall, section: SetupSection, problem: Html | n
 
 export type SetupRenderer = (app: AppCall, problem: Html | null, shown?: Html) => Promise<PageFrame>;
 
+/**
+ * Every setup screen reads the inbox's database, the clock to the minute and the request alone, so
+ * it is kept and replayed (docs/web.md "Pages kept in memory"). Those drawn only from the tables the
+ * owner's inbox and item pages show (kysely-inbox-store.ts SHOWN_ON_OWNER_PAGES) are kept while no
+ * such table is written; the screens of keys, webhooks, AI apps, networks and feeds, which show
+ * bookkeeping too (keys' last use, deliveries, grants, feed runs), while no table at all is.
+ */
+export const KEPT = { keep: 'owner_pages' } as const;
+export const KEPT_UNTIL_ANY_WRITE = { keep: 'any_table' } as const;
+
 /** The page renderer of a section, for routes.page and as the page an action falls back to. */
 export function asPage(render: SetupRenderer): PageRenderer {
   return (app, _request, problem) => render(app, problem);

@@ -8,7 +8,7 @@ import type { AppRoutes } from './app-routes.js';
 import { installAccessPages } from './setup-access.js';
 import { installCataloguePages } from './setup-catalogue.js';
 import { installHoursPages } from './setup-hours.js';
-import { setupNav } from './setup-kit.js';
+import { KEPT, setupNav } from './setup-kit.js';
 import { installSettingsPages } from './setup-settings.js';
 
 export function installSetupPages(routes: AppRoutes): void {
@@ -18,7 +18,7 @@ export function installSetupPages(routes: AppRoutes): void {
     body: html`<h1>${app.t.setup.title}</h1>${setupNav(app, null)}
 <section class="card" aria-labelledby="sessions-title"><h2 id="sessions-title">${app.t.setup.sessions}</h2><p>${app.t.sessions.intro}</p>
 <form method="post" action="/app/sign-out-everywhere"><input type="hidden" name="csrf" value="${app.session.csrfToken}"><button type="submit" class="danger">${app.t.sessions.signOutEverywhere}</button></form></section>`,
-  }));
+  }), KEPT);
   installCataloguePages(routes);
   installHoursPages(routes);
   installSettingsPages(routes);

@@ -5,7 +5,7 @@
 import { attr, html, Problem, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
 import type { AppRoutes } from './app-routes.js';
-import { asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
+import { KEPT, asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
 import { postForm } from './views/layout.js';
 import { stateLabel, typeLabel, whoOf, type ListedItem } from './views/item-summary.js';
 
@@ -110,7 +110,7 @@ function renderRules(app: AppCall, problem: Html | null, tried: Html | null, dra
 }
 
 export function installSettingsPages(routes: AppRoutes): void {
-  routes.page('/app/setup/settings', asPage(renderSettings));
+  routes.page('/app/setup/settings', asPage(renderSettings), KEPT);
   routes.action(
     '/app/setup/settings',
     async (app, form) => {
@@ -147,7 +147,7 @@ export function installSettingsPages(routes: AppRoutes): void {
     asPage(renderSettings),
   );
 
-  routes.page('/app/setup/rules', (app, _request, problem) => renderRules(app, problem, null, null));
+  routes.page('/app/setup/rules', (app, _request, problem) => renderRules(app, problem, null, null), KEPT);
   routes.action(
     '/app/setup/rules',
     async (app, form) => {

@@ -83,6 +83,7 @@ const TOPIC_TABLES: Record<ChangeTopic, readonly (keyof Database)[]> = {
   webhooks: ['webhook_endpoints'],
   sessions: ['owner_sessions', 'api_keys'],
   owner_pages: (Object.keys(SHOWN_ON_OWNER_PAGES) as (keyof Database)[]).filter((table) => SHOWN_ON_OWNER_PAGES[table]),
+  any_table: Object.keys(SHOWN_ON_OWNER_PAGES) as (keyof Database)[],
 };
 
 /** Stamps from the database's TableWrites; without one (a handle that counts nothing) every stamp is new. */
