@@ -112,9 +112,7 @@ export class TableWrites {
    * been written, by this connection or another.
    */
   stamp(tables: readonly string[]): string {
-    let sum = this.#unattributed;
-    for (const table of tables) sum += this.#counts.get(table) ?? 0;
-    return `${sum}.${this.#othersVersion()}`;
+    return `${this.ownStamp(tables)}.${this.#othersVersion()}`;
   }
 
   /**
