@@ -1,9 +1,16 @@
 /** Hashes and canonical JSON used for secrets at rest and request fingerprints. */
+import * as crypto from 'node:crypto';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { pooledRandomBytes } from './random-pool.js';
 
+/**
+ * Node's one-call hash (20.12+, 21.7+): no Hash object to make, about a third of the cost of one.
+ * Read from the namespace, as a named import of it would not link on an older Node 20.
+ */
+const oneCallHash: typeof crypto.hash | undefined = typeof crypto.hash === 'function' ? crypto.hash : undefined;
+
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return oneCallHash ? oneCallHash('sha256', value, 'hex') : createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
 /** Characters JSON writes escaped (quotes, backslashes, controls, and lone surrogates). */
