@@ -1,6 +1,5 @@
 /** Hashes and canonical JSON used for secrets at rest and request fingerprints. */
 import * as crypto from 'node:crypto';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { pooledRandomBytes } from './random-pool.js';
 
 /**
@@ -9,8 +8,13 @@ import { pooledRandomBytes } from './random-pool.js';
  */
 const oneCallHash: typeof crypto.hash | undefined = typeof crypto.hash === 'function' ? crypto.hash : undefined;
 
+/** SHA-256 of a text's UTF-8 bytes, in the encoding asked for. */
+export function sha256Text(value: string, encoding: 'hex' | 'base64' | 'base64url'): string {
+  return oneCallHash ? oneCallHash('sha256', value, encoding) : crypto.createHash('sha256').update(value, 'utf8').digest(encoding);
+}
+
 export function sha256Hex(value: string): string {
-  return oneCallHash ? oneCallHash('sha256', value, 'hex') : createHash('sha256').update(value, 'utf8').digest('hex');
+  return sha256Text(value, 'hex');
 }
 
 /** Characters JSON writes escaped (quotes, backslashes, controls, and lone surrogates). */
@@ -50,5 +54,5 @@ export function randomToken(bytes = 32): string {
 export function safeEqualHex(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
+  return left.length === right.length && crypto.timingSafeEqual(left, right);
 }

@@ -5,15 +5,21 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { sha256Hex } from '@svc/shared';
+import { sha256Hex, sha256Text } from '@svc/shared';
 import { describe, expect, it } from 'vitest';
 
-const byHashObject = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+const byHashObject = (text: string, encoding: 'hex' | 'base64' | 'base64url' = 'hex'): string => createHash('sha256').update(text, 'utf8').digest(encoding);
 
-describe('sha256Hex', () => {
+describe('sha256Hex and sha256Text', () => {
   it('is the SHA-256 of the text as UTF-8, for any text', () => {
     const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary', maxLength: 300 }));
     fc.assert(fc.property(text, (value) => void expect(sha256Hex(value)).toBe(byHashObject(value))));
+  });
+
+  it('gives the same digest in each encoding asked for', () => {
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'binary', maxLength: 300 }));
+    const encoding = fc.constantFrom('hex' as const, 'base64' as const, 'base64url' as const);
+    fc.assert(fc.property(text, encoding, (value, as) => void expect(sha256Text(value, as)).toBe(byHashObject(value, as))));
   });
 
   it('matches the published digests', () => {

@@ -30,9 +30,9 @@
  *   made it (timeouts, keep-alive, closing); extra servers Fastify binds (a host of `localhost`
  *   on two addresses) go straight to Fastify.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sha256Text } from '../hashing.js';
 import { BoundedKeep } from '../memory/bounded-keep.js';
 import { budgetsCounted, noteChargedBefore, type BurstLimits, type RateBudget } from './rate-limits.js';
 import type { RequestLineWriter } from './request-log.js';
@@ -137,7 +137,7 @@ function replayable(request: IncomingMessage, forOneClient = false): boolean {
 
 /** Where an answer for one client is kept: its address and a hash of the very Cookie header it came with. */
 function privateKey(url: string, cookie: string): string {
-  return `${url}\n${createHash('sha256').update(cookie).digest('base64')}`;
+  return `${url}\n${sha256Text(cookie, 'base64')}`;
 }
 
 function variantKey(request: IncomingMessage, vary: readonly string[]): string {
