@@ -104,7 +104,12 @@ async function answerCreated<T extends { id: string; identity: { guide: string }
 ): Promise<T> {
   const item = await created;
   extras.headers = { ...extras.headers, location: `/v1/items/${item.id}` };
-  return { ...item, identity: { ...item.identity, guide: `${ctx.config.publicBaseUrl}${item.identity.guide}` } };
+  return withAbsoluteGuide(ctx, item);
+}
+
+/** identity.guide is a URL (inbox spec §2): the domain names the guide's path, every answer gives it absolute. */
+function withAbsoluteGuide<T extends { identity: { guide: string } }>(ctx: OperationContext, answer: T): T {
+  return { ...answer, identity: { ...answer.identity, guide: `${ctx.config.publicBaseUrl}${answer.identity.guide}` } };
 }
 
 export const getItemStatusOperation = inboxOperation({
@@ -119,7 +124,7 @@ export const getItemStatusOperation = inboxOperation({
   output: statusWithIdentitySchema,
   annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false },
   errors: ['not_found', 'unauthorized'],
-  run: (ctx, input) => getItemStatus(ctx.domain, ctx.caller, input.id, tokenOf(ctx, input)),
+  run: async (ctx, input) => withAbsoluteGuide(ctx, await getItemStatus(ctx.domain, ctx.caller, input.id, tokenOf(ctx, input))),
 });
 
 export const cancelItemOperation = inboxOperation({

@@ -60,7 +60,7 @@ export const identitySchema = z.object({
   passes: z.array(z.object({ network: z.string(), pass: z.string() })),
   verify: z.object({ available: z.boolean(), sent_to: z.string().optional() }).optional(),
   networks: z.record(z.string(), z.string()),
-  guide: z.string(),
+  guide: z.url().describe('The agent guide: how to book, order, ask and follow up here (an absolute URL).'),
 });
 
 /** get_item_status: the status view with the item's identity. */
