@@ -89,7 +89,7 @@ describe('the manifest and health', () => {
     });
     expect(r.body.protocols).not.toHaveProperty('email');
     expect(r.body.profile).toMatchObject({ name: 'Salão Aurora', time_zone: 'Europe/Lisbon', currency: 'EUR', languages: ['pt-PT', 'en'] });
-    expect(r.body.item_types).toEqual(['message', 'quote_request', 'booking', 'order', 'refund']);
+    expect(r.body.item_types).toEqual(['message', 'quote_request', 'booking', 'order']);
   });
 
   it('follows the profile: item types and name', async () => {
@@ -97,7 +97,7 @@ describe('the manifest and health', () => {
     expect(changed.status).toBe(200);
     const r = await t.request('GET', '/.well-known/agent-inbox.json');
     expect(r.body.item_types).toEqual(['message', 'booking']);
-    await t.owner('PATCH', '/v1/owner/profile', { body: { profile: { itemTypes: ['message', 'quote_request', 'booking', 'order', 'refund'] } } });
+    await t.owner('PATCH', '/v1/owner/profile', { body: { profile: { itemTypes: ['message', 'quote_request', 'booking', 'order'] } } });
   });
 
   it('answers /healthz with ok and the software version, never cached', async () => {

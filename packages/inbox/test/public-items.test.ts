@@ -34,7 +34,7 @@ describe('get_business_profile', () => {
       timeZone: 'Europe/Lisbon',
       currency: 'EUR',
       languages: ['pt-PT', 'en'],
-      itemTypes: ['message', 'quote_request', 'booking', 'order', 'refund'],
+      itemTypes: ['message', 'quote_request', 'booking', 'order'],
     });
   });
 });

@@ -18,7 +18,7 @@ export async function seedDemoBusiness(ctx: DomainContext): Promise<boolean> {
         timeZone: 'Europe/Lisbon',
         currency: 'EUR',
         languages: ['pt-PT', 'en'],
-        itemTypes: ['message', 'quote_request', 'booking', 'order', 'refund'],
+        itemTypes: ['message', 'quote_request', 'booking', 'order'],
         address: { streetAddress: 'Rua da Escola Politécnica 42', addressLocality: 'Lisboa', postalCode: '1250-102', addressCountry: 'PT' },
         geo: { latitude: 38.7171, longitude: -9.1503 },
         telephone: '+351 213 000 000',

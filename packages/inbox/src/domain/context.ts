@@ -1,6 +1,6 @@
 /** What every domain function gets: the store and the clock. Nothing else is global. */
 import type { InboxStore } from '../store/store.js';
-import { DEFAULT_PROFILE, businessProfileSchema, type BusinessProfile } from './catalogue/profile.js';
+import { DEFAULT_PROFILE, businessProfileSchema, storedProfileDocument, type BusinessProfile } from './catalogue/profile.js';
 import { withDefaults, type Settings } from './settings/settings-document.js';
 import type { ReceiptSigning } from './receipts/signing-keys.js';
 import type { Clock, Closure, OpeningHoursRange } from './types.js';
@@ -29,7 +29,7 @@ export async function loadProfile(store: InboxStore): Promise<{ profile: Busines
   return keptRead(store, 'profile', async () => {
     const stored = await store.business.get();
     if (!stored) return { profile: DEFAULT_PROFILE, version: 0 };
-    const parsed = businessProfileSchema.safeParse(stored.document);
+    const parsed = businessProfileSchema.safeParse(storedProfileDocument(stored.document));
     return { profile: parsed.success ? deepFreeze(parsed.data) : DEFAULT_PROFILE, version: stored.version };
   });
 }

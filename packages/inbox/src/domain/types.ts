@@ -3,6 +3,12 @@ import type { CallIdentity } from './identity/network-status.js';
 
 export const ITEM_TYPES = ['message', 'quote_request', 'booking', 'order', 'refund'] as const;
 export type ItemType = (typeof ITEM_TYPES)[number];
+/**
+ * What a customer can create, and so what a business can say it accepts (inbox spec §4 creates):
+ * a refund is never asked for by a customer; it opens from a cancelled paid order.
+ */
+export const CUSTOMER_ITEM_TYPES = ['message', 'quote_request', 'booking', 'order'] as const satisfies readonly ItemType[];
+export type CustomerItemType = (typeof CUSTOMER_ITEM_TYPES)[number];
 
 /** Who did something (inbox spec §2 "Actor and channel"). */
 export const ACTOR_KINDS = [

@@ -8,7 +8,7 @@ import { loadProfile, type DomainContext } from '../context.js';
 import { refuseImpossibleLength, refuseUnbookableTime } from '../availability/booking-time.js';
 import { priceBooking, priceOrder } from '../catalogue/pricing.js';
 import { isoInZone, parseInstant } from '../time.js';
-import type { Actor, Caller, Contact, ItemRecord, ItemType, MessageRecord } from '../types.js';
+import type { Actor, Caller, Contact, CustomerItemType, ItemRecord, ItemType, MessageRecord } from '../types.js';
 import type { ReceiptRecord } from '../../store/receipt-store.js';
 import { accessTokenMatches, newAccessToken } from './access-token.js';
 import { addToSearchText, moveItem, openMoves, recordSideEvent, writeNewItem, type Mover } from './item-writer.js';
@@ -48,7 +48,7 @@ function moverOf(caller: Caller): Mover {
   return { actor: caller.actor, channel: caller.channel };
 }
 
-async function ensureAccepts(ctx: DomainContext, type: ItemType): Promise<void> {
+async function ensureAccepts(ctx: DomainContext, type: CustomerItemType): Promise<void> {
   const { profile } = await loadProfile(ctx.store);
   if (!profile.itemTypes.includes(type)) {
     throw new Problem('not_allowed', `This business does not accept ${type.replace('_', ' ')}s.`);
@@ -76,6 +76,7 @@ export async function createBooking(ctx: DomainContext, caller: Caller, request:
   const pricing = priceBooking(service, durationMinutes, p.price);
   const payload: BookingPayload = {
     serviceId: service.id,
+    // Pricing rule 3: the catalogue's name, whatever name the request gave.
     serviceName: service.name,
     startTime: isoInZone(startAt, profile.timeZone),
     endTime: isoInZone(endAt, profile.timeZone),

@@ -6,7 +6,8 @@ import { KEPT, asPage, numberOf, setupPage, textOf, type SetupRenderer } from '.
 import { formatMoney, moneyInput, parseMoney } from './views/format.js';
 import { postForm } from './views/layout.js';
 
-const ITEM_TYPES = ['booking', 'order', 'quote_request', 'message', 'refund'] as const;
+/** What a customer can create (a refund opens from a cancelled paid order, so it is not offered). */
+const ITEM_TYPES = ['booking', 'order', 'quote_request', 'message'] as const;
 const PRICE_MODELS = ['fixed', 'from', 'quote', 'none'] as const;
 
 interface Profile {
