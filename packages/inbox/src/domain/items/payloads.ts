@@ -23,6 +23,11 @@ export const contactSchema = z
 export const bookingRequestPayload = z
   .object({
     serviceId: z.string().min(1).max(100).describe('The service booked (see list_services).'),
+    serviceName: z
+      .string()
+      .max(300)
+      .optional()
+      .describe("The service's name as the caller knows it; the catalogue's name replaces it (pricing rule 3), as a product's name does on an order line."),
     startTime: isoInstant.describe('Start, ISO 8601 with offset, e.g. 2026-12-01T10:00:00+00:00.'),
     endTime: isoInstant.optional().describe('End; defaults to start plus the service duration. Longer than the service waits for the business.'),
     partySize: z.number().int().min(1).max(1000).default(1).describe('How many people.'),
