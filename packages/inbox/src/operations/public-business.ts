@@ -95,7 +95,7 @@ export const checkAvailabilityOperation = inboxOperation({
     slots: z.array(z.object({ start: z.string(), end: z.string() })).describe('Free starts with their ends, in the business\'s offset.'),
   }),
   annotations: READ,
-  errors: ['invalid_input'],
+  errors: ['invalid_input', 'not_found'],
   run: (ctx, input, extras) =>
     keptAnswer(ctx, extras, 'check_availability', input, ['profile', 'services', 'schedule', 'items'], () =>
       checkAvailability(ctx.domain, { service: input.service, from: input.from, to: input.to, partySize: input.party_size }),

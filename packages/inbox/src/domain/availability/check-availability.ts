@@ -29,8 +29,6 @@ function instantOf(value: string, timeZone: string, field: string): number {
  */
 export async function checkAvailability(ctx: DomainContext, query: AvailabilityQuery) {
   const { profile } = await loadProfile(ctx.store);
-  const service = await ctx.store.catalogue.getService(query.service);
-  if (!service || !service.active) throw invalidField('service', `No bookable service has id ${query.service}; see list_services.`);
   const fromMs = instantOf(query.from, profile.timeZone, 'from');
   const toMs = /^\d{4}-\d{2}-\d{2}$/.test(query.to)
     ? DateTime.fromISO(query.to, { zone: profile.timeZone }).plus({ days: 1 }).toMillis() // a bare end date is inclusive
@@ -42,6 +40,10 @@ export async function checkAvailability(ctx: DomainContext, query: AvailabilityQ
       fields: [{ path: 'to', problem: 'invalid', message: `to may be at most ${MAX_WINDOW_DAYS} days after from.` }],
     });
   }
+  // The window is checked first (bad input is 422 whatever it names); a service this business does
+  // not offer is a resource that is not there, 404 as for an unknown item (inbox spec §7).
+  const service = await ctx.store.catalogue.getService(query.service);
+  if (!service || !service.active) throw new Problem('not_found', `No bookable service has id ${query.service}; see list_services.`);
   const [openingHours, closures, busy] = await Promise.all([
     ctx.store.catalogue.getOpeningHours(),
     ctx.store.catalogue.getClosures(),
