@@ -35,7 +35,7 @@ export const updateSettingsOperation = inboxOperation({
   name: 'update_settings',
   title: 'Change the settings',
   description:
-    'Merges the document sent over the current one: objects merge key by key, null removes a key so its default applies. Writing a document back as read (secrets "[redacted]") or without a secret keeps it. Only the owner changes `security`; others may send it unchanged.',
+    'Merges the document sent over the current one: objects merge key by key, null removes a key so its default applies. Writing a document back as read ({version, settings, redacted}, secrets "[redacted]") or without a secret keeps it; its version guards the write as expected_version does. Only the owner changes `security`; others may send it unchanged.',
   audience: 'owner',
   kind: 'write',
   http: { method: 'PUT', path: '/v1/owner/settings' },
@@ -43,6 +43,17 @@ export const updateSettingsOperation = inboxOperation({
   input: z.object({
     settings: z.record(z.string(), z.unknown()).describe('The part of the document to change.'),
     expected_version: z.number().int().min(0).optional().describe('Refuse with version_conflict unless the document is at this version.'),
+    version: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('The version get_settings answered with, as it was read: taken as expected_version (a document written back as read is refused if it changed meanwhile).'),
+    redacted: z
+      .array(z.string().max(200))
+      .max(50)
+      .optional()
+      .describe('What get_settings answered as redacted; ignored (a secret sent back as "[redacted]" keeps its value).'),
     idempotency_key: z.string().min(1).max(200).optional(),
   }).strict(),
   output: settingsAnswer,
@@ -50,8 +61,9 @@ export const updateSettingsOperation = inboxOperation({
   errors: ['unauthorized', 'not_allowed', 'invalid_input', 'version_conflict'],
   run: async (ctx, input) => {
     const store = ctx.domain.store;
+    const expectedVersion = expectedVersionOf(input);
     const current = await loadSettings(store);
-    if (input.expected_version !== undefined && input.expected_version !== current.version) {
+    if (expectedVersion !== undefined && expectedVersion !== current.version) {
       throw new Problem('version_conflict', `The settings are at version ${current.version}; read them again.`, {
         extensions: { currentVersion: current.version },
       });
@@ -64,3 +76,21 @@ export const updateSettingsOperation = inboxOperation({
     return { version: current.version + 1, ...redact(withDefaults(next as Record<string, never>)) };
   },
 });
+
+/**
+ * The version a write expects: `expected_version`, or `version` from a document written back as read
+ * (inbox spec §5). Both sent and different is a request at odds with itself, refused before anything
+ * is read (docs/decisions.md).
+ */
+function expectedVersionOf(input: { version?: number | undefined; expected_version?: number | undefined }): number | undefined {
+  if (input.version !== undefined && input.expected_version !== undefined && input.version !== input.expected_version) {
+    const message = `version (${input.version}) and expected_version (${input.expected_version}) differ; send one of them.`;
+    throw new Problem('invalid_input', message, {
+      fields: [
+        { path: 'version', problem: 'invalid', message },
+        { path: 'expected_version', problem: 'invalid', message },
+      ],
+    });
+  }
+  return input.expected_version ?? input.version;
+}
