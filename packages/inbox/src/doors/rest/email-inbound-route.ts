@@ -12,8 +12,13 @@ import type { IdentityKeys } from '../../domain/identity/identity-keys.js';
 import { INBOUND_LIMITS, receiveInboundMail } from '../../domain/mail/inbound-mail.js';
 
 export const EMAIL_INBOUND_PATH = '/v1/email/inbound';
-/** Media types a raw message may come as. */
-const RAW_TYPES = ['message/rfc822', 'text/plain', 'application/octet-stream'];
+/**
+ * Media types a raw message may come as (docs/mail.md): a whole message (`message/rfc822`, or
+ * `message/global` with UTF-8 headers), a message sent as text by a forwarder, or bytes of no named
+ * kind. Anything else, JSON included (a provider's parsed-mail webhook), is 415.
+ */
+const RAW_TYPES = ['message/rfc822', 'message/global', 'text/plain', 'application/octet-stream'];
+const WRONG_TYPE = 'Send the raw MIME message itself as message/rfc822 (text/plain and application/octet-stream are taken too), not a parsed form of it.';
 
 function sameSecret(given: string, expected: string): boolean {
   // Hashes first: equal lengths, so the comparison's time says nothing of either secret.
@@ -22,7 +27,10 @@ function sameSecret(given: string, expected: string): boolean {
 
 export function installEmailInbound(app: FastifyInstance, deps: { domain: () => DomainContext; keys: IdentityKeys }): void {
   void app.register(async (scope) => {
+    // This door takes raw MIME only: the JSON parser every other route has is not this route's.
+    scope.removeAllContentTypeParsers();
     scope.addContentTypeParser(RAW_TYPES, { parseAs: 'buffer', bodyLimit: INBOUND_LIMITS.maxBytes }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(new Problem('unsupported_media_type', WRONG_TYPE)));
     scope.post(EMAIL_INBOUND_PATH, { bodyLimit: INBOUND_LIMITS.maxBytes }, async (request, reply) => {
       const ctx = deps.domain();
       const { settings } = await loadSettings(ctx.store);
@@ -32,7 +40,8 @@ export function installEmailInbound(app: FastifyInstance, deps: { domain: () => 
       if (typeof given !== 'string' || given === '') throw new Problem('unauthorized', 'Send the shared secret in X-Inbox-Email-Secret.');
       if (!sameSecret(given, expected)) throw new Problem('unauthorized', 'X-Inbox-Email-Secret is not this inbox\'s secret.');
       const raw = request.body;
-      if (!Buffer.isBuffer(raw)) throw new Problem('bad_request', 'Send the raw MIME message as message/rfc822 (or text/plain).');
+      // No body, or one without a media type: nothing a parser took.
+      if (!Buffer.isBuffer(raw)) throw new Problem('unsupported_media_type', WRONG_TYPE);
       const outcome = await receiveInboundMail(ctx, deps.keys, raw);
       reply.header('cache-control', 'no-store');
       return reply.code(outcome.created ? 201 : 200).send({ ok: true, ...outcome });
