@@ -211,7 +211,7 @@ export const sendTestEventOperation = inboxOperation({
   output: deliverySchema,
   annotations: CREATE,
   errors: [...OWNER_ERRORS, 'not_found'],
-  run: (ctx, input) => sendTestEvent(ctx.domain, { secrets: ctx.secrets, allowLocal: ctx.config.allowLocalWebhooks ?? false }, input.id),
+  run: (ctx, input) => sendTestEvent(ctx.domain, { secrets: ctx.secrets, allowLocal: ctx.config.allowLocalWebhooks ?? false }, input.id, ctx.caller),
 });
 
 const deliveryStatusField = z.enum(['pending', 'succeeded', 'failed']).optional().describe('Only deliveries in this status.');

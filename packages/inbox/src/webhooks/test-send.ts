@@ -5,6 +5,7 @@
  */
 import type { DomainContext } from '../domain/context.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
+import type { Actor, Channel } from '../domain/types.js';
 import { nextAttemptAt } from '../domain/webhooks/delivery-records.js';
 import { deliveryView } from '../domain/webhooks/deliveries.js';
 import { extraHeaders, loadEndpoint, signingSecrets } from '../domain/webhooks/endpoints.js';
@@ -14,12 +15,17 @@ import { DELIVERY_TIMEOUT_MS, sendSigned } from './attempt.js';
 /** Longer than the send's timeout: nobody else takes the row while we wait. */
 const TEST_LEASE_MS = 2 * DELIVERY_TIMEOUT_MS;
 
-export async function sendTestEvent(ctx: DomainContext, deps: { secrets: SecretBox; allowLocal: boolean }, endpointId: string) {
+export async function sendTestEvent(
+  ctx: DomainContext,
+  deps: { secrets: SecretBox; allowLocal: boolean },
+  endpointId: string,
+  by: { actor: Actor; channel: Channel },
+) {
   const { store, clock } = ctx;
   const { endpoint, delivery } = await store.transaction(async (tx) => {
     const found = await loadEndpoint({ store: tx, clock }, endpointId);
     const nowMs = clock.now();
-    const record = { ...newTestDelivery(found, nowMs), leaseUntil: nowMs + TEST_LEASE_MS };
+    const record = { ...newTestDelivery(found, by, nowMs), leaseUntil: nowMs + TEST_LEASE_MS };
     await tx.webhooks.queueDeliveries([record]);
     return { endpoint: found, delivery: record };
   });

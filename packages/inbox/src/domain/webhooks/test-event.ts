@@ -5,12 +5,14 @@
  */
 import { newId } from '@svc/shared';
 import { isoUtc } from '../time.js';
+import type { Actor, Channel } from '../types.js';
 import type { WebhookDeliveryRecord, WebhookEndpointRecord } from '../../store/webhook-store.js';
 import { newDeliveryRecord } from './delivery-records.js';
 
 export const TEST_EVENT_TYPE = 'inbox.test';
 
-export function newTestDelivery(endpoint: WebhookEndpointRecord, nowMs: number): WebhookDeliveryRecord {
+/** `by`: who asked for the test and through which door; it carries them as every real event does (inbox spec §2). */
+export function newTestDelivery(endpoint: WebhookEndpointRecord, by: { actor: Actor; channel: Channel }, nowMs: number): WebhookDeliveryRecord {
   const eventId = newId(nowMs);
   const body = JSON.stringify({
     id: eventId,
@@ -23,8 +25,8 @@ export function newTestDelivery(endpoint: WebhookEndpointRecord, nowMs: number):
       state: 'test',
       version: 0,
       url: null,
-      actor: { kind: 'owner', id: null, name: null },
-      channel: 'rest',
+      actor: { kind: by.actor.kind, id: by.actor.id, name: by.actor.name },
+      channel: by.channel,
       sandbox: true,
       test: true,
       human: 'This is a test event from your business inbox: nothing was created and no item has this id.',
