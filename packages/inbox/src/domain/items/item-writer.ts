@@ -20,6 +20,8 @@ import { issueReceipts } from '../receipts/issue-receipts.js';
 export type { Mover } from './mover.js';
 
 export interface NewItem {
+  /** Given when the id had to be known before the item is written (a move's linked item); else made here. */
+  id?: string | undefined;
   type: ItemType;
   payload: Record<string, unknown>;
   contact: Contact | null;
@@ -49,7 +51,7 @@ export async function writeNewItem(ctx: DomainContext, mover: Mover, spec: NewIt
   const nowMs = ctx.clock.now();
   const machine = MACHINES[spec.type];
   const item: ItemRecord = {
-    id: newId(nowMs),
+    id: spec.id ?? newId(nowMs),
     type: spec.type,
     state: machine.initial,
     version: 1,
@@ -171,22 +173,13 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
     newItems,
   });
 
-  for (const request of newItems) {
-    const created = await insertItem(ctx, mover, {
-      type: request.type,
-      payload: request.payload,
-      contact: item.contact,
-      sandbox: item.sandbox,
-      needsHuman: false,
-      accessTokenHash: item.accessTokenHash,
-      serviceId: request.serviceId ?? null,
-      startAt: request.startAt ?? null,
-      endAt: request.endAt ?? null,
-      partySize: request.partySize ?? null,
-      linkedItemId: item.id,
-    });
-    request.link(created.id);
-  }
+  // Items this move opens (a refund, a quote's booking or order) get their ids now, so the move can
+  // name them; they are written after the move's own event, so the stream has the cause first.
+  const linkedIds = newItems.map((request) => {
+    const id = newId(nowMs);
+    request.link(id);
+    return id;
+  });
 
   const to = row.to ?? item.state;
   draft.state = to;
@@ -215,6 +208,22 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
   });
   // The receipts this move makes due are signed now, in its transaction: the move and its receipts stand or fall together.
   await issueReceipts(ctx, { before: item, after: draft, row, actor: mover.actor, channel: mover.channel, nowMs });
+  for (const [index, request] of newItems.entries()) {
+    await insertItem(ctx, mover, {
+      id: linkedIds[index],
+      type: request.type,
+      payload: request.payload,
+      contact: item.contact,
+      sandbox: item.sandbox,
+      needsHuman: false,
+      accessTokenHash: item.accessTokenHash,
+      serviceId: request.serviceId ?? null,
+      startAt: request.startAt ?? null,
+      endAt: request.endAt ?? null,
+      partySize: request.partySize ?? null,
+      linkedItemId: item.id,
+    });
+  }
   for (const job of jobs) {
     await ctx.store.jobs.enqueue({ id: newId(nowMs), ...job }, nowMs);
   }
