@@ -220,7 +220,8 @@ describe('check_availability', () => {
     const from = encodeURIComponent('2026-11-24T15:00:00Z');
     const to = encodeURIComponent('2026-11-24T14:00:00Z');
     expectFieldProblem(await t.request('GET', `/v1/availability?service=haircut&from=${from}&to=${to}`), 'to');
-    expectFieldProblem(await t.request('GET', '/v1/availability?service=no-such-service&from=2026-11-24&to=2026-11-25'), 'service');
+    // A service the business does not offer is a resource that is not there (spec §7), not bad input.
+    expectProblem(await t.request('GET', '/v1/availability?service=no-such-service&from=2026-11-24&to=2026-11-25'), 404, 'not_found');
     expectFieldProblem(await t.request('GET', '/v1/availability?service=haircut&from=2026-13-45&to=2026-11-25'), 'from');
     expectFieldProblem(await t.request('GET', '/v1/availability?service=haircut&from=2026-11-24&to=2026-02-30'), 'to');
     expectFieldProblem(await t.request('GET', '/v1/availability?service=haircut&from=tomorrow-ish&to=2026-11-25'), 'from');
