@@ -66,7 +66,7 @@ describe('acknowledge_receipt', () => {
       receipt: {
         ...booking.receipt,
         acknowledged: true,
-        acknowledgement: { jws, agent_key: jkt, signed_at: new Date(nowSec() * 1000).toISOString(), received_at: new Date(t.clock.now()).toISOString() },
+        acknowledgement: { form: 'jws', jws, agent_key: jkt, signed_at: new Date(nowSec() * 1000).toISOString(), received_at: new Date(t.clock.now()).toISOString() },
       },
     });
     // What is stored is exactly what the agent signed: jose verifies it under the key it carries, bound to the receipt.

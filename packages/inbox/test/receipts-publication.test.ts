@@ -12,6 +12,7 @@ import { createBooking, ownerMove, setSettings } from './support/customer-calls.
 import { FakeNetwork } from './support/fake-network.js';
 import { TestClock, startInbox, type TestInbox } from './support/harness.js';
 import { Agent, type ReceiptLike } from './support/receipts.js';
+import { newAgent, signedRequest } from './support/agents.js';
 
 const HOUR = 3_600_000;
 const TUESDAY = (hour: number) => `2026-11-24T${String(hour).padStart(2, '0')}:00:00Z`;
@@ -118,6 +119,24 @@ describe('receipt publication', () => {
     const taken = receiptCalls().filter((c) => c.body.ack !== undefined);
     expect(taken.map((c) => c.body)).toEqual([{ receipt: booking.receipt.jws, ack }]);
     expect((await entryOf()).receipts).toMatchObject({ published: 1, waiting: 0, acknowledgements_sent: 1 });
+  });
+
+  it('an acknowledgement by a signed request is kept here, not sent: networks take a JWS only, so the receipt goes alone, once', async () => {
+    await enableNetwork();
+    const booking = await confirmedBooking(14);
+    await drain();
+    expect(receiptCalls()).toHaveLength(1);
+    const agent = newAgent();
+    const signed = await signedRequest(t, agent, 'POST', `/v1/items/${booking.id}/receipt-ack`, {
+      body: { receipt_id: booking.receipt.receipt_id },
+      headers: { 'x-access-token': booking.accessToken },
+    });
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    expect(signed.body.receipt.acknowledgement.form).toBe('signed_request');
+    clock.advance(2 * 60_000);
+    await drain();
+    expect(receiptCalls().map((c) => c.body)).toEqual([{ receipt: booking.receipt.jws }]);
+    expect((await entryOf()).receipts).toMatchObject({ published: 1, waiting: 0, acknowledgements_sent: 0 });
   });
 
   it('sandbox receipts are never sent', async () => {

@@ -52,6 +52,10 @@ export interface SignedAgent {
   forwardRefusal: 'covers_other_headers' | 'secret_in_url' | null;
   /** What a network needs to check the signature itself. */
   forward: { label: string; signature_input: string; signature: string; signature_base: string };
+  /** The signature's `created`, Unix seconds. */
+  created: number;
+  /** The body the signature covers (its Content-Digest), exactly as received; empty when none. */
+  body: Uint8Array;
 }
 
 /** An authenticated owner-side principal, or a customer (anonymous capability holder, maybe a signed agent). */

@@ -10,8 +10,9 @@ export const acknowledgeReceiptOperation = inboxOperation({
   name: 'acknowledge_receipt',
   title: 'Counter-sign a receipt',
   description:
-    `Counter-signs a receipt of an item you may open (its access token, or a request signed by the agent that created it, or a pass of the person it belongs to), with your agent's own Ed25519 key: send a compact JWS with header {alg: "EdDSA", typ: "${RECEIPT_ACK_TYP}", jwk: <your public key>} and payload {rcp: receipt_id, sha: base64url SHA-256 of the receipt's jws exactly as received, iat: now in seconds}, signed at most an hour before it arrives. ` +
-    'Acknowledging again with the same key answers as the first time and stores nothing new. Networks get the acknowledgement with the receipt.',
+    `Counter-signs a receipt of an item you may open (its access token, or a request signed by the agent that created it, or a pass of the person it belongs to), with your agent's own Ed25519 key: send a compact JWS with header {alg: "EdDSA", typ: "${RECEIPT_ACK_TYP}", jwk: <your public key>} and payload {rcp: receipt_id, sha: base64url SHA-256 of the receipt's jws exactly as received, iat: now in seconds}, signed at most an hour before it arrives; ` +
+    'or, in a request you sign (svc-agent/1), send receipt_id alone: the request\'s signature is the counter-signature, kept as signed (so the token goes in X-Access-Token, never in what is signed). ' +
+    'Acknowledging again with the same key answers as the first time and stores nothing new. Networks get a JWS acknowledgement with the receipt.',
   audience: 'public',
   kind: 'write',
   http: { method: 'POST', path: '/v1/items/{id}/receipt-ack' },
@@ -23,12 +24,15 @@ export const acknowledgeReceiptOperation = inboxOperation({
       .string()
       .min(1)
       .max(RECEIPT_ACK_MAX_CHARS)
-      .describe(`The acknowledgement: a compact JWS of typ ${RECEIPT_ACK_TYP} (at most ${RECEIPT_ACK_MAX_CHARS} characters; ours are about 450).`),
+      .optional()
+      .describe(
+        `The acknowledgement: a compact JWS of typ ${RECEIPT_ACK_TYP} (at most ${RECEIPT_ACK_MAX_CHARS} characters; ours are about 450). Required unless a request you sign names the receipt by receipt_id.`,
+      ),
     receipt_id: z
       .string()
       .regex(/^[0-9a-f]{32}$/, 'A receipt id is 32 lowercase hex characters.')
       .optional()
-      .describe('The receipt you acknowledge; when sent it must be the one the acknowledgement names (rcp).'),
+      .describe('The receipt you acknowledge: with ack it must be the one the acknowledgement names (rcp); without ack, in a request you sign, the signature acknowledges it.'),
     idempotency_key: idempotencyKeyField,
     ...passFields,
   }),
@@ -46,6 +50,7 @@ export const acknowledgeReceiptOperation = inboxOperation({
     'acknowledgement_expired',
     'acknowledgement_not_yet_valid',
     'already_acknowledged',
+    'invalid_input',
     'idempotency_mismatch',
   ],
   run: (ctx, input) =>

@@ -29,7 +29,7 @@ export const PROBLEM_CODES = {
     status: 422,
     title: 'Acknowledgement not valid',
     description:
-      'The acknowledgement is not a compact JWS of typ svc-receipt-ack+jws signed with EdDSA by the Ed25519 public key in its own header (jwk), with claims rcp, sha and iat. ack_error says which part failed: malformed, bad_alg, bad_typ, bad_key, bad_signature or bad_payload; at a network (POST /v1/receipts) also wrong_receipt, when it does not bind the receipt published with it (its id and the SHA-256 of its JWS), and that receipt is not held either. Sign it again; nothing was stored.',
+      'The acknowledgement is not a compact JWS of typ svc-receipt-ack+jws signed with EdDSA by the Ed25519 public key in its own header (jwk), with claims rcp, sha and iat. ack_error says which part failed: malformed, bad_alg, bad_typ, bad_key, bad_signature or bad_payload; at a network (POST /v1/receipts) also wrong_receipt, when it does not bind the receipt published with it (its id and the SHA-256 of its JWS), and that receipt is not held either. At an inbox, a request signed to acknowledge a receipt by receipt_id (no ack) is refused as carries_secret when what it signs holds an access token, a key or a full pass (it is kept and shown as the acknowledgement), and as receipt_not_signed when its signed body does not name the receipt of the item. Sign it again; nothing was stored.',
   },
   wrong_receipt: {
     status: 422,

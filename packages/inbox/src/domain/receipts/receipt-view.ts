@@ -5,10 +5,22 @@
  */
 import { OUTCOME_CODES, RECEIPT_KINDS } from '@svc/shared';
 import { z } from 'zod';
-import type { ReceiptRecord } from '../../store/receipt-store.js';
+import type { ReceiptAcknowledgement, ReceiptRecord } from '../../store/receipt-store.js';
 import { isoUtc } from '../time.js';
 
 const outcomeCodes = Object.keys(OUTCOME_CODES) as [string, ...string[]];
+
+/** What makes an acknowledgement by a signed request checkable with the key alone (docs/receipts.md). */
+const signedRequestSchema = z
+  .object({
+    key: z.record(z.string(), z.unknown()).describe("The agent's public key (OKP, Ed25519) the signature verified under."),
+    platform: z.string().nullable().describe('The platform that vouches for the key (Signature-Agent), or null for the agent\'s own key.'),
+    signature_input: z.string().describe('<label>=<signature parameters>, as in Signature-Input.'),
+    signature: z.string().describe('<label>=:<base64>:, as in Signature: Ed25519 over signature_base.'),
+    signature_base: z.string().describe('The RFC 9421 signature base: it names the path, this inbox\'s host and the body\'s Content-Digest.'),
+    body: z.string().describe('The request body exactly as received: its digest is in the base, and it names the receipt.'),
+  })
+  .describe('The signed request that acknowledged the receipt.');
 
 export const receiptViewSchema = z.object({
   receipt_id: z.string().describe('The receipt id: the JWS claim nonce. acknowledge_receipt binds it (rcp).'),
@@ -23,12 +35,22 @@ export const receiptViewSchema = z.object({
   sandbox: z.boolean().describe('A test item\'s receipt: never published to networks.'),
   acknowledged: z.boolean(),
   acknowledgement: z
-    .object({
-      jws: z.string().describe("The customer's agent's compact JWS (typ svc-receipt-ack+jws), exactly as received."),
-      agent_key: z.string().describe("RFC 7638 thumbprint of the agent's Ed25519 key."),
-      signed_at: z.string().describe('Its iat, ISO 8601.'),
-      received_at: z.string(),
-    })
+    .discriminatedUnion('form', [
+      z.object({
+        form: z.literal('jws').describe('Counter-signed with an acknowledgement JWS.'),
+        jws: z.string().describe("The customer's agent's compact JWS (typ svc-receipt-ack+jws), exactly as received."),
+        agent_key: z.string().describe("RFC 7638 thumbprint of the agent's Ed25519 key."),
+        signed_at: z.string().describe('Its iat, ISO 8601.'),
+        received_at: z.string(),
+      }),
+      z.object({
+        form: z.literal('signed_request').describe('Acknowledged by a request the agent signed (svc-agent/1) naming the receipt by receipt_id.'),
+        signed_request: signedRequestSchema,
+        agent_key: z.string().describe("RFC 7638 thumbprint of the agent's Ed25519 key."),
+        signed_at: z.string().describe("The signature's created, ISO 8601."),
+        received_at: z.string(),
+      }),
+    ])
     .nullable(),
 });
 
@@ -51,7 +73,12 @@ export function receiptView(r: ReceiptRecord): ReceiptView {
     claims: receiptClaimsOf(r.jws),
     sandbox: r.sandbox,
     acknowledged: r.ack !== null,
-    acknowledgement:
-      r.ack === null ? null : { jws: r.ack.jws, agent_key: r.ack.jkt, signed_at: isoUtc(r.ack.iat * 1000), received_at: isoUtc(r.ack.at) },
+    acknowledgement: acknowledgementView(r.ack),
   };
+}
+
+function acknowledgementView(ack: ReceiptAcknowledgement | null): ReceiptView['acknowledgement'] {
+  if (ack === null) return null;
+  const common = { agent_key: ack.jkt, signed_at: isoUtc(ack.iat * 1000), received_at: isoUtc(ack.at) };
+  return ack.form === 'jws' ? { form: 'jws', jws: ack.jws, ...common } : { form: 'signed_request', signed_request: { ...ack.request }, ...common };
 }

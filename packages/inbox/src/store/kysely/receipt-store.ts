@@ -2,7 +2,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { compileOnce, type OutcomeCode, type ReceiptKind } from '@svc/shared';
 import type { ItemType } from '../../domain/types.js';
-import type { ReceiptAcknowledgement, ReceiptRecord, ReceiptStore } from '../receipt-store.js';
+import type { ReceiptAcknowledgement, ReceiptRecord, ReceiptStore, SignedRequestEvidence } from '../receipt-store.js';
 import type { ReceiptsTable } from './receipt-tables.js';
 import type { Database } from './schema.js';
 
@@ -31,10 +31,7 @@ export class KyselyReceiptStore implements ReceiptStore {
         sha256: r.sha256,
         sandbox: r.sandbox ? 1 : 0,
         issued_at: r.issuedAt,
-        ack_jws: r.ack?.jws ?? null,
-        ack_jkt: r.ack?.jkt ?? null,
-        ack_iat: r.ack?.iat ?? null,
-        ack_at: r.ack?.at ?? null,
+        ...acknowledgementColumns(r.ack),
       })
       .execute();
   }
@@ -51,9 +48,9 @@ export class KyselyReceiptStore implements ReceiptStore {
   async acknowledge(id: string, ack: ReceiptAcknowledgement): Promise<boolean> {
     const result = await this.#db
       .updateTable('receipts')
-      .set({ ack_jws: ack.jws, ack_jkt: ack.jkt, ack_iat: ack.iat, ack_at: ack.at })
+      .set(acknowledgementColumns(ack))
       .where('id', '=', id)
-      .where('ack_jws', 'is', null)
+      .where('ack_jkt', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
@@ -73,9 +70,23 @@ function toRecord(r: Selectable<ReceiptsTable>): ReceiptRecord {
     sha256: r.sha256,
     sandbox: r.sandbox === 1,
     issuedAt: Number(r.issued_at),
-    ack:
-      r.ack_jws === null
-        ? null
-        : { jws: r.ack_jws, jkt: String(r.ack_jkt), iat: Number(r.ack_iat), at: Number(r.ack_at) },
+    ack: acknowledgementOf(r),
   };
+}
+
+function acknowledgementColumns(ack: ReceiptAcknowledgement | null) {
+  return {
+    ack_jws: ack?.form === 'jws' ? ack.jws : null,
+    ack_request: ack?.form === 'signed_request' ? JSON.stringify(ack.request) : null,
+    ack_jkt: ack?.jkt ?? null,
+    ack_iat: ack?.iat ?? null,
+    ack_at: ack?.at ?? null,
+  };
+}
+
+function acknowledgementOf(r: Selectable<ReceiptsTable>): ReceiptAcknowledgement | null {
+  const common = { jkt: String(r.ack_jkt), iat: Number(r.ack_iat), at: Number(r.ack_at) };
+  if (r.ack_jws !== null) return { form: 'jws', jws: r.ack_jws, ...common };
+  if (r.ack_request !== null) return { form: 'signed_request', request: JSON.parse(r.ack_request) as SignedRequestEvidence, ...common };
+  return null;
 }

@@ -28,8 +28,9 @@ export interface ReceiptsTable {
   sha256: string; // base64url SHA-256 of jws: what an acknowledgement binds
   sandbox: number;
   issued_at: number;
-  ack_jws: string | null; // the agent's acknowledgement, exactly as received
-  ack_jkt: string | null; // RFC 7638 thumbprint of the agent's key
+  ack_jws: string | null; // the agent's acknowledgement JWS, exactly as received
+  ack_request: string | null; // or the signed request that acknowledged it: SignedRequestEvidence as JSON (migration 0017)
+  ack_jkt: string | null; // RFC 7638 thumbprint of the agent's key (set for either form)
   ack_iat: number | null; // its iat, Unix seconds
   ack_at: number | null; // when it was taken
 }
