@@ -45,7 +45,7 @@ async function stream(): Promise<Entry[]> {
   const events: Entry[] = [];
   let cursor: string | null = null;
   do {
-    const r = await t.owner('GET', `/v1/owner/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const r: { status: number; body: { events: Entry[]; next_cursor: string | null } } = await t.owner('GET', `/v1/owner/events?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
     expect(r.status).toBe(200);
     events.push(...r.body.events);
     cursor = r.body.next_cursor;

@@ -206,7 +206,7 @@ describe('the mail door takes raw MIME', () => {
     // No media type at all: the same answer.
     const bare = await fetch(`${t.baseUrl}/v1/email/inbound`, { method: 'POST', headers: { 'x-inbox-email-secret': SECRET }, body: new Blob([MESSAGE]) });
     expect(bare.status).toBe(415);
-    expect((await bare.json()).detail).toContain('message/rfc822');
+    expect(((await bare.json()) as { detail: string }).detail).toContain('message/rfc822');
   });
 
   it('takes message/rfc822, message/global, text/plain and application/octet-stream', async () => {
