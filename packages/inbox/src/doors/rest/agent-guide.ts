@@ -22,7 +22,9 @@ export const AGENT_GUIDE = `# Using this business inbox as an agent
    receipt it signed (a compact JWS; its keys are at /.well-known/jwks.json). Counter-sign one with your
    own Ed25519 key: POST /v1/items/{id}/receipt-ack {ack} where ack is a compact JWS with header
    {alg: EdDSA, typ: svc-receipt-ack+jws, jwk: your public key} and payload {rcp: receipt_id,
-   sha: base64url SHA-256 of the receipt's jws, iat: now}, sent within the hour it was signed.
+   sha: base64url SHA-256 of the receipt's jws, iat: now}, sent within the hour it was signed. Or, in a
+   request you sign (svc-agent/1), send {receipt_id} alone: the signature is your counter-signature and
+   is kept as signed, so send the access token in X-Access-Token, never in what you sign.
 
 The whole interface: /openapi.json.
 `;
