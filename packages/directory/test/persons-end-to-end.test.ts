@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox, createOwnerKey, type Inbox } from '@svc/inbox';
-import { generateEd25519Key, svcPassHeader, signAgentRequest, type Mailer, type OutboundMail } from '@svc/shared';
+import { generateEd25519Key, parsePersonToken, svcPassHeader, signAgentRequest, type Mailer, type OutboundMail } from '@svc/shared';
 import { buildDirectory, type Directory } from '../src/app.js';
 import { TestClock } from './support/harness.js';
 
@@ -48,6 +48,8 @@ describe('passes from a network, end to end', () => {
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
+  /** How often the network was shown the pass (its presentations). */
+  const countPresentations = async (pass: string) => (await directory.store.persons.recentUse(parsePersonToken(pass)!.id, 0)).presentations;
   const booking = (time: string, extra: Record<string, unknown> = {}) => ({ payload: { serviceId: 'haircut', startTime: time }, contact: { name: 'Ana', email: 'ana@example.com' }, ...extra });
 
   beforeAll(async () => {
@@ -138,6 +140,16 @@ describe('passes from a network, end to end', () => {
     const read = await call('GET', `/v1/items/${third.body.id}`, { headers: { 'svc-pass': `"${pass}"` } });
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect((await call('GET', `/v1/items/${third.body.id}`)).status).toBe(401);
+    // Never from a URL (inbox spec §4): the same pass in the query opens nothing and reaches no network.
+    const presentations = await countPresentations(pass);
+    for (const query of [`pass=${pass}`, `key=${pass}`, `pass=${encodeURIComponent(`"${pass}"`)}`]) {
+      const inUrl = await call('GET', `/v1/items/${third.body.id}?${query}`);
+      expect(inUrl.status, query).toBe(422);
+      expect(inUrl.body).toMatchObject({ code: 'invalid_input', fields: [{ path: query.slice(0, query.indexOf('=')) }] });
+      expect(inUrl.body.detail).toMatch(/Svc-Pass/);
+      expect(inUrl.body).not.toHaveProperty('payload');
+    }
+    expect(await countPresentations(pass)).toBe(presentations);
 
     // The business confirms and the booking happens: its outcome receipt goes to the network.
     expect((await call('POST', `/v1/owner/items/${third.body.id}/transitions`, { owner: true, body: { event: 'confirm' } })).status).toBe(200);

@@ -59,7 +59,10 @@ describe('what the document declares', () => {
     expect(Object.keys(schemes.aiApp.flows.authorizationCode.scopes).sort()).toEqual(
       ['inbox:read', 'inbox:write', 'events:read', 'catalogue:write', 'availability:write', 'settings:read', 'settings:write', 'setup:run', 'integrations:write', 'keys:write'].sort(),
     );
-    const item = [{ itemToken: [] }, { itemTokenBearer: [] }, { itemTokenQuery: [] }];
+    expect(schemes.agentSignature).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Signature', description: expect.stringMatching(/svc-agent\/1.*Web Bot Auth.*Svc-Signature/s) }));
+    expect(schemes.personPass).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'Svc-Pass', description: expect.stringMatching(/Never in a URL/) }));
+    // A bound signature of the key that created the item, or a pass of the person it was made for, opens it too.
+    const item = [{ itemToken: [] }, { itemTokenBearer: [] }, { itemTokenQuery: [] }, { agentSignature: [] }, { personPass: [] }];
     for (const op of OPERATIONS) {
       const documented = doc.paths[op.http.path][op.http.method.toLowerCase()];
       if (op.audience === 'owner') expect(documented.security, op.name).toEqual([{ ownerKey: [] }, { aiApp: [op.scope] }]);

@@ -25,8 +25,11 @@ import {
 
 const messageField = z.string().trim().min(1).max(20_000).describe('Free text to the business.');
 const sandboxField = z.boolean().optional().describe('A test item: handled like any other, kept apart in the owner\'s lists, never blocks a real slot.');
-/** Every public call takes a person's passes and key (inbox spec §4); never put them in a URL. */
-/** A person's passes (docs/identity.md): every call that opens an item takes them. */
+/**
+ * A person's passes and key in the body of a public write (inbox spec §4, docs/identity.md). A read
+ * (GET) takes passes from the Svc-Pass header only, so get_item_status has none of these: a pass or
+ * key is never put in a URL (doors/rest/passes-in-url.ts refuses one there).
+ */
 export const passFields = {
   pass: z.string().max(1700).optional().describe('A person\'s passes, space-separated, at most 8 (or header Svc-Pass). A pass reference (no secret) works only in a signed request.'),
   key: z.string().max(200).optional().describe('A person\'s key from their network\'s mail, exchanged once for a pass (shown in identity.passes: keep it).'),
@@ -120,7 +123,8 @@ export const getItemStatusOperation = inboxOperation({
   kind: 'read',
   http: { method: 'GET', path: '/v1/items/{id}' },
   itemAccess: 'required',
-  input: z.object({ id: itemIdField, access_token: accessTokenField, ...passFields }),
+  // No pass or key: a GET reads passes from the Svc-Pass header only (inbox spec §4); MCP takes the header too.
+  input: z.object({ id: itemIdField, access_token: accessTokenField }),
   output: statusWithIdentitySchema,
   annotations: { readOnlyHint: true, idempotentHint: true, destructiveHint: false },
   errors: ['not_found', 'unauthorized'],

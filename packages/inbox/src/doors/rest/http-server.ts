@@ -37,6 +37,8 @@ import type { SignedAgent } from '../../domain/types.js';
 import { buildManifest, publishedKeys } from './manifest.js';
 import { inboxOpenApi } from './openapi-document.js';
 import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
+import { refusePassesInUrl } from './passes-in-url.js';
+import { recordServedRoutes } from './served-routes.js';
 import { installOwnerApp } from '../web/owner-app.js';
 
 /** Request bodies above 1 MiB are refused with 413 (inbox spec leaves the size to us). */
@@ -146,6 +148,9 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     trustProxy: options.trustProxy,
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
+  recordServedRoutes(app);
+  // First of all: a URL carrying a person's pass or key is refused before anything reads it (inbox spec §4).
+  refusePassesInUrl(app);
   // Signatures are read before the budgets are taken: a verified agent also counts against its own key's budget.
   const agentSignatures = installAgentSignatures(app, { publicBaseUrl: deps.config.publicBaseUrl, now: () => deps.clock.now(), allowLocal: options.allowLocalAgents ?? false });
   const burstLimits = installRateLimits(app, {

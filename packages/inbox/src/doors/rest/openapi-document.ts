@@ -60,7 +60,21 @@ export function inboxSecuritySchemes(publicBaseUrl: string): Record<string, Json
       type: 'apiKey',
       in: 'query',
       name: 'access_token',
-      description: "An item's access token in the query (or the body's `access_token`). Prefer a header: URLs end up in logs.",
+      description: "An item's access token in the query (or the body's `access_token`). Prefer a header: URLs end up in logs. Not taken from the URL of a signed request.",
+    },
+    agentSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Signature',
+      description:
+        "A customer's agent may sign any public request: RFC 9421 HTTP Message Signatures with Ed25519, profile `svc-agent/1` (Web Bot Auth compatible), headers `Signature-Input` and `Signature`. The key is the agent's own, sent as `Svc-Agent-Key: svc=:<base64 of the public JWK>:` (signature tag `svc-agent`), or a platform's, named by `Signature-Agent: \"https://platform.example\"` and published in its `/.well-known/http-message-signatures-directory` (tag `web-bot-auth`). `keyid` is the key's RFC 7638 thumbprint. Covered: `@authority` and the key's header always; on a request other than GET or HEAD also `@method`, `@path`, `@query` when there is one, and `content-digest` (RFC 9530) when there is a body. Parameters `created`, `expires` (at most 300 s later), `nonce`, `keyid`, `tag`, `alg=\"ed25519\"`. Unsigned requests are served the same; a signature that does not verify counts as none, and every answer says what became of it in `Svc-Signature`. A signature covering method and path opens, without the token, the items its key created; a signed change is taken once (the same signature again is a retry only with the same idempotency key). See /docs/agents.",
+    },
+    personPass: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Svc-Pass',
+      description:
+        "A person's passes from a directory network (`svcpass1_…`, or keys `svckey1_…` exchanged once for a pass), as an RFC 8941 list of strings, at most 8: `Svc-Pass: \"svcpass1_…\"`. A read takes passes from this header only; a write may carry them in its body as `pass` and `key` instead. Never in a URL: a URL that carries a pass or key is refused (422 invalid_input). With a pass the network recognises, the operations on an item open an item the business knows the person by without its token. In a signed request, send a pass reference (`svcpass1_<network>_<id>`, delegated to the signing key) and cover this header; a full pass or key there is a secret and is not forwarded.",
     },
   };
 }
@@ -138,7 +152,7 @@ export function inboxOpenApi(publicBaseUrl: string): { openApi: Omit<OpenApiInfo
       contact: { name: 'The business running this inbox', url: `${publicBaseUrl}/v1/business` },
       tags: TAGS.map(({ name, description }) => ({ name, description })),
       tagOf: inboxTagOf,
-      security: { owner: ['ownerKey', 'aiApp'], item: ['itemToken', 'itemTokenBearer', 'itemTokenQuery'] },
+      security: { owner: ['ownerKey', 'aiApp'], item: ['itemToken', 'itemTokenBearer', 'itemTokenQuery', 'agentSignature', 'personPass'] },
       rateLimits: 'Integration keys are limited to about ten calls a second; anonymous callers may be limited too (limits not fixed yet). Wait Retry-After seconds.',
       webhooks: webhooks(),
     },
