@@ -27,7 +27,8 @@ describe('receipt signing keys', () => {
     const manifest = await t.request('GET', '/.well-known/agent-inbox.json');
     const jwks = await t.request('GET', '/.well-known/jwks.json');
     expect(jwks.status).toBe(200);
-    expect(jwks.headers.get('cache-control')).toBe('public, max-age=300');
+    // Inbox spec §8: not the profile, manifest, services or products, so uncacheable.
+    expect(jwks.headers.get('cache-control')).toBe('no-store');
     expect(manifest.body.receipt_keys).toEqual(jwks.body);
     expect(jwks.body.keys).toHaveLength(1);
     const [key] = jwks.body.keys;

@@ -162,9 +162,17 @@ export interface ServiceRoutesOptions<Ctx> {
   securitySchemes?: Record<string, JsonSchema>;
   /** Which CORS rule each path follows (docs/http.md); every path is public when absent. */
   corsRule?: (path: string) => CorsRule;
+  /**
+   * Cache-Control of /openapi.json and /problems/{code}, as the service's contract has it: by default
+   * a shared cache may keep them five minutes and a day (they change with the software only).
+   */
+  documentsCacheControl?: { openApi: string; problems: string };
 }
 
+const DOCUMENTS_CACHE_CONTROL = { openApi: 'public, max-age=300', problems: 'public, max-age=86400' };
+
 export function installServiceRoutes<Ctx>(app: FastifyInstance, options: ServiceRoutesOptions<Ctx>): void {
+  const cacheControl = options.documentsCacheControl ?? DOCUMENTS_CACHE_CONTROL;
   const routes = [
     ...options.operations.map((op) => ({ method: op.http.method, path: op.http.path })),
     ...options.extraRoutes,
@@ -196,14 +204,14 @@ export function installServiceRoutes<Ctx>(app: FastifyInstance, options: Service
       const bytes = Buffer.from(JSON.stringify(buildOpenApiDocument(options.operations, { ...options.openApi, version: options.version }, options.securitySchemes)));
       openApi = { bytes, etag: etagOfText(bytes) };
     }
-    reply.header('cache-control', 'public, max-age=300');
+    reply.header('cache-control', cacheControl.openApi);
     return answerWithEtag(request, reply, openApi.bytes, openApi.etag);
   });
 
   app.get<{ Params: { code: string } }>('/problems/:code', async (request, reply) => {
     const code = request.params.code;
     if (!isProblemCode(code)) throw new Problem('not_found', `No problem type is called ${code}.`);
-    reply.header('cache-control', 'public, max-age=86400');
+    reply.header('cache-control', cacheControl.problems);
     const entry: { status: number; title: string; description?: string } = PROBLEM_CODES[code];
     return {
       type: `${options.problemsBase}/${code}`,

@@ -41,6 +41,13 @@ import { refusePassesInUrl } from './passes-in-url.js';
 import { recordServedRoutes } from './served-routes.js';
 import { installOwnerApp } from '../web/owner-app.js';
 
+/**
+ * Inbox spec §8: the profile and the manifest are cacheable for five minutes, services and products
+ * for one (their operations' cacheMaxAgeSec), everything else not at all (docs/http.md "Caching").
+ */
+const MANIFEST_CACHE_CONTROL = 'public, max-age=300';
+const UNCACHEABLE = 'no-store';
+
 /** Request bodies above 1 MiB are refused with 413 (inbox spec leaves the size to us). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -176,6 +183,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     version: deps.config.softwareVersion,
     ...inboxOpenApi(deps.config.publicBaseUrl),
     corsRule: inboxCorsRule(deps.config.publicBaseUrl),
+    // Inbox spec §8: everything but the profile, manifest, services and products is uncacheable.
+    documentsCacheControl: { openApi: UNCACHEABLE, problems: UNCACHEABLE },
   });
 
   const restEnvelope = (op: AnyOperation<OperationContext>, request: FastifyRequest): CallEnvelope => ({
@@ -259,7 +268,9 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // Owner 401s on REST point OAuth clients at the resource metadata too (RFC 9728 §5.1).
   // A callback hook, not an async one: every answer passes here, and a promise per answer costs more than the check.
+  // And an answer whose route said nothing about caching is uncacheable (inbox spec §8: "everything else").
   app.addHook('onSend', (request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', UNCACHEABLE);
     if (reply.statusCode === 401 && request.url.startsWith('/v1/owner')) {
       const existing = reply.getHeader('www-authenticate');
       reply.header('www-authenticate', ownerChallenge(deps.config.publicBaseUrl, typeof existing === 'string' ? existing : undefined));
@@ -269,13 +280,13 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   void app.register(oauthRoutes, { store: deps.store, clock: deps.clock, publicBaseUrl: deps.config.publicBaseUrl });
 
   app.get('/.well-known/agent-inbox.json', async (request, reply) => {
-    reply.header('cache-control', 'public, max-age=300');
+    reply.header('cache-control', MANIFEST_CACHE_CONTROL);
     return answerWithEtag(request, reply, JSON.stringify(await buildManifest(deps.store, deps.config, deps.clock.now())));
   });
 
   // The receipt keys as a JWK Set (RFC 7517 §5), for any JOSE library (docs/receipts.md).
   app.get('/.well-known/jwks.json', async (request, reply) => {
-    reply.header('cache-control', 'public, max-age=300');
+    reply.header('cache-control', UNCACHEABLE);
     return answerWithEtag(request, reply, JSON.stringify(await publishedKeys(deps.store)));
   });
 
@@ -283,7 +294,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   installOwnerApp(app, { deps, operations });
 
   app.get('/docs/agents', async (_request, reply) => {
-    reply.header('cache-control', 'public, max-age=300');
+    reply.header('cache-control', UNCACHEABLE);
     return reply.type('text/markdown; charset=utf-8').send(AGENT_GUIDE);
   });
 

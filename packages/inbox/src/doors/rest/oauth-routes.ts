@@ -30,8 +30,8 @@ import { renderConsentPage, renderErrorPage, type RenderedPage } from './consent
 
 /** OAuth forms are small; anything larger is not one. */
 const FORM_LIMIT_BYTES = 64 * 1024;
-/** Metadata changes only with the public URL; clients may cache it briefly. */
-const METADATA_MAX_AGE_SEC = 300;
+/** Inbox spec §8: only the profile, manifest, services and products are cacheable; the metadata is not. */
+const UNCACHEABLE = 'no-store';
 
 /** The routes this file serves, for telling 405 from 404. */
 export const OAUTH_ROUTES: readonly { method: HttpMethod; path: string }[] = [
@@ -134,19 +134,19 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRoutesOpti
       reply.header('access-control-allow-methods', path.startsWith('/.well-known') ? 'GET' : 'POST');
       reply.header('access-control-allow-headers', request.headers['access-control-request-headers'] ?? 'content-type');
       reply.header('access-control-max-age', '600');
-      return reply.code(204).send();
+      return reply.code(204).header('cache-control', UNCACHEABLE).send();
     });
   }
 
   app.get(RESOURCE_METADATA_PATH, async (_request, reply) => {
     allowAnyOrigin(reply);
-    reply.header('cache-control', `public, max-age=${METADATA_MAX_AGE_SEC}`);
+    reply.header('cache-control', UNCACHEABLE);
     return protectedResourceMetadata(endpoints);
   });
 
   app.get(AUTHORIZATION_SERVER_METADATA_PATH, async (_request, reply) => {
     allowAnyOrigin(reply);
-    reply.header('cache-control', `public, max-age=${METADATA_MAX_AGE_SEC}`);
+    reply.header('cache-control', UNCACHEABLE);
     return authorizationServerMetadata(endpoints);
   });
 
