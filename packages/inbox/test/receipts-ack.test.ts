@@ -200,7 +200,7 @@ describe('acknowledge_receipt', () => {
     for (const code of ['bad_acknowledgement', 'wrong_receipt', 'receipt_of_other_item', 'acknowledgement_expired', 'acknowledgement_not_yet_valid', 'already_acknowledged']) {
       expect(declared.join(' '), code).toContain(code);
     }
-    expect(op.security).toEqual([{ itemToken: [] }, { itemTokenBearer: [] }, { itemTokenQuery: [] }]);
+    expect(op.security).toEqual([{ itemToken: [] }, { itemTokenBearer: [] }, { itemTokenQuery: [] }, { agentSignature: [] }, { personPass: [] }]);
   });
 });
 
