@@ -5,9 +5,13 @@
  * are apart; keys are kept 30 days.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAgentRequest } from '@svc/shared';
 import { createOwnerKey } from '../src/domain/access/api-keys.js';
+import { networkOf } from '../src/operations/idempotency-scope.js';
 import { startInbox, type ApiResponse, type TestInbox } from './support/harness.js';
 import { DAY, booking, createBooking, expectFieldProblem, expectProblem, ownerMove, status } from './support/customer-calls.js';
+import { INBOX_ORIGIN, newAgent } from './support/agents.js';
+import { requestFrom } from './support/from-address.js';
 
 let t: TestInbox;
 beforeAll(async () => {
@@ -223,6 +227,106 @@ describe('scopes', () => {
       headers: { authorization: `Bearer ${second}`, 'idempotency-key': 'owner-k' },
     });
     expectReplayOf(replay, first);
+  });
+});
+
+describe("a customer's keys are scoped to the customer and the door (inbox spec §9)", () => {
+  const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+  async function mcpCreate(args: Record<string, unknown>, from = '127.0.0.1'): Promise<{ isError?: boolean; structuredContent: any }> {
+    const r = await requestFrom(t, from, 'POST', '/mcp', { body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_booking', arguments: args } }, headers: MCP_HEADERS });
+    expect(r.status).toBe(200);
+    return r.body.result;
+  }
+
+  it('the same key and request by MCP and then by REST are two requests: REST never shows the MCP item or its token', async () => {
+    const name = uniqueName();
+    const body = booking('haircut', '2026-11-26T10:00:00Z', {}, name);
+    const viaMcp = await mcpCreate({ ...body, idempotency_key: 'k1-doors' });
+    expect(viaMcp.isError).toBeFalsy();
+    const viaRest = await t.request('POST', '/v1/bookings', { body: { ...body, idempotency_key: 'k1-doors' } });
+    expect(viaRest.status).toBe(201);
+    expect(viaRest.headers.get('idempotent-replayed')).toBeNull();
+    expect(viaRest.body.id).not.toBe(viaMcp.structuredContent.id);
+    expect(viaRest.body.accessToken).not.toBe(viaMcp.structuredContent.accessToken);
+    // Each door replays its own answer to its own retry.
+    expectReplayOf(await t.request('POST', '/v1/bookings', { body: { ...body, idempotency_key: 'k1-doors' } }), viaRest);
+    const mcpAgain = await mcpCreate({ ...body, idempotency_key: 'k1-doors' });
+    expect(mcpAgain.structuredContent).toEqual(viaMcp.structuredContent);
+    expect(await countItems(name)).toBe(2);
+  });
+
+  it('two strangers sending the same key and body get an item each; neither ever sees the other one\'s token', async () => {
+    const name = uniqueName();
+    const body = { message: 'Hi', contact: { name }, idempotency_key: 'common-key' };
+    const first = await requestFrom(t, '127.0.0.1', 'POST', '/v1/messages', { body });
+    const stranger = await requestFrom(t, '127.0.0.2', 'POST', '/v1/messages', { body });
+    expect([first.status, stranger.status]).toEqual([201, 201]);
+    expect(stranger.headers.get('idempotent-replayed')).toBeNull();
+    expect(stranger.body.id).not.toBe(first.body.id);
+    expect(stranger.body.accessToken).not.toBe(first.body.accessToken);
+    expect(JSON.stringify(stranger.body)).not.toContain(first.body.accessToken);
+    // The one who lost its answer retries from where it is and gets its own token back.
+    const retry = await requestFrom(t, '127.0.0.1', 'POST', '/v1/messages', { body });
+    expectReplayOf(retry, first);
+    const strangerRetry = await requestFrom(t, '127.0.0.2', 'POST', '/v1/messages', { body });
+    expectReplayOf(strangerRetry, stranger);
+    // On MCP likewise.
+    const mcpBody = { ...booking('haircut', '2026-11-26T11:00:00Z', {}, name), idempotency_key: 'common-key' };
+    const mcpFirst = await mcpCreate(mcpBody, '127.0.0.1');
+    const mcpStranger = await mcpCreate(mcpBody, '127.0.0.3');
+    expect(mcpStranger.structuredContent.id).not.toBe(mcpFirst.structuredContent.id);
+    expect(mcpStranger.structuredContent.accessToken).not.toBe(mcpFirst.structuredContent.accessToken);
+    expect(await countItems(name)).toBe(4);
+  });
+
+  it('a signed agent is its key wherever it calls from; another key with the same idempotency key is another customer', async () => {
+    const name = uniqueName();
+    const body = JSON.stringify({ ...booking('haircut', '2026-11-26T12:00:00Z', {}, name), idempotency_key: 'agent-key-1' });
+    const send = (agent: ReturnType<typeof newAgent>, from: string) => {
+      const signed = signAgentRequest({ method: 'POST', url: `${INBOX_ORIGIN}/v1/bookings`, body, privateJwk: agent.privateJwk, now: () => t.clock.now() });
+      return requestFrom(t, from, 'POST', '/v1/bookings', { body: JSON.parse(body), headers: { ...signed } });
+    };
+    const agent = newAgent();
+    const first = await send(agent, '127.0.0.1');
+    expect(first.status).toBe(201);
+    expect(first.headers.get('svc-signature')).toMatch(/^verified/);
+    // Its retry, signed anew, from another address: the same customer.
+    expectReplayOf(await send(agent, '127.0.0.4'), first);
+    // Another agent, from the very same address: its own item.
+    const other = await send(newAgent(), '127.0.0.1');
+    expect(other.status).toBe(201);
+    expect(other.body.accessToken).not.toBe(first.body.accessToken);
+    // Unsigned from the same address: not the agent either.
+    const unsigned = await requestFrom(t, '127.0.0.1', 'POST', '/v1/bookings', { body: JSON.parse(body) });
+    expect(unsigned.status).toBe(201);
+    expect(unsigned.body.id).not.toBe(first.body.id);
+  });
+
+  it('the holder of a pass is one customer wherever it calls from; pass references and other passes are not it', async () => {
+    const name = uniqueName();
+    const pass = 'svcpass1_network.example_abcdefghijklmnop_abcdefghijklmnopqrstuvwxyz234567';
+    const otherPass = 'svcpass1_network.example_abcdefghijklmnop_bbcdefghijklmnopqrstuvwxyz234567';
+    const body = { ...booking('haircut', '2026-11-26T14:00:00Z', {}, name), idempotency_key: 'pass-key-1' };
+    const first = await requestFrom(t, '127.0.0.1', 'POST', '/v1/bookings', { body, headers: { 'svc-pass': `"${pass}"` } });
+    expect(first.status).toBe(201);
+    expectReplayOf(await requestFrom(t, '127.0.0.5', 'POST', '/v1/bookings', { body, headers: { 'svc-pass': `"${pass}"` } }), first);
+    const other = await requestFrom(t, '127.0.0.1', 'POST', '/v1/bookings', { body, headers: { 'svc-pass': `"${otherPass}"` } });
+    expect(other.status).toBe(201);
+    const reference = await requestFrom(t, '127.0.0.5', 'POST', '/v1/bookings', { body, headers: { 'svc-pass': '"svcpass1_network.example_abcdefghijklmnop"' } });
+    expect(reference.status).toBe(201);
+    expect(new Set([first.body.id, other.body.id, reference.body.id]).size).toBe(3);
+  });
+
+  it('an IPv6 client is its /64; an IPv4 client its address', () => {
+    expect(networkOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe(networkOf('2001:0db8:0001:0002::1'));
+    expect(networkOf('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(networkOf('2001:db8:1:3::1')).not.toBe(networkOf('2001:db8:1:2::1'));
+    expect(networkOf('::1')).toBe('0:0:0:0::/64');
+    expect(networkOf('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(networkOf('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(networkOf('192.0.2.1')).toBe('192.0.2.1');
+    expect(networkOf('192.0.2.2')).not.toBe(networkOf('192.0.2.1'));
+    expect(networkOf(undefined)).toBe('unknown');
   });
 });
 

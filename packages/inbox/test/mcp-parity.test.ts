@@ -45,7 +45,7 @@ describe.each([
 });
 
 describe('idempotency keys', () => {
-  it('are an idempotency_key argument exactly where REST takes an Idempotency-Key, so a retry may switch doors', async () => {
+  it('are an idempotency_key argument exactly where REST takes an Idempotency-Key', async () => {
     const tools = [...(await toolsAt('/mcp')), ...(await toolsAt('/mcp/owner', { authorization: `Bearer ${t.ownerKey}` }))];
     const keyed = tools.filter((tool) => contracts.get(tool.name)?.headers.includes('Idempotency-Key'));
     expect(keyed.length).toBeGreaterThan(10);

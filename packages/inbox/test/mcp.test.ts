@@ -1,7 +1,8 @@
 /**
  * The inbox's MCP doors (inbox spec §1, §4, §7), driven with the SDK's own client: the public server
  * at /mcp and the owner server at /mcp/owner offer the operation tables as tools with the REST
- * schemas; one idempotency key is one write across MCP and REST, either way round, on both doors;
+ * schemas; an owner's idempotency key is one write across MCP and REST, either way round, and a
+ * customer's is the door's own;
  * refusals come as problem documents; the server instructions name only real tools and arguments.
  * Parity with /openapi.json: mcp-parity.test.ts; protocol revisions and every tool: mcp-revisions.test.ts.
  */
@@ -51,7 +52,7 @@ describe('the public MCP server at /mcp', () => {
     expect(client.getInstructions()).toMatch(/accessToken/);
   });
 
-  it('makes one item of create_booking over MCP and the same idempotency_key over REST', async () => {
+  it("keeps a customer's idempotency keys apart by door: the same key and request over MCP and REST are two requests (inbox spec §9)", async () => {
     const client = await connect('/mcp');
     await client.listTools();
     const input = { ...haircutAt('2026-11-24T11:00:00Z'), idempotency_key: 'mcp-then-rest-1' };
@@ -61,37 +62,39 @@ describe('the public MCP server at /mcp', () => {
     expect(created.id).toMatch(/\S/);
     expect(JSON.parse(textOf(viaMcp as CallToolResult))).toEqual(created);
 
+    // REST never replays the MCP answer (nor shows its token): it is the REST door's own first request.
     const viaRest = await t.request('POST', '/v1/bookings', { body: input });
-    expect(viaRest.status).toBe(200);
-    expect(viaRest.headers.get('idempotent-replayed')).toBe('true');
-    expect(viaRest.body.id).toBe(created.id);
-    expect(viaRest.body.accessToken).toBe(created.accessToken);
+    expect(viaRest.status).toBe(201);
+    expect(viaRest.headers.get('idempotent-replayed')).toBeNull();
+    expect(viaRest.body.id).not.toBe(created.id);
+    expect(viaRest.body.accessToken).not.toBe(created.accessToken);
+
+    // Each door's retry is its own replay.
+    const mcpRetry = await client.callTool({ name: 'create_booking', arguments: input });
+    expect(mcpRetry.structuredContent).toEqual(created);
+    const restRetry = await t.request('POST', '/v1/bookings', { body: input });
+    expect(restRetry.status).toBe(200);
+    expect(restRetry.body).toEqual(viaRest.body);
 
     const status = await client.callTool({ name: 'get_item_status', arguments: { id: created.id, access_token: created.accessToken } });
     expect(status.isError).toBeFalsy();
     expect((status.structuredContent as { id: string }).id).toBe(created.id);
   });
 
-  it('makes one item of create_booking over REST and its retry over MCP with the same key', async () => {
+  it('refuses another request under a key already used on the same door, and nothing is made', async () => {
     const bookings = async () => (await t.owner('GET', '/v1/owner/items?type=booking&open_only=false&limit=100')).body.items.length as number;
-    const before = await bookings();
-    const input = haircutAt('2026-11-24T12:00:00Z');
-    const viaRest = await t.request('POST', '/v1/bookings', { body: input, headers: { 'idempotency-key': 'rest-then-mcp-1' } });
-    expect(viaRest.status).toBe(201);
-
     const client = await connect('/mcp');
     await client.listTools();
-    const viaMcp = await client.callTool({ name: 'create_booking', arguments: { ...input, idempotency_key: 'rest-then-mcp-1' } });
-    expect(viaMcp.isError).toBeFalsy();
-    expect(viaMcp.structuredContent).toEqual(viaRest.body);
-
+    const first = await client.callTool({ name: 'create_booking', arguments: { ...haircutAt('2026-11-24T12:00:00Z'), idempotency_key: 'mcp-mismatch-1' } });
+    expect(first.isError).toBeFalsy();
+    const before = await bookings();
     const other = (await client.callTool({
       name: 'create_booking',
-      arguments: { ...haircutAt('2026-11-24T16:00:00Z'), idempotency_key: 'rest-then-mcp-1' },
+      arguments: { ...haircutAt('2026-11-24T16:00:00Z'), idempotency_key: 'mcp-mismatch-1' },
     })) as CallToolResult;
     expect(other.isError).toBe(true);
     expect((other.structuredContent as { error: { code: string } }).error.code).toBe('idempotency_mismatch');
-    expect(await bookings()).toBe(before + 1);
+    expect(await bookings()).toBe(before);
   });
 
   it('refuses bad input with the REST problem document in structuredContent.error and names the fields', async () => {

@@ -2,8 +2,9 @@
  * Runs one operation call for any door: authenticates the caller, limits integration keys' rate,
  * checks (or records) the scope an owner operation needs, applies idempotency to writes, and runs
  * the handler inside one store transaction so the item, its events, its jobs and the stored answer
- * commit together (two concurrent calls with one key therefore make one item). Stored answers are
- * sealed: access tokens and keys in them never sit in the database in clear.
+ * commit together (two concurrent calls with one key therefore make one item). A key belongs to its
+ * caller's scope (idempotency-scope.ts): the business, an integration key, an AI app, or a customer
+ * at one door. Stored answers are sealed: access tokens and keys in them never sit in the database in clear.
  */
 import { Problem, canonicalJson, rateLimitHeaders, rateLimitedHeaders, sha256Hex, type AnyOperation, type OperationOutcome, type ResponseExtras } from '@svc/shared';
 import { authenticateBearer } from '../domain/access/api-keys.js';
@@ -20,6 +21,7 @@ import type { NetworkSigner } from '../networks/person-client.js';
 import { refuseUnsafeText } from './input-text.js';
 import { isAnswerSecret } from './secret-answers.js';
 import { KeptAnswers } from './kept-answers.js';
+import { idempotencyScope } from './idempotency-scope.js';
 
 /** Idempotency keys are kept 30 days (inbox spec §8). */
 export const IDEMPOTENCY_KEEP_MS = 30 * 86_400_000;
@@ -47,8 +49,6 @@ export interface RunnerDeps {
 /** What a door extracted from its transport besides the input. */
 export interface CallEnvelope {
   channel: Channel;
-  /** The family idempotency keys of customers are scoped to: REST and MCP share one, so a retry may switch doors. */
-  doorFamily: 'public' | 'owner';
   authorization: string | undefined;
   idempotencyKeyHeader: string | undefined;
   accessTokenHeader: string | undefined;
@@ -56,6 +56,8 @@ export interface CallEnvelope {
   agent?: SignedAgent | undefined;
   /** The Svc-Pass header as sent (a person's passes), on public calls. */
   svcPass?: string | undefined;
+  /** The client's address (Fastify's request.ip), on public calls: an anonymous customer's idempotency scope. */
+  clientAddress?: string | undefined;
 }
 
 /** Who is calling, and where an integration key stands in its rate budget: decided before the input is read. */
@@ -173,7 +175,13 @@ async function runAs(
   const request = accessToken === undefined ? fields : { ...fields, access_token: sha256Hex(String(accessToken)) };
   const requestHash = sha256Hex(canonicalJson({ operation: op.name, request }));
   // One key names one request in its scope: the same key on another operation is a different request.
-  const scopeKey = `${idempotencyScope(caller, envelope)}|${key}`;
+  const scope = idempotencyScope(deps.identity.keys, {
+    caller,
+    channel: envelope.channel,
+    clientAddress: envelope.clientAddress,
+    passes: { pass: input.pass, key: input.key, header: envelope.svcPass },
+  });
+  const scopeKey = `${scope}|${key}`;
   const outcome = await deps.store.batchedTransaction(async (tx) => {
     await takeSignature(tx);
     const nowMs = deps.clock.now();
@@ -222,20 +230,7 @@ function idempotencyKeyOf(envelope: CallEnvelope, input: Record<string, unknown>
   return header ?? body;
 }
 
-/**
- * Owner keys share the business's scope; an integration key has its own, and so has an AI app's
- * grant (it is not the owner); customers share their door family.
- */
-function idempotencyScope(caller: Caller, envelope: CallEnvelope): string {
-  if (caller.kind === 'owner') {
-    if (caller.actor.kind === 'integration') return `key:${caller.keyId}`;
-    if (caller.actor.kind === 'owner_ai') return `ai:${caller.keyId ?? caller.actor.id}`;
-    return 'owner';
-  }
-  return `customer:${envelope.doorFamily}`;
-}
-
-/** The principal a call is made by: an owner-side key or grant; customers have none. */
+/** The principal a call is made by: an owner-side key or grant; a customer is its scope already. */
 function principalOf(caller: Caller): string | null {
   return caller.kind === 'owner' ? (caller.keyId ?? caller.actor.id) : null;
 }

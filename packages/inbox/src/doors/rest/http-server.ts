@@ -54,7 +54,7 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 const PUBLIC_MCP_INSTRUCTIONS = [
   "One business's inbox. Read get_business_profile, list_services and list_products first.",
   'To book: check_availability, then create_booking with a free startTime. To order: create_order with productId or sku and quantities. To ask for a price: request_quote. To ask anything else: send_message.',
-  'Every write takes an idempotency_key: send a fresh one per request and the same one when retrying, so a retry never makes a second item.',
+  'Every write takes an idempotency_key: send a fresh random one (a UUID) per request and the same one when retrying on this server, so a retry never makes a second item.',
   'A new item answers with an accessToken: keep it; get_item_status, send_message (with item_id), accept_offer, decline_offer and cancel_item on that item need it as access_token.',
   'Follow up with get_item_status: its state and next say what the business did and what you may do now. Tell the person what the business proposed or quoted, as written; call accept_offer only on their clear yes.',
   'Its receipts are promises the business signed; acknowledge_receipt counter-signs one with your own Ed25519 key (ack: a compact JWS binding receipt_id and the SHA-256 of the receipt; or, in a request you sign under svc-agent/1, receipt_id alone).',
@@ -189,12 +189,12 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
 
   const restEnvelope = (op: AnyOperation<OperationContext>, request: FastifyRequest): CallEnvelope => ({
     channel: 'rest',
-    doorFamily: op.audience === 'owner' ? 'owner' : 'public',
     authorization: header(request, 'authorization'),
     idempotencyKeyHeader: header(request, 'idempotency-key'),
     accessTokenHeader: op.audience === 'owner' ? undefined : itemToken(request),
     agent: op.audience === 'owner' ? undefined : signedAgentOf(agentSignatures, request),
     svcPass: op.audience === 'owner' ? undefined : header(request, 'svc-pass'),
+    clientAddress: op.audience === 'owner' ? undefined : request.ip,
   });
   mountRestOperations(app, {
     operations,
@@ -213,7 +213,7 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
   const serverInfo = { name: 'svc-inbox', version: deps.config.softwareVersion };
   const log = (error: unknown): void => app.log.error(error);
 
-  // Public MCP: the same family as REST, so one idempotency key names one request whichever door a retry uses.
+  // Public MCP: a customer's idempotency keys are scoped to the door (inbox spec §9), so a key used here is not REST's.
   mountMcpOperations(app, {
     path: '/mcp',
     serverInfo,
@@ -226,18 +226,17 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
     execute: (op, input, request) =>
       runOperation(deps, op, input as Record<string, unknown>, {
         channel: 'mcp_public',
-        doorFamily: 'public',
         authorization: undefined,
         idempotencyKeyHeader: undefined,
         accessTokenHeader: itemToken(request),
         agent: signedAgentOf(agentSignatures, request),
         svcPass: header(request, 'svc-pass'),
+        clientAddress: request.ip,
       }),
   });
 
   const ownerMcpEnvelope = (request: FastifyRequest): CallEnvelope => ({
     channel: 'mcp_owner',
-    doorFamily: 'owner',
     authorization: header(request, 'authorization'),
     idempotencyKeyHeader: undefined,
     accessTokenHeader: undefined,

@@ -76,7 +76,6 @@ export interface AppCall {
 
 const OWNER_APP_ENVELOPE: CallEnvelope = {
   channel: 'owner_ui',
-  doorFamily: 'owner',
   authorization: undefined,
   idempotencyKeyHeader: undefined,
   accessTokenHeader: undefined,
