@@ -41,6 +41,11 @@ export interface OpenApiInfo {
   inputProblem?: 'invalid_input' | 'bad_request';
   /** How 429 is described: which callers the service limits today. Absent: no 429 is declared. */
   rateLimits?: string;
+  /**
+   * Response headers any answer of a public operation may carry, declared once under
+   * components.headers and on each of those responses (the inbox: `Svc-Signature`).
+   */
+  publicAnswerHeaders?: Record<string, JsonSchema>;
   /** OpenAPI 3.1 `webhooks` (path items keyed by event type) and the component schemas they use. */
   webhooks?: { items: Record<string, unknown>; schemas: Record<string, JsonSchema> };
 }
@@ -133,10 +138,11 @@ export function buildOpenApiDocument<Ctx>(
   securitySchemes: Record<string, JsonSchema> = {},
 ): JsonSchema {
   const usedHeaders = new Set<string>();
+  const headerComponents: Record<string, JsonSchema> = { ...HEADERS, ...(info.publicAnswerHeaders ?? {}) };
   const header = (name: string, required = false): JsonSchema => {
-    if (!HEADERS[name]) throw new Error(`no header component ${name}`);
+    if (!headerComponents[name]) throw new Error(`no header component ${name}`);
     usedHeaders.add(name);
-    return required ? { ...HEADERS[name], required: true } : { $ref: `#/components/headers/${name}` };
+    return required ? { ...headerComponents[name], required: true } : { $ref: `#/components/headers/${name}` };
   };
   const builder = new OperationBuilder(info, securitySchemes, header);
 
@@ -168,7 +174,7 @@ export function buildOpenApiDocument<Ctx>(
     ...(webhooks ? { webhooks: webhooks.items } : {}),
     components: {
       schemas: { Problem: PROBLEM_SCHEMA, ...(webhooks?.schemas ?? {}) },
-      ...(usedHeaders.size > 0 ? { headers: Object.fromEntries([...usedHeaders].sort().map((name) => [name, HEADERS[name]])) } : {}),
+      ...(usedHeaders.size > 0 ? { headers: Object.fromEntries([...usedHeaders].sort().map((name) => [name, headerComponents[name]])) } : {}),
       securitySchemes,
     },
   };
@@ -265,6 +271,7 @@ class OperationBuilder {
         // A replay of a create carries the headers of the first answer, Location among them.
         if (op.answers?.location) headers.Location = this.header('Location');
       }
+      this.addAnswerHeaders(op, headers);
       const description =
         status === successStatus
           ? op.title
@@ -286,10 +293,9 @@ class OperationBuilder {
       };
     }
     if (etag) {
-      responses['304'] = {
-        description: 'Not modified: the ETag sent in If-None-Match still holds.',
-        headers: { ETag: this.header('ETag'), ...(op.answers?.robotsTag ? { 'X-Robots-Tag': this.header('X-Robots-Tag') } : {}) },
-      };
+      const notModified: Record<string, JsonSchema> = { ETag: this.header('ETag'), ...(op.answers?.robotsTag ? { 'X-Robots-Tag': this.header('X-Robots-Tag') } : {}) };
+      this.addAnswerHeaders(op, notModified);
+      responses['304'] = { description: 'Not modified: the ETag sent in If-None-Match still holds.', headers: notModified };
     }
 
     const codesByStatus = new Map<number, string[]>();
@@ -325,6 +331,7 @@ class OperationBuilder {
         headers.RateLimit = this.header('RateLimit');
         headers['RateLimit-Policy'] = this.header('RateLimit-Policy');
       }
+      this.addAnswerHeaders(op, headers);
       const named = codes.length > 0 ? `${STATUS_TEXT[status] ?? 'Problem'}: ${codes.join(', ')}.` : `${STATUS_TEXT[status] ?? 'Problem'}.`;
       responses[String(status)] = {
         description: status === 429 && this.info.rateLimits ? `${named} ${this.info.rateLimits}` : named,
@@ -333,6 +340,12 @@ class OperationBuilder {
       };
     }
     return responses;
+  }
+
+  /** The headers every answer of a public operation may carry (OpenApiInfo.publicAnswerHeaders). */
+  private addAnswerHeaders(op: OperationMeta, headers: Record<string, JsonSchema>): void {
+    if (op.audience !== 'public') return;
+    for (const name of Object.keys(this.info.publicAnswerHeaders ?? {})) headers[name] = this.header(name);
   }
 
   private security(op: OperationMeta): Record<string, string[]>[] {

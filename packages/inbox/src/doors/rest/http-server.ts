@@ -280,7 +280,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
 
   app.get('/.well-known/agent-inbox.json', async (request, reply) => {
     reply.header('cache-control', MANIFEST_CACHE_CONTROL);
-    return answerWithEtag(request, reply, JSON.stringify(await buildManifest(deps.store, deps.config, deps.clock.now())));
+    const canSign = async () => ((await deps.networkSigner?.()) ?? null) !== null;
+    return answerWithEtag(request, reply, JSON.stringify(await buildManifest(deps.store, deps.config, deps.clock.now(), canSign)));
   });
 
   // The receipt keys as a JWK Set (RFC 7517 §5), for any JOSE library (docs/receipts.md).

@@ -1,10 +1,15 @@
-/** The manifest at /.well-known/agent-inbox.json: which doors this instance has, and who it is. */
+/**
+ * The manifest at /.well-known/agent-inbox.json: which doors this instance has, who it is, and how
+ * an agent may say who it is (agent_policy). Built at each request, so a settings change shows on
+ * the next one (its ETag changes with its bytes).
+ */
 import { DateTime } from 'luxon';
 import { loadProfile } from '../../domain/context.js';
 import { oauthEndpoints } from '../../domain/access/oauth/oauth-metadata.js';
 import { publishedJwk } from '../../domain/receipts/signing-keys.js';
 import type { InboxStore } from '../../store/store.js';
 import type { InboxConfigView } from '../../operations/context.js';
+import { agentPolicy } from './agent-policy.js';
 
 const WEEKDAY_KEYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 /** Directory profiles take at most 30 services of at most 80 characters. */
@@ -45,7 +50,8 @@ export async function publishedKeys(store: InboxStore) {
   return { keys: (await store.signingKeys.list()).map(publishedJwk) };
 }
 
-export async function buildManifest(store: InboxStore, config: InboxConfigView, nowMs: number = Date.now()) {
+/** The manifest as it stands now; `canSign` says whether this instance can sign its calls to networks (agent-policy.ts). */
+export async function buildManifest(store: InboxStore, config: InboxConfigView, nowMs: number, canSign: () => Promise<boolean>) {
   const { profile } = await loadProfile(store);
   // Closures are whole local days: one has not ended while its last day has not ended in the business's own zone.
   const localToday = DateTime.fromMillis(nowMs, { zone: profile.timeZone }).toISODate() ?? new Date(nowMs).toISOString().slice(0, 10);
@@ -81,7 +87,8 @@ export async function buildManifest(store: InboxStore, config: InboxConfigView, 
       ...(hours ? { hours } : {}),
       services,
     },
-    agent_policy: { tiers: ['anonymous'], signatures: [], passes: false, networks: [] },
+    // What the instance does with signatures and passes, from the code and the settings (agent-policy.ts).
+    agent_policy: await agentPolicy({ store, publicBaseUrl: base, canSign }),
     // Keys that verify this instance's receipts and its signed requests to networks, retired ones included.
     receipt_keys: await publishedKeys(store),
   };

@@ -146,13 +146,20 @@ export function inboxOpenApi(publicBaseUrl: string): { openApi: Omit<OpenApiInfo
     openApi: {
       title: 'Business inbox',
       description:
-        "One business's inbox: bookings, orders, quote requests, messages and refunds as items with state machines. Public operations need no account (a create answers with the item's access token); owner operations need an owner or integration key, or an AI app's OAuth token. Refusals are RFC 9457 problem documents.",
+        "One business's inbox: bookings, orders, quote requests, messages and refunds as items with state machines. Public operations need no account (a create answers with the item's access token); a customer's agent may sign its requests (svc-agent/1, Web Bot Auth compatible: the agentSignature scheme) and send a person's passes in the Svc-Pass header (the personPass scheme; never in a URL). Owner operations need an owner or integration key, or an AI app's OAuth token. Refusals are RFC 9457 problem documents. The agent guide: /docs/agents.",
       serverUrl: publicBaseUrl,
       license: PROJECT_LICENSE,
       contact: { name: 'The business running this inbox', url: `${publicBaseUrl}/v1/business` },
       tags: TAGS.map(({ name, description }) => ({ name, description })),
       tagOf: inboxTagOf,
       security: { owner: ['ownerKey', 'aiApp'], item: ['itemToken', 'itemTokenBearer', 'itemTokenQuery', 'agentSignature', 'personPass'] },
+      publicAnswerHeaders: {
+        'Svc-Signature': {
+          description:
+            'On an answer to a request that carried an HTTP Message Signature: what became of it. `verified; keyid="<RFC 7638 thumbprint>"`, or `invalid; reason=<reason>` (malformed, profile_mismatch, component_missing, too_far_in_future, expired, digest_mismatch, unknown_key, key_unavailable, bad_signature, missing). An invalid signature is no refusal: the request was served as an unsigned one. See the agentSignature security scheme.',
+          schema: { type: 'string', pattern: '^(verified; keyid="[A-Za-z0-9_-]+"|invalid; reason=[a-z_]+)$' },
+        },
+      },
       rateLimits: 'Integration keys are limited to about ten calls a second; anonymous callers may be limited too (limits not fixed yet). Wait Retry-After seconds.',
       webhooks: webhooks(),
     },
