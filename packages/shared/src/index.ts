@@ -22,6 +22,8 @@ export * from './storage/column-types.js';
 export * from './storage/sql-dialect.js';
 export * from './storage/transactions.js';
 export * from './storage/postgres.js';
+export * from './storage/postgres-url.js';
+export * from './storage/postgres-failures.js';
 export * from './storage/storage.js';
 export * from './storage/sqlite-driver.js';
 export * from './storage/storage-health.js';

@@ -19,6 +19,7 @@ import {
   isRetryableConflict,
   lockUntilCommit,
   openStorage,
+  postgresLocation,
   rowsTable,
   startsWith,
   storageFailureKind,
@@ -224,18 +225,52 @@ describe('settings and failures', () => {
   it('names the engine by one setting, and never shows a password', () => {
     expect(storageTarget(undefined, '/d/inbox.sqlite', 'INBOX_DATABASE_URL')).toEqual({ engine: 'sqlite', file: '/d/inbox.sqlite' });
     expect(storageTarget('  ', '/d/inbox.sqlite', 'INBOX_DATABASE_URL')).toEqual({ engine: 'sqlite', file: '/d/inbox.sqlite' });
-    const pg = storageTarget('postgres://inbox:s3cret@db.example:5432/inbox?max=20', '/d/inbox.sqlite', 'INBOX_DATABASE_URL');
-    expect(pg).toEqual({ engine: 'postgres', url: 'postgres://inbox:s3cret@db.example:5432/inbox?max=20' });
+    const pg = storageTarget('postgres://inbox:s3cret@db.example:5432/inbox?max=20', '/d/inbox.sqlite', 'INBOX_DATABASE_URL', {});
+    expect(pg).toEqual({
+      engine: 'postgres',
+      url: 'postgres://inbox:s3cret@db.example:5432/inbox?max=20',
+      setting: 'INBOX_DATABASE_URL',
+      settings: { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 },
+    });
     expect(describeStorage(pg)).toBe('PostgreSQL postgres://inbox@db.example:5432/inbox');
     expect(() => storageTarget('mysql://db.example/inbox', '/d/x', 'INBOX_DATABASE_URL')).toThrow(/INBOX_DATABASE_URL must be a postgres:\/\//);
     expect(() => storageTarget('postgres://[bad', '/d/x', 'INBOX_DATABASE_URL')).toThrow(/INBOX_DATABASE_URL is not a valid URL/);
   });
 
+  it('reads the waits beside the URL, and refuses what is not a number of milliseconds', () => {
+    const env = { DIRECTORY_DATABASE_CONNECT_TIMEOUT_MS: '1500', DIRECTORY_DATABASE_STATEMENT_TIMEOUT_MS: '0' };
+    const target = storageTarget('postgres://d@db/directory', '/d/x', 'DIRECTORY_DATABASE_URL', env);
+    expect(target.engine === 'postgres' && target.settings).toEqual({ connectTimeoutMs: 1_500, statementTimeoutMs: 0 });
+    expect(() => storageTarget('postgres://d@db/directory', '/d/x', 'DIRECTORY_DATABASE_URL', { DIRECTORY_DATABASE_CONNECT_TIMEOUT_MS: '5s' })).toThrow(
+      /DIRECTORY_DATABASE_CONNECT_TIMEOUT_MS must be a whole number of milliseconds/,
+    );
+  });
+
+  it('reads a list of hosts as libpq does, one URL per host, and keeps only what a writer can use', () => {
+    const url = 'postgresql://svc:p%40ss@db1.example:5433,[::1]:5434,db3.example/inbox?target_session_attrs=read-write&sslmode=verify-full';
+    const location = postgresLocation(url);
+    expect(location.hostUrls).toEqual([
+      'postgresql://svc:p%40ss@db1.example:5433/inbox?target_session_attrs=read-write&sslmode=verify-full',
+      'postgresql://svc:p%40ss@[::1]:5434/inbox?target_session_attrs=read-write&sslmode=verify-full',
+      'postgresql://svc:p%40ss@db3.example/inbox?target_session_attrs=read-write&sslmode=verify-full',
+    ]);
+    expect(location.where).toBe('db1.example:5433,[::1]:5434,db3.example:5432/inbox');
+    expect(location.targetSessionAttrs).toBe('read-write');
+    const target = storageTarget(url, '/d/x', 'INBOX_DATABASE_URL', {});
+    expect(describeStorage(target)).toBe('PostgreSQL postgresql://svc@db1.example:5433,[::1]:5434,db3.example/inbox');
+    expect(describeStorage(target)).not.toContain('p%40ss');
+    expect(() => storageTarget('postgres://a,b/x?target_session_attrs=standby', '/d/x', 'INBOX_DATABASE_URL', {})).toThrow(/INBOX_DATABASE_URL: target_session_attrs=standby .* a service writes/);
+    expect(() => storageTarget('postgres://a:1,b:x/db', '/d/x', 'INBOX_DATABASE_URL', {})).toThrow(/INBOX_DATABASE_URL is not a valid URL/);
+  });
+
   it("classes PostgreSQL's disk and server failures as storage failures (503 and /healthz)", () => {
     expect(storageFailureKind({ code: '53100' })).toBe('full');
     expect(storageFailureKind({ code: '58030' })).toBe('io');
-    expect(storageFailureKind({ code: '57P01' })).toBe('io');
-    expect(storageFailureKind({ code: '08001' })).toBe('io');
+    expect(storageFailureKind({ code: '57P01' })).toBe('unreachable');
+    expect(storageFailureKind({ code: '08001' })).toBe('unreachable');
+    expect(storageFailureKind({ code: '08006' })).toBe('unreachable');
+    expect(storageFailureKind({ code: '53300' })).toBe('unreachable');
+    expect(storageFailureKind({ code: '08007' })).toBe('unknown_outcome');
     expect(storageFailureKind({ code: '23505' })).toBeNull();
     expect(storageFailureKind({ code: '40P01' })).toBeNull();
   });

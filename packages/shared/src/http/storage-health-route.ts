@@ -6,7 +6,7 @@
  * route as it is added.
  */
 import type { FastifyInstance, RouteHandlerMethod } from 'fastify';
-import { STORAGE_RETRY_AFTER_SECONDS, type StorageHealth } from '../storage/storage-health.js';
+import type { StorageHealth } from '../storage/storage-health.js';
 
 export function installStorageHealth(app: FastifyInstance, health: StorageHealth, version: string): void {
   app.addHook('onRoute', (route) => {
@@ -15,7 +15,7 @@ export function installStorageHealth(app: FastifyInstance, health: StorageHealth
     route.handler = async function (this: FastifyInstance, request, reply) {
       const state = await health.check();
       if (state.writable || !state.failure) return answer.call(this, request, reply);
-      reply.code(503).header('cache-control', 'no-store').header('retry-after', String(STORAGE_RETRY_AFTER_SECONDS));
+      reply.code(503).header('cache-control', 'no-store').header('retry-after', String(state.failure.retryAfterSeconds));
       return {
         ok: false,
         writable: false,

@@ -8,6 +8,8 @@ export * from './column-types.js';
 export * from './sql-dialect.js';
 export * from './transactions.js';
 export * from './postgres.js';
+export * from './postgres-url.js';
+export * from './postgres-failures.js';
 export * from './storage.js';
 export * from './storage-health.js';
 export * from './write-batch.js';

@@ -1,26 +1,38 @@
 /**
- * Whether a service can write to its storage (docs/security.md, "When the disk fills"). A write
- * refused by the disk (SQLite's SQLITE_FULL, SQLITE_IOERR_*, or ENOSPC/EDQUOT/EIO from the file
- * system; PostgreSQL's disk_full, io_error, or a server that is down or unreachable) starts an episode: the cause is logged once, each refused call answers 503 with
- * `storage_full` (no space) or `storage_unavailable` (an I/O error) and `Retry-After`, and /healthz
+ * Whether a service can write to its storage (docs/security.md, "When the disk fills", and
+ * docs/storage.md, "When the database goes away"). A write refused by the disk (SQLite's
+ * SQLITE_FULL, SQLITE_IOERR_*, or ENOSPC/EDQUOT/EIO from the file system; PostgreSQL's disk_full or
+ * io_error) or a PostgreSQL server that cannot be reached (down, restarting, failing over, out of
+ * connection slots, not answering) starts an episode: the cause is logged once, each refused call
+ * answers 503 with `storage_full` (no space) or `storage_unavailable` and `Retry-After`, and /healthz
  * says the service cannot write. The episode ends at the next write that succeeds: any committed
- * write of the service, or the probe /healthz makes (a one-row write, at most once a second)
- * while the episode lasts, so a service taken out of rotation still finds out it can write again.
+ * write of the service, or the probe /healthz makes (a one-row write, at most once a second) while
+ * the episode lasts, so a service taken out of rotation still finds out it can write again.
  */
 import { Problem } from '../errors/problem.js';
 
-export type StorageFailureKind = 'full' | 'io';
+/**
+ * `full`: no space; `io`: the disk failed a write; `unreachable`: the database server cannot be
+ * reached or does not answer (nothing of the call was saved); `unknown_outcome`: the connection was
+ * lost during COMMIT and the server could not be asked whether it committed (it may have).
+ */
+export type StorageFailureKind = 'full' | 'io' | 'unreachable' | 'unknown_outcome';
 
 /** Seconds a client is told to wait before retrying a write the disk refused. */
 export const STORAGE_RETRY_AFTER_SECONDS = 30;
+/** Seconds a client is told to wait while the database server is away (a restart takes one or two, a failover a few). */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 /** /healthz probes the disk at most this often while an episode lasts. */
 export const STORAGE_PROBE_EVERY_MS = 1_000;
 
-// PostgreSQL's SQLSTATEs: 53100 disk_full; 58030 io_error, 25006 read-only transaction (a standby),
-// 57P01–57P03 the server shutting down or starting, 08xxx the connection (guarded-postgres-dialect.ts
-// gives an unreachable server 08001).
+// PostgreSQL's SQLSTATEs: 53100 disk_full; 58030 io_error. The server away: 57P01–57P03 shutting
+// down, crashed or starting; 08xxx the connection (postgres-failures.ts: 08001 no connection, 08006
+// lost, 08007 a COMMIT's outcome unknown); 53300 no connection slot left; 25006 a read-only server
+// (a standby); 57014 a statement cancelled at the statement timeout.
 const FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT', '53100']);
-const IO_CODES = new Set(['EIO', 'EROFS', '58030', '25006', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+const IO_CODES = new Set(['EIO', 'EROFS', '58030']);
+const UNREACHABLE_CODES = new Set(['25006', '57P01', '57P02', '57P03', '57014', '53300', '08000', '08001', '08003', '08004', '08006']);
+const UNKNOWN_OUTCOME_CODE = '08007';
 
 /** What kind of storage failure `error` (or an error it was caused by) is; null when it is none. */
 export function storageFailureKind(error: unknown): StorageFailureKind | null {
@@ -29,17 +41,36 @@ export function storageFailureKind(error: unknown): StorageFailureKind | null {
     if (typeof code !== 'string') continue;
     if (FULL_CODES.has(code)) return 'full';
     if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_READONLY' || IO_CODES.has(code)) return 'io';
+    if (code === UNKNOWN_OUTCOME_CODE) return 'unknown_outcome';
+    if (UNREACHABLE_CODES.has(code)) return 'unreachable';
   }
   return null;
 }
 
-/** The problem a call gets when its write was refused by the disk: 503 with Retry-After. */
+/** Seconds to wait before a retry, by kind. */
+export function storageRetryAfter(kind: StorageFailureKind): number {
+  return kind === 'full' || kind === 'io' ? STORAGE_RETRY_AFTER_SECONDS : DATABASE_RETRY_AFTER_SECONDS;
+}
+
+/** The problem a call gets when its write was refused by the storage: 503 with Retry-After. */
 export function storageProblem(kind: StorageFailureKind): Problem {
-  const headers = { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) };
-  const extensions = { retryAfter: STORAGE_RETRY_AFTER_SECONDS };
-  return kind === 'full'
-    ? new Problem('storage_full', `The service's disk is full, so nothing was saved; retry in ${STORAGE_RETRY_AFTER_SECONDS} s with the same idempotency key.`, { headers, extensions })
-    : new Problem('storage_unavailable', `The service could not write to its disk, so nothing was saved; retry in ${STORAGE_RETRY_AFTER_SECONDS} s with the same idempotency key.`, { headers, extensions });
+  const retryAfter = storageRetryAfter(kind);
+  const headers = { 'retry-after': String(retryAfter) };
+  const extensions = { retryAfter };
+  switch (kind) {
+    case 'full':
+      return new Problem('storage_full', `The service's disk is full, so nothing was saved; retry in ${retryAfter} s with the same idempotency key.`, { headers, extensions });
+    case 'io':
+      return new Problem('storage_unavailable', `The service could not write to its disk, so nothing was saved; retry in ${retryAfter} s with the same idempotency key.`, { headers, extensions });
+    case 'unreachable':
+      return new Problem('storage_unavailable', `The service's database cannot be reached just now, so nothing was saved; retry in ${retryAfter} s with the same idempotency key.`, { headers, extensions });
+    case 'unknown_outcome':
+      return new Problem(
+        'storage_unavailable',
+        `The connection to the service's database was lost while this change was being saved, so it may have been saved. Retry in ${retryAfter} s with the same idempotency key: if it was saved, the retry answers it (Idempotent-Replayed: true) and nothing is made twice.`,
+        { headers, extensions: { ...extensions, saved: 'unknown' } },
+      );
+  }
 }
 
 /** Problem codes that stand for a storage failure (logged once per episode, not per call). */
@@ -47,12 +78,12 @@ export function isStorageProblemCode(code: string): boolean {
   return code === 'storage_full' || code === 'storage_unavailable';
 }
 
-export type StorageLog = (level: 'error' | 'info', message: string, detail: Record<string, unknown>) => void;
+export type StorageLog = (level: 'error' | 'warn' | 'info', message: string, detail: Record<string, unknown>) => void;
 
 export interface StorageState {
   writable: boolean;
   /** While not writable: the problem code calls get, and since when (ms). */
-  failure?: { code: 'storage_full' | 'storage_unavailable'; sinceMs: number };
+  failure?: { code: 'storage_full' | 'storage_unavailable'; sinceMs: number; retryAfterSeconds: number };
 }
 
 interface Episode {
@@ -68,15 +99,35 @@ export class StorageHealth {
   #lastProbeMs = Number.NEGATIVE_INFINITY;
   #probing: Promise<void> | null = null;
   readonly #now: () => number;
+  /** PostgreSQL's `host:port/database`; undefined for a SQLite file in the data folder. */
+  readonly #database: string | undefined;
+  /** Advice given before the service's logger was known (advise), logged once it is. */
+  #advice: string[] = [];
+  #logSet = false;
 
-  constructor(options: { log?: StorageLog; now?: () => number } = {}) {
+  constructor(options: { log?: StorageLog; now?: () => number; database?: string } = {}) {
     this.#log = options.log ?? ((level, message, detail) => console[level](message, detail));
     this.#now = options.now ?? Date.now;
+    this.#database = options.database;
   }
 
   /** Where the start and end of an episode are logged (the service's logger, once it has one). */
   logTo(log: StorageLog): void {
     this.#log = log;
+    this.#logSet = true;
+    for (const advice of this.#advice) this.#log('warn', advice, {});
+    this.#advice = [];
+  }
+
+  /** Something the operator should know about the storage (a superuser role): a warning, logged once the service's logger is set. */
+  advise(message: string): void {
+    if (this.#logSet) this.#log('warn', message, {});
+    else this.#advice.push(message);
+  }
+
+  /** What was advised and not yet logged (a start line may show it). */
+  get pendingAdvice(): readonly string[] {
+    return this.#advice;
   }
 
   /** A cheap write /healthz makes while an episode lasts; it throws what the disk answered. */
@@ -98,10 +149,16 @@ export class StorageHealth {
     }
     this.#episode = { kind, sinceMs: this.#now(), refused: 1 };
     const { code, message } = error as { code?: string; message?: string };
-    this.#log('error', `storage cannot be written (${code ?? 'unknown'}: ${message ?? String(error)}); writes answer 503 ${storageProblem(kind).code} until one succeeds. Free space in the data folder; the service recovers by itself.`, {
-      code: code ?? null,
-      cause: message ?? String(error),
-    });
+    const cause = `${code ?? 'unknown'}: ${message ?? String(error)}`;
+    const answer = `writes answer 503 ${storageProblem(kind).code} until one succeeds`;
+    const text = (() => {
+      if (kind === 'unreachable' || kind === 'unknown_outcome') {
+        return `the database cannot be reached (${cause}); ${answer}. Check that PostgreSQL is running at ${this.#database ?? 'the URL\'s address'}, reachable from here and has free connection slots; the service reconnects by itself.`;
+      }
+      const where = this.#database === undefined ? 'Free space in the data folder' : `Free space on the database server's disk (${this.#database})`;
+      return `storage cannot be written (${cause}); ${answer}. ${where}; the service recovers by itself.`;
+    })();
+    this.#log('error', text, { code: code ?? null, cause: message ?? String(error), ...(this.#database === undefined ? {} : { database: this.#database }) });
     return kind;
   }
 
@@ -110,7 +167,7 @@ export class StorageHealth {
     const episode = this.#episode;
     if (!episode) return;
     this.#episode = null;
-    const seconds = Math.round((this.#now() - episode.sinceMs) / 1000);
+    const seconds = Math.round((this.#now() - episode.sinceMs) / 100) / 10;
     this.#log('info', `storage writable again after ${seconds} s (${episode.refused} failed write${episode.refused === 1 ? '' : 's'} meanwhile)`, { failedWrites: episode.refused, seconds });
   }
 
@@ -128,6 +185,8 @@ export class StorageHealth {
       await this.#probing;
     }
     const episode = this.#episode;
-    return episode ? { writable: false, failure: { code: storageProblem(episode.kind).code as 'storage_full' | 'storage_unavailable', sinceMs: episode.sinceMs } } : { writable: true };
+    if (!episode) return { writable: true };
+    const code = storageProblem(episode.kind).code as 'storage_full' | 'storage_unavailable';
+    return { writable: false, failure: { code, sinceMs: episode.sinceMs, retryAfterSeconds: storageRetryAfter(episode.kind) } };
   }
 }

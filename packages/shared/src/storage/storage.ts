@@ -5,37 +5,67 @@
  */
 import type { Kysely, Migration } from 'kysely';
 import type { StorageEngine } from './engine.js';
-import { isPostgresUrl, openPostgres } from './postgres.js';
+import { DEFAULT_POSTGRES_SETTINGS, openPostgres, type PostgresSettings } from './postgres.js';
+import { isPostgresUrl, postgresLocation, redactedPostgresUrl } from './postgres-url.js';
 import type { TableWrites } from './table-writes.js';
 import { openSqlite } from './sqlite.js';
 import type { SqliteDatabase } from './sqlite-driver.js';
 import type { StorageHealth } from './storage-health.js';
 
-export type StorageTarget = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
+export type StorageTarget =
+  | { engine: 'sqlite'; file: string }
+  | {
+      engine: 'postgres';
+      url: string;
+      /** The setting that named it (INBOX_DATABASE_URL), for messages. */
+      setting: string;
+      settings: PostgresSettings;
+      /** Connections of the process's main pool when not all of the URL's `max` (the directory gives one to each answer worker). */
+      connections?: number;
+    };
+
+/** A whole number of milliseconds from the environment (0 and up), or the default. */
+function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 3_600_000) throw new Error(`${name} must be a whole number of milliseconds (0 to 3600000), not ${value}`);
+  return parsed;
+}
 
 /**
- * The target a service's setting names: a postgres:// URL, or (empty or absent) the SQLite file.
- * Anything else stops the start, naming the setting.
+ * The waits on a service's PostgreSQL from its environment: `<SERVICE>_DATABASE_CONNECT_TIMEOUT_MS`
+ * and `<SERVICE>_DATABASE_STATEMENT_TIMEOUT_MS` beside `<SERVICE>_DATABASE_URL` (docs/storage.md).
  */
-export function storageTarget(setting: string | undefined | null, sqliteFile: string, settingName: string): StorageTarget {
+export function postgresSettingsFromEnvironment(settingName: string, env: NodeJS.ProcessEnv = process.env): PostgresSettings {
+  const prefix = settingName.replace(/_URL$/, '');
+  return {
+    connectTimeoutMs: milliseconds(env, `${prefix}_CONNECT_TIMEOUT_MS`, DEFAULT_POSTGRES_SETTINGS.connectTimeoutMs),
+    statementTimeoutMs: milliseconds(env, `${prefix}_STATEMENT_TIMEOUT_MS`, DEFAULT_POSTGRES_SETTINGS.statementTimeoutMs),
+  };
+}
+
+/**
+ * The target a service's setting names: a postgres:// URL (with the waits set beside it in the
+ * environment), or (empty or absent) the SQLite file. Anything else stops the start, naming the setting.
+ */
+export function storageTarget(setting: string | undefined | null, sqliteFile: string, settingName: string, env: NodeJS.ProcessEnv = process.env): StorageTarget {
   const value = setting?.trim() ?? '';
   if (value === '') return { engine: 'sqlite', file: sqliteFile };
   if (!isPostgresUrl(value)) throw new Error(`${settingName} must be a postgres:// or postgresql:// URL (or unset for the SQLite file in the data folder)`);
   try {
-    new URL(value);
-  } catch {
-    throw new Error(`${settingName} is not a valid URL`);
+    postgresLocation(value);
+  } catch (error) {
+    const why = (error as Error).message;
+    throw new Error(why.includes('not a valid URL') ? `${settingName} is not a valid URL` : `${settingName}: ${why}`);
   }
-  return { engine: 'postgres', url: value };
+  return { engine: 'postgres', url: value, setting: settingName, settings: postgresSettingsFromEnvironment(settingName, env) };
 }
 
 /** The target in words for a start line or a log: never a password. */
 export function describeStorage(target: StorageTarget): string {
   if (target.engine === 'sqlite') return `SQLite ${target.file}`;
-  const url = new URL(target.url);
-  url.password = '';
-  url.search = '';
-  return `PostgreSQL ${url.href}`;
+  return `PostgreSQL ${redactedPostgresUrl(target.url)}`;
 }
 
 export interface OpenedStorage<DB> {
@@ -59,7 +89,12 @@ export async function openStorage<DB>(
   options: { applicationName: string; sqlitePragmas?: readonly string[] },
 ): Promise<OpenedStorage<DB>> {
   if (target.engine === 'postgres') {
-    const { db, health } = await openPostgres<DB>(target.url, migrations, { applicationName: options.applicationName });
+    const { db, health } = await openPostgres<DB>(target.url, migrations, {
+      applicationName: options.applicationName,
+      settings: target.settings,
+      setting: target.setting,
+      ...(target.connections === undefined ? {} : { max: target.connections }),
+    });
     return { db, health, engine: 'postgres', sqlite: null, writes: null };
   }
   const { db, sqlite, health, writes } = await openSqlite<DB>(target.file, migrations, options.sqlitePragmas ?? []);

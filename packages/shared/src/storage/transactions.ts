@@ -8,6 +8,7 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 import { engineOf, type AnyKysely } from './engine.js';
+import { ConnectionLost } from './postgres-failures.js';
 
 /**
  * Thrown by a store when a constraint decided against the running transaction (another transaction
@@ -46,13 +47,21 @@ const MAX_RUNS = 8;
 
 /**
  * Runs `work` in a transaction; a conflict rolls it back and runs it again (after a short random
- * wait, so the racers part). `work` must be safe to run again: it only reads and writes the database.
+ * wait, so the racers part). A transaction whose connection broke before it committed (the server
+ * rolled it back) runs again once on a new connection: one dropped connection costs the caller
+ * nothing, and a database that is away refuses the new connection at once (a 503). `work` must be
+ * safe to run again: it only reads and writes the database.
  */
 export async function transactionWithRetry<DB, T>(db: Kysely<DB>, work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  let lostOnce = false;
   for (let run = 1; ; run++) {
     try {
       return await db.transaction().execute(work);
     } catch (error) {
+      if (error instanceof ConnectionLost && error.runAgain && !lostOnce) {
+        lostOnce = true;
+        continue;
+      }
       if (run >= MAX_RUNS || !isRetryableConflict(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 4 * run));
     }
