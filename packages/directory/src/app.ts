@@ -3,7 +3,7 @@
  * runner (manifest verification and refresh) and the HTTP server. Tests build it with their own
  * clock and data folder.
  */
-import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, storageTarget, trustProxyFromSetting, type Mailer } from '@svc/shared';
+import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, poolSizeOf, storageTarget, trustProxyFromSetting, type Mailer, type StorageTarget } from '@svc/shared';
 import { loadNetworkPepper } from './domain/persons/network-pepper.js';
 import { networkHost, type PersonsDeps } from './domain/persons/persons.js';
 import { installPersonRoutes } from './doors/rest/person-routes.js';
@@ -98,10 +98,30 @@ export interface Directory {
   close(): Promise<void>;
 }
 
+/** Connections the server's own pool keeps beside the answer workers' (writes, jobs, the change feed). */
+const MIN_MAIN_CONNECTIONS = 2;
+
+/**
+ * On PostgreSQL the URL's `max` is every connection of the process (docs/storage.md): each answer
+ * worker keeps one, the server's pool the rest.
+ */
+function shareConnections(target: StorageTarget, workers: number): StorageTarget {
+  if (target.engine !== 'postgres' || workers === 0) return target;
+  const max = poolSizeOf(target.url);
+  if (max - workers < MIN_MAIN_CONNECTIONS) {
+    throw new Error(`DIRECTORY_DATABASE_URL: max=${max} leaves fewer than ${MIN_MAIN_CONNECTIONS} connections beside the ${workers} answer workers' (one each); raise max or lower DIRECTORY_ANSWER_WORKERS`);
+  }
+  return { ...target, connections: max - workers };
+}
+
 export async function buildDirectory(options: DirectoryOptions): Promise<Directory> {
   const clock = options.clock ?? { now: () => Date.now() };
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
-  const storage = storageTarget(options.databaseUrl === undefined ? process.env.DIRECTORY_DATABASE_URL : options.databaseUrl, join(options.dataDir, 'directory.sqlite'), 'DIRECTORY_DATABASE_URL');
+  const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
+  const storage = shareConnections(
+    storageTarget(options.databaseUrl === undefined ? process.env.DIRECTORY_DATABASE_URL : options.databaseUrl, join(options.dataDir, 'directory.sqlite'), 'DIRECTORY_DATABASE_URL'),
+    workerCount,
+  );
   const baseUrl = options.baseUrl.replace(/\/$/, '');
   const pages = listingPageRenderer(baseUrl);
   const store = await openDirectoryStore(storage, { pages });
@@ -116,7 +136,6 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const listingSync = new ListingSync(store, clock, { delayMs: RECEIPTS_FOLLOW_MS });
   await listingSync.resumeAfterStart();
   const context: DirectoryContext = { store, clock, settings, resolveCategories: resolveManifestCategories, instanceKeys, receiptsChanged: (domain) => listingSync.changed(domain) };
-  const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
   const answerWorkers =
     workerCount > 0
       ? new AnswerWorkers({

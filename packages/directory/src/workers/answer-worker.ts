@@ -19,7 +19,7 @@ if (!port) throw new Error('answer-worker.ts runs as a worker thread');
 const readPages: (version: string, seqs: readonly number[]) => Map<number, StoredListingPage> | Promise<Map<number, StoredListingPage>> = await (async () => {
   if (storage.engine === 'postgres') {
     const { PostgresPageReader } = await import('../store/kysely/postgres-page-reader.js');
-    const reader = new PostgresPageReader(storage.url);
+    const reader = new PostgresPageReader(storage.url, storage.settings);
     return (version: string, seqs: readonly number[]) => reader.read(version, seqs);
   }
   const sqlite = openSqliteFile(storage.file, { readonly: true, fileMustExist: true });

@@ -2,7 +2,7 @@
  * page-reader.ts's read on PostgreSQL, through Kysely, on a connection of its own (an answer
  * worker's): the current pages of a page of results, `fixed` as its UTF-8 bytes.
  */
-import { connectPostgres, inList, utf8Bytes } from '@svc/shared/storage';
+import { connectPostgres, inList, utf8Bytes, type PostgresSettings } from '@svc/shared/storage';
 import type { Kysely } from 'kysely';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import type { DirectoryDatabase } from './schema.js';
@@ -10,8 +10,9 @@ import type { DirectoryDatabase } from './schema.js';
 export class PostgresPageReader {
   readonly #db: Kysely<DirectoryDatabase>;
 
-  constructor(url: string) {
-    this.#db = connectPostgres<DirectoryDatabase>(url, { applicationName: 'directory answer worker', max: 1 });
+  /** One connection (of the URL's `max`, docs/storage.md), with the service's waits. */
+  constructor(url: string, settings: PostgresSettings) {
+    this.#db = connectPostgres<DirectoryDatabase>(url, { applicationName: 'directory answer worker', max: 1, settings });
   }
 
   async read(version: string, seqs: readonly number[]): Promise<Map<number, StoredListingPage>> {

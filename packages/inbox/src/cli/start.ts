@@ -1,0 +1,19 @@
+/**
+ * Starts one inbox from the environment (README.md "Settings"): what an operator runs once per
+ * process, several of them on one PostgreSQL database (docs/storage.md). `npm start` starts an
+ * inbox and a directory together; this starts the inbox alone. Stops on SIGINT and SIGTERM.
+ */
+import { startInboxFromEnvironment } from '../main.js';
+
+try {
+  const { inbox, lines, keyLines } = await startInboxFromEnvironment();
+  process.stdout.write(`${[...lines, ...(keyLines.length > 0 ? ['', ...keyLines] : [])].join('\n')}\n`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void inbox.close().finally(() => process.exit(0)));
+  }
+} catch (error) {
+  // A refusal that says what to do (a port in use, a database that cannot be reached) as it is; anything else with its stack.
+  const said = error instanceof Error && (error.name === 'ListenError' || error.name === 'StartRefusal');
+  process.stderr.write(`inbox stopped: ${said ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+}
