@@ -35,7 +35,7 @@ export interface PostgresSettings {
 
 export const DEFAULT_POSTGRES_SETTINGS: PostgresSettings = { connectTimeoutMs: 5_000, statementTimeoutMs: 30_000 };
 
-/** How long after the statement timeout a silent server's connection is closed. */
+/** How long after the statement timeout a silent server's connection is closed (at most; as long as the timeout when shorter). */
 const STATEMENT_GRACE_MS = 5_000;
 /** TCP keepalive on idle connections, so a server that vanished is noticed without a statement. */
 const KEEPALIVE_AFTER_MS = 10_000;
@@ -151,9 +151,9 @@ export function connectPostgres<DB>(url: string, options: ConnectOptions): Kysel
       where: location.where,
       hostCount: location.hostUrls.length,
       nextHost: () => turn.next(),
-      clientTimeoutMs: settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs + STATEMENT_GRACE_MS : 0,
-      // A restart takes a second or two; a COMMIT's outcome is asked for a little longer than a connection may take.
-      resolveWithinMs: Math.max(2 * settings.connectTimeoutMs, 5_000),
+      clientTimeoutMs: settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs + Math.min(STATEMENT_GRACE_MS, settings.statementTimeoutMs) : 0,
+      // A restart takes a second or two: a lost COMMIT's outcome is asked for as long as two connections may take.
+      resolveWithinMs: Math.max(2 * settings.connectTimeoutMs, 2_000),
     }),
   });
 }
