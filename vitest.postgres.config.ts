@@ -68,6 +68,7 @@ export const POSTGRES_SUITES = [
   // issue 36, game days on servers of the tests' own: stopped, crashed, silent, lost COMMIT answers; TLS, a role that is
   // not a superuser, starved connection slots, a standby promoted; two inbox processes and a directory node through restarts
   'packages/shared/test/postgres-outages.test.ts',
+  'packages/shared/test/postgres-operator.test.ts',
 ];
 
 export default defineConfig({ test: { ...base.test, include: POSTGRES_SUITES } });
