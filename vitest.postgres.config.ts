@@ -69,6 +69,7 @@ export const POSTGRES_SUITES = [
   // not a superuser, starved connection slots, a standby promoted; two inbox processes and a directory node through restarts
   'packages/shared/test/postgres-outages.test.ts',
   'packages/shared/test/postgres-operator.test.ts',
+  'packages/inbox/test/game-day.test.ts',
 ];
 
 export default defineConfig({ test: { ...base.test, include: POSTGRES_SUITES } });
