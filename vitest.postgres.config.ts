@@ -70,6 +70,7 @@ export const POSTGRES_SUITES = [
   'packages/shared/test/postgres-outages.test.ts',
   'packages/shared/test/postgres-operator.test.ts',
   'packages/inbox/test/game-day.test.ts',
+  'packages/directory/test/database-restart.test.ts',
 ];
 
 export default defineConfig({ test: { ...base.test, include: POSTGRES_SUITES } });
