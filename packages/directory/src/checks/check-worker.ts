@@ -4,6 +4,7 @@
  * due are queued once a minute. A check held by a worker that died is taken again when its lease
  * runs out (the queue is the checks table itself), so checks survive a restart.
  */
+import { storageFailureKind } from '@svc/shared';
 import type { CheckService } from '../domain/checks/check-service.js';
 import { checkSite } from './site-check.js';
 import type { CrawlerSettings } from './site-fetcher.js';
@@ -55,7 +56,8 @@ export class CheckWorker {
           this.#running.add(run);
         }
       } catch (error) {
-        this.#options.log('check tick failed', error);
+        // The database away is logged once by its StorageHealth, not at every tick.
+        if (storageFailureKind(error) === null) this.#options.log('check tick failed', error);
       }
     })().finally(() => {
       this.#ticking = null;

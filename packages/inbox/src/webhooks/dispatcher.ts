@@ -7,6 +7,7 @@
  * processes may send, so the store also leases what it hands out (FOR UPDATE SKIP LOCKED): no two
  * processes take one delivery, and a dead process's deliveries go again when its lease runs out.
  */
+import { storageFailureKind } from '@svc/shared';
 import type { DomainContext } from '../domain/context.js';
 import type { SecretBox } from '../domain/secrets/secret-box.js';
 import type { Clock } from '../domain/types.js';
@@ -168,7 +169,8 @@ export class WebhookDispatcher {
       // A wake-up scheduled just before a stop must not take anything: stop() has already let go of
       // what was taken and waits for nothing launched after it, so the delivery could go twice.
       if (this.#halted()) return;
-      void this.#pump().catch((error) => this.#o.log('webhooks: dispatch failed', error));
+      // A storage failure (the database away) is logged once by its StorageHealth, not at every poll.
+      void this.#pump().catch((error: unknown) => storageFailureKind(error) === null && this.#o.log('webhooks: dispatch failed', error));
     });
   }
 
