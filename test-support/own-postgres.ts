@@ -28,15 +28,15 @@ export function ownPostgresUnavailable(what: string): string | null {
 /** A server of the test's own (stopped and removed by `stop()`). */
 export async function ownPostgres(options: StartOptions = {}): Promise<PostgresServer> {
   const server = await startPostgres({ quiet: true, ...options });
-  if (!server.url) throw new Error(`PostgreSQL did not start: ${server.reason}`);
-  return server as PostgresServer;
+  if (!('port' in server)) throw new Error(`PostgreSQL did not start: ${server.reason}`);
+  return server;
 }
 
 /** A hot standby of `primary`, streaming from it. */
 export async function ownStandby(primary: PostgresServer, options: Parameters<typeof startStandby>[1] = {}): Promise<PostgresServer> {
   const server = await startStandby(primary, options);
-  if (!server.url) throw new Error(`the standby did not start: ${server.reason}`);
-  return server as PostgresServer;
+  if (!('port' in server)) throw new Error(`the standby did not start: ${server.reason}`);
+  return server;
 }
 
 /** `url` with another user, password and database (and query). */

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StorageHealth, connectPostgres, openStorage, storageFailureKind, storageTarget, transactionWithRetry, type OpenedStorage } from '@svc/shared';
-import { sql, type Generated, type Kysely } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestCa, ownPostgres, ownPostgresUnavailable, ownStandby, serviceDatabase, urlWith, type PostgresServer, type TestCa } from '../../../test-support/own-postgres.js';
