@@ -71,7 +71,12 @@ export const PROBLEM_CODES = {
   internal_error: { status: 500, title: 'Internal error' },
   unavailable: { status: 503, title: 'Service unavailable' },
   storage_full: { status: 503, title: 'Storage full' },
-  storage_unavailable: { status: 503, title: 'Storage unavailable' },
+  storage_unavailable: {
+    status: 503,
+    title: 'Storage unavailable',
+    description:
+      "The service's disk failed a write, or its database cannot be reached just now (restarting, failing over, out of connections). Nothing was saved, unless the problem says saved: \"unknown\" (the connection was lost while the change was being committed). Retry after Retry-After with the same idempotency key: a change that was saved is answered, not made twice.",
+  },
 } as const satisfies Record<string, { status: number; title: string; description?: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;
