@@ -126,8 +126,9 @@ describe.skipIf(skip !== null)(skip ?? "a service's connections when PostgreSQL 
     }
   });
 
+  // One pooled connection: asking about the COMMIT must not wait for the pool its own transaction fills.
   it('asks the database about a COMMIT whose answer was lost: committed is a success, stored once', { timeout: 30_000 }, async () => {
-    const viaProxy = connectPostgres<Db>(proxy.urlFor(server.url), { applicationName: 'outage test (proxy)', settings: SETTINGS, max: 2 });
+    const viaProxy = connectPostgres<Db>(proxy.urlFor(server.url), { applicationName: 'outage test (proxy)', settings: SETTINGS, max: 1 });
     try {
       const cut = proxy.loseNextCommitAnswer(150);
       await write(viaProxy, 'answer-lost-committed');
@@ -139,7 +140,7 @@ describe.skipIf(skip !== null)(skip ?? "a service's connections when PostgreSQL 
   });
 
   it('says a lost COMMIT may have been saved when the database cannot be asked in time (08007), and never saves it twice', { timeout: 30_000 }, async () => {
-    const viaProxy = connectPostgres<Db>(proxy.urlFor(server.url), { applicationName: 'outage test (proxy)', settings: SETTINGS, max: 2 });
+    const viaProxy = connectPostgres<Db>(proxy.urlFor(server.url), { applicationName: 'outage test (proxy)', settings: SETTINGS, max: 1 });
     try {
       const cut = proxy.loseNextCommitAnswer(150, { thenRefuse: true });
       const started = Date.now();

@@ -45,6 +45,8 @@ export interface GuardedPoolOptions {
   hostCount: number;
   /** Moves new connections to the next host of the URL. */
   nextHost: () => void;
+  /** A connection outside the pool, to the host a pooled one would go to (asking about a lost COMMIT). */
+  connectOne: () => Promise<pg.Client>;
   /** A statement unanswered this long has its connection closed (0: never). */
   clientTimeoutMs: number;
   /** How long a lost COMMIT's outcome is asked for before it is reported unknown. */
@@ -158,26 +160,26 @@ class GuardedPostgresDriver implements Driver {
   }
 
   /**
-   * What became of transaction `xid` whose COMMIT answer was lost: asked on a new connection until
+   * What became of transaction `xid` whose COMMIT answer was lost: asked on a connection of its own until
    * the database answers (a restart takes a second or two), for `resolveWithinMs` at most.
    */
   async #outcomeOf(xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
     const deadline = Date.now() + this.#options.resolveWithinMs;
     while (!this.#destroyed) {
       try {
-        const client = await this.#options.pool.connect();
+        const client = await this.#options.connectOne();
         try {
           const { rows } = await client.query<{ status: string | null }>('SELECT txid_status($1::bigint) AS status', [xid]);
-          client.release();
           const status = rows[0]?.status ?? null;
           if (status === 'committed') return 'committed';
           if (status === 'aborted') return 'aborted';
           // null: too old to be known (never here, a second later); 'in progress': its backend still ends it.
           if (status === null) return 'unknown';
         } catch (error) {
-          client.release(error as Error);
           // 22023: an id this server never gave out (a standby promoted before the commit reached it): not committed here.
           if ((error as { code?: unknown }).code === '22023') return 'aborted';
+        } finally {
+          await client.end().catch(() => undefined);
         }
       } catch {
         // not back yet

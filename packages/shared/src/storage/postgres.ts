@@ -87,8 +87,13 @@ class HostTurn {
   }
 }
 
-/** A node-postgres pool on the URL's hosts, with the settings' connect timeout and the writable check `target_session_attrs` asks for. */
-function createPool(location: PostgresLocation, config: pg.PoolConfig, settings: PostgresSettings, turn: HostTurn): pg.Pool {
+/**
+ * A node-postgres pool on the URL's hosts, with the settings' connect timeout and the writable check
+ * `target_session_attrs` asks for; and `connectOne`, a connection of its own made the same way,
+ * outside the pool (asking about a lost COMMIT must not wait for a pooled connection its own
+ * transaction may be holding).
+ */
+function createPool(location: PostgresLocation, config: pg.PoolConfig, settings: PostgresSettings, turn: HostTurn): { pool: pg.Pool; connectOne: () => Promise<pg.Client> } {
   class HostClient extends pg.Client {
     readonly hostIndex: number;
     constructor(options?: pg.ClientConfig) {
@@ -98,28 +103,38 @@ function createPool(location: PostgresLocation, config: pg.PoolConfig, settings:
       this.hostIndex = index;
     }
   }
+  /** Throws when the URL asks for a writable server and this one is not. */
+  const checkWritable = async (base: pg.ClientBase): Promise<void> => {
+    const client = base as unknown as HostClient;
+    const { rows } = await client.query<{ recovery: boolean; read_only: string }>("SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS read_only");
+    const row = rows[0];
+    const host = `${client.host}:${client.port}`;
+    if (row?.recovery) throw new ServerNotWritable(host, 'a standby in recovery');
+    if (location.targetSessionAttrs === 'read-write' && row?.read_only === 'on') throw new ServerNotWritable(host, 'transactions are read-only by default');
+  };
   const wantsWrites = location.targetSessionAttrs !== 'any';
-  const pool = new pg.Pool({
-    ...config,
-    Client: HostClient,
-    ...(wantsWrites
-      ? {
-          onConnect: async (base: pg.ClientBase) => {
-            const client = base as unknown as HostClient;
-            const { rows } = await client.query<{ recovery: boolean; read_only: string }>("SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS read_only");
-            const row = rows[0];
-            const host = `${client.host}:${client.port}`;
-            if (row?.recovery) throw new ServerNotWritable(host, 'a standby in recovery');
-            if (location.targetSessionAttrs === 'read-write' && row?.read_only === 'on') throw new ServerNotWritable(host, 'transactions are read-only by default');
-          },
-        }
-      : {}),
-  });
+  const pool = new pg.Pool({ ...config, Client: HostClient, ...(wantsWrites ? { onConnect: checkWritable } : {}) });
   // The host that answered keeps the turn.
   pool.on('connect', (client) => {
     turn.current = (client as unknown as HostClient).hostIndex;
   });
-  return pool;
+  const connectOne = async (): Promise<pg.Client> => {
+    for (let attempt = 1; ; attempt++) {
+      const client = new HostClient({ ...config });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        if (wantsWrites) await checkWritable(client);
+        turn.current = client.hostIndex;
+        return client;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (location.hostUrls.length > 1) turn.next();
+        if (attempt >= location.hostUrls.length) throw error;
+      }
+    }
+  };
+  return { pool, connectOne };
 }
 
 export interface ConnectOptions {
@@ -139,7 +154,7 @@ export function connectPostgres<DB>(url: string, options: ConnectOptions): Kysel
   const location = postgresLocation(url);
   const config = poolConfig(url, options.applicationName, settings);
   const turn = new HostTurn(location.hostUrls.length);
-  const pool = createPool(location, options.max === undefined ? config : { ...config, max: options.max }, settings, turn);
+  const { pool, connectOne } = createPool(location, options.max === undefined ? config : { ...config, max: options.max }, settings, turn);
   // An idle connection the server dropped (a restart): the pool replaces it; the process goes on.
   pool.on('error', () => undefined);
   // A reader's or the migrations' own handle: failures are the caller's to report.
@@ -151,6 +166,7 @@ export function connectPostgres<DB>(url: string, options: ConnectOptions): Kysel
       where: location.where,
       hostCount: location.hostUrls.length,
       nextHost: () => turn.next(),
+      connectOne,
       clientTimeoutMs: settings.statementTimeoutMs > 0 ? settings.statementTimeoutMs + Math.min(STATEMENT_GRACE_MS, settings.statementTimeoutMs) : 0,
       // A restart takes a second or two: a lost COMMIT's outcome is asked for as long as two connections may take.
       resolveWithinMs: Math.max(2 * settings.connectTimeoutMs, 2_000),
