@@ -57,7 +57,7 @@ describe.skipIf(skip !== null)(skip ?? 'a directory node under uncached searches
         DIRECTORY_DATABASE_CONNECT_TIMEOUT_MS: '2000',
         DIRECTORY_ANSWER_CACHE: 'off',
         DIRECTORY_ANSWER_WORKERS: '1',
-        DIRECTORY_DEMO_LISTINGS: '300',
+        DIRECTORY_DEMO_LISTINGS: '120',
         DIRECTORY_CHECKS: 'off',
         LOG_LEVEL: 'warn',
       },
