@@ -5,7 +5,9 @@
  * target_session_attrs=read-write to a primary and its synchronous hot standby (PostgreSQL 15, fsync
  * on by default). Eight clients create messages through both processes with idempotency keys,
  * sending a refused one again with the same key every 100 ms (a client told Retry-After would wait
- * longer; this measures when the service can write again). Drills, in turn, with a calm between:
+ * longer; this measures when the service can write again); and every 100 ms one more create arrives
+ * on its own key, sent once whatever happens to it (new callers arriving during an outage, while the
+ * eight may be held by it). Drills, in turn, with a calm between:
  *
  *   restart-fast       pg_ctl restart -m fast
  *   restart-immediate  pg_ctl restart -m immediate (a crash, then recovery)
@@ -18,7 +20,8 @@
  * the slots let go, the promotion done) to the first create that succeeded, and how many creates
  * were answered 503 from the start of the drill to that success; any other failure (a 500, a closed
  * socket) is counted apart. At the end every acknowledged create is looked up on the last primary:
- * found once, or counted lost or twice.
+ * found once, or counted lost or twice; and every arriving create refused with nothing saved must
+ * not be there.
  *
  *   npm run build && npx tsx bench/postgres-drills.ts [--fsync on|off] [--pg-ports 15433,15434] [--inbox-ports 18714,18014]
  */
@@ -144,6 +147,27 @@ const clients = Array.from({ length: CLIENTS }, async () => {
   }
 });
 
+// New callers: one create every 100 ms on a key of its own, sent once.
+const refusedNothingSaved = new Set<string>();
+let probes = 0;
+const arrivals = setInterval(() => {
+  const key = `arrival-${probes++}`;
+  const base = bases[probes % bases.length] as string;
+  void fetch(`${base}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ message: `Drill message ${key}|`, contact: { name: 'Arrival' } }),
+  }).then(
+    async (response) => {
+      const body = (await response.json()) as { id?: string; saved?: string };
+      outcomes.push({ at: Date.now(), status: response.status });
+      if (response.status === 200 || response.status === 201) acknowledged.set(key, body.id ?? '');
+      else if (response.status === 503 && body.saved !== 'unknown') refusedNothingSaved.add(key);
+    },
+    () => outcomes.push({ at: Date.now(), status: 'socket' }),
+  );
+}, 100);
+
 interface Drill {
   name: string;
   /** Ends the database's availability; resolves when it is back (its return). */
@@ -252,11 +276,13 @@ for (const drill of drills) {
   await sleep(3_000);
 }
 running = false;
+clearInterval(arrivals);
 await Promise.all(clients);
+await sleep(2_000);
 
 // Every acknowledged create, on the last primary: once.
 const rows = standby
-  .psql("SELECT substring(m.body from 'drill-[0-9]+') || ' ' || i.id FROM svc_inbox.items i JOIN svc_inbox.messages m ON m.item_id = i.id WHERE m.body LIKE 'Drill message %'", 'inbox')
+  .psql("SELECT substring(m.body from '(?:drill|arrival)-[0-9]+') || ' ' || i.id FROM svc_inbox.items i JOIN svc_inbox.messages m ON m.item_id = i.id WHERE m.body LIKE 'Drill message %'", 'inbox')
   .split('\n')
   .filter(Boolean)
   .map((line) => line.split(' ') as [string, string]);
@@ -269,8 +295,9 @@ for (const [key, id] of acknowledged) {
   if (ids.length === 0 || !ids.includes(id)) lost++;
   if (ids.length > 1) twice++;
 }
+const refusedButStored = [...refusedNothingSaved].filter((key) => found.has(key)).length;
 const alive = children.every((c) => c.exitCode === null);
-const summary = { acknowledged: acknowledged.size, lost, storedTwice: twice, processesAlive: alive, requests: outcomes.length };
+const summary = { acknowledged: acknowledged.size, lost, storedTwice: twice, refused: refusedNothingSaved.size, refusedButStored, processesAlive: alive, requests: outcomes.length };
 console.log(JSON.stringify(summary));
 console.log('\n| drill | database away | return → first successful create | creates answered 503 | other failures |\n|---|---|---|---|---|');
 for (const r of results) console.log(`| ${r.drill} | ${(r.awayMs / 1000).toFixed(2)} s | ${r.firstWriteMs === null ? 'none in 30 s' : `${(r.firstWriteMs / 1000).toFixed(2)} s`} | ${r.answered503} | ${r.otherFailures} |`);
@@ -279,4 +306,4 @@ mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `postgres-drills-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), fsync: FSYNC, version: primary.version, results, summary }, null, 2));
 console.log(`\n${file}`);
-process.exit(lost === 0 && twice === 0 && alive ? 0 : 1);
+process.exit(lost === 0 && twice === 0 && refusedButStored === 0 && alive ? 0 : 1);
