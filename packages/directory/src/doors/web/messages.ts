@@ -78,7 +78,7 @@ export const en = {
     check: 'Agentic check',
   },
   days: { mon: 'Monday', tue: 'Tuesday', wed: 'Wednesday', thu: 'Thursday', fri: 'Friday', sat: 'Saturday', sun: 'Sunday' } as Record<string, string>,
-  categories: { title: 'Categories', intro: 'Groups of businesses, and the place categories inside each.', kinds: { local_and_retail: 'Local and retail', software_and_ai: 'Software and AI' } as Record<string, string>, search: 'Search this category', taxonomy: 'Taxonomy', regulated: 'Only members are listed here' },
+  categories: { title: 'Categories', intro: 'Groups of businesses, and the place categories inside each.', kinds: { local_and_retail: 'Local and retail', software_and_ai: 'Software and AI' } as Record<string, string>, search: 'Search this category', taxonomy: 'Taxonomy', regulated: 'Only members are listed here', where: 'Where this category sits', below: 'Categories inside it', id: 'Identifier', ownCategory: 'one of the directory\u2019s own categories' },
   ranking: { title: 'How the order works', intro: 'The rules in force, as published. Every search pages through one order made by these rules.', version: 'Version', status: 'Status', other: 'Other versions' },
   stats: { title: 'Statistics', intro: 'Counts only: never a name.', asOf: 'Counts as of' },
   check: {
@@ -325,7 +325,7 @@ export const pt: DirectoryMessages = {
     check: 'Verificação para agentes',
   },
   days: { mon: 'Segunda', tue: 'Terça', wed: 'Quarta', thu: 'Quinta', fri: 'Sexta', sat: 'Sábado', sun: 'Domingo' },
-  categories: { title: 'Categorias', intro: 'Grupos de negócios, e as categorias de lugar dentro de cada um.', kinds: { local_and_retail: 'Comércio e serviços locais', software_and_ai: 'Software e IA' }, search: 'Procurar nesta categoria', taxonomy: 'Taxonomia', regulated: 'Aqui só se listam membros' },
+  categories: { title: 'Categorias', intro: 'Grupos de negócios, e as categorias de lugar dentro de cada um.', kinds: { local_and_retail: 'Comércio e serviços locais', software_and_ai: 'Software e IA' }, search: 'Procurar nesta categoria', taxonomy: 'Taxonomia', regulated: 'Aqui só se listam membros', where: 'Onde fica esta categoria', below: 'Categorias dentro dela', id: 'Identificador', ownCategory: 'uma das categorias próprias do diretório' },
   ranking: { title: 'Como funciona a ordem', intro: 'As regras em vigor, tal como publicadas. Cada pesquisa percorre uma ordem feita por estas regras.', version: 'Versão', status: 'Estado', other: 'Outras versões' },
   stats: { title: 'Estatísticas', intro: 'Só contagens: nunca um nome.', asOf: 'Contagens de' },
   check: {

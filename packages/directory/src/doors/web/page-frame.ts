@@ -66,7 +66,7 @@ ${page.json ? html`<link rel="alternate" type="application/json" href="${ctx.bas
 <meta property="og:type" content="website"><meta property="og:site_name" content="${t.siteName}"><meta property="og:title" content="${page.title}">
 <meta property="og:description" content="${page.description}"><meta property="og:url" content="${canonical}"><meta property="og:locale" content="${ctx.lang === 'pt' ? 'pt_PT' : 'en_GB'}">
 <meta name="twitter:card" content="summary">
-<link rel="stylesheet" href="${ctx.assets.styles.path}">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="${ctx.assets.styles.path}">
 ${script ? html`<script type="module" src="${script.path}"></script>` : null}
 </head><body>
 <a class="skip" href="#main">${t.skip}</a>

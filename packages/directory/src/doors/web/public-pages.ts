@@ -6,11 +6,13 @@
  * A page loads at most one optional script of its own (near-me.ts, check-progress.ts) and no CDN.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BASE_STYLES, Problem, answerReplayOf, badRequestFromZod, builtAsset, cookieValue, etagOfText, html, matchingTag, pickLanguage, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
+import { BASE_STYLES, Problem, answerReplayOf, answerWithEtag, appendVary, badRequestFromZod, builtAsset, cookieValue, etagOfText, html, matchingTag, pickLanguage, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
 import { scoreRulesHoldUntil } from '../../domain/checks/score-rules.js';
 import { rulesDocumentHoldsUntil } from '../../domain/ranking/rules-document.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
 import { installCheckForm } from './check-form-route.js';
+import { FAVICON_ROUTES, installFavicon } from './favicon.js';
+import { prefersHtml } from './negotiate.js';
 import { DIRECTORY_LANGUAGES, MESSAGES, type DirectoryLanguage, type DirectoryMessages } from './messages.js';
 import { renderFrame, type PageAssets, type RenderedPage } from './page-frame.js';
 import { badgeSvg } from './views/badge.js';
@@ -20,6 +22,7 @@ import { ACTIVE_STATES, renderCheckResultPage, type CheckResultView } from './vi
 import { renderCategories, renderCategoryGroup, renderRanking, renderStats } from './views/document-pages.js';
 import { boardFormOf, boardInputOf, boardJsonPath, renderLeaderboardPage, type BoardView } from './views/leaderboard-page.js';
 import type { ListingView } from './views/listing-card.js';
+import { renderPlaceCategory, type PlaceCategoryDocument } from './views/place-category-page.js';
 import { renderScoreRules } from './views/score-rules-page.js';
 import { renderSearchPage, searchFormOf, searchInputOf, searchJsonPath, type SearchOutcome } from './views/search-page.js';
 
@@ -49,6 +52,7 @@ table.narrow{width:auto}
 .board-form .row{align-items:flex-start}.board-form .row>div{flex:1 1 12rem}
 .card>h2:first-child,.card>form>h2:first-child{margin-top:0}
 .table-wrap{position:relative}
+ol.crumbs{display:flex;flex-wrap:wrap;gap:.25rem;list-style:none;padding:0;margin:0 0 .5rem}ol.crumbs li+li::before{content:"›";margin-right:.25rem;color:var(--muted)}
 `;
 
 const NEAR_ME_SCRIPT = new URL('../../../dist/doors/web/client/near-me.js', import.meta.url);
@@ -65,7 +69,10 @@ function keptPage(json: string, indexable: boolean): RenderedPage {
   return { title: '', description: '', canonical: '/', json, indexable, section: 'none', body: html`` };
 }
 
-export const PAGE_ROUTES = ['/', '/businesses/{domain}', '/check', '/b/{domain}', '/b/{domain}/badge.svg', '/leaderboard', '/categories', '/categories/{slug}', '/ranking', '/score-rules', '/stats'] as const;
+export const PAGE_ROUTES = ['/', '/businesses/{domain}', '/check', '/b/{domain}', '/b/{domain}/badge.svg', '/leaderboard', '/categories', '/categories/{slug}', '/ranking', '/score-rules', '/stats', ...FAVICON_ROUTES] as const;
+
+/** The place category route the REST door serves; a browser asking it gets a page (negotiate.ts). */
+const PLACE_CATEGORY_ROUTE = '/c/:id';
 
 
 
@@ -143,7 +150,7 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
       robots: page.indexable ? undefined : 'noindex',
       language: lang,
     });
-    reply.header('vary', 'Accept-Encoding');
+    appendVary(reply, 'Accept-Encoding');
     if (page.json) reply.header('link', `<${options.baseUrl}${page.json}>; rel="alternate"; type="application/json"`);
     const held = (page.status ?? 200) === 200 ? matchingTag(request, etag) : undefined;
     if (held !== undefined) return reply.code(304).header('etag', held).send();
@@ -448,6 +455,39 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       return send(request, reply, lang, errorPage(t, error, '/score-rules'), 0);
+    }
+  });
+
+  // /favicon.ico (every browser asks for it) and /favicon.svg (the pages name it): drawn from the software alone.
+  installFavicon(app, (request) => offerReplay(request, holdsWhileRunning));
+
+  /**
+   * GET /c/{id} answers a person's browser with a page and a program with the JSON of the contract
+   * (negotiate.ts; Vary: Accept on both). `?format=json` gives a browser the JSON (the page's link to
+   * its JSON). Both are drawn from the software alone (the taxonomy), so both are replayed.
+   */
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.routeOptions.url !== PLACE_CATEGORY_ROUTE || request.method !== 'GET') return;
+    appendVary(reply, 'Accept');
+    const query = request.query as Record<string, unknown>;
+    const wantsJson = query.format === 'json';
+    if (!wantsJson && !prefersHtml(request.headers.accept)) return;
+    const lang = languageOf(request);
+    const t = MESSAGES[lang];
+    const id = (request.params as { id: string }).id;
+    try {
+      const { body } = await run<PlaceCategoryDocument>('get_place_category', { id });
+      offerReplay(request, holdsWhileRunning);
+      if (wantsJson) {
+        reply.header('cache-control', 'public, max-age=86400');
+        return answerWithEtag(request, reply, JSON.stringify(body));
+      }
+      const source = softwareSourceOf(`c/${body.id}`);
+      const page = keptFor(source, request, lang) ? keptPage(`/c/${encodeURIComponent(body.id)}`, true) : renderPlaceCategory(t, lang, body);
+      return send(request, reply, lang, { ...page, json: `/c/${encodeURIComponent(body.id)}?format=json` }, 86400, source);
+    } catch (error) {
+      if (!(error instanceof Problem)) throw error;
+      return send(request, reply, lang, errorPage(t, error, `/c/${encodeURIComponent(id)}`), 0);
     }
   });
 

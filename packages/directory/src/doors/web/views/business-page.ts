@@ -8,6 +8,7 @@ import { html, safeHref, type Html } from '@svc/shared';
 import type { DirectoryMessages } from '../messages.js';
 import type { RenderedPage } from '../page-frame.js';
 import { openBadge, type ListingView } from './listing-card.js';
+import { placeLabel } from './words.js';
 
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 
@@ -49,7 +50,7 @@ ${listing.url ? html`<dt>${b.website}</dt><dd>${link(listing.url)}</dd>` : null}
 ${listing.languages.length > 0 ? html`<dt>${b.languages}</dt><dd>${listing.languages.join(', ')}</dd>` : null}
 ${listing.rank_pos !== undefined ? html`<dt>${b.place}</dt><dd>${listing.rank_pos}</dd>` : null}
 ${check ? html`<dt>${b.check}</dt><dd><a href="${check.href}">${check.text}</a></dd>` : null}
-${listing.category ? html`<dt>${t.search.category}</dt><dd><a href="/categories/${encodeURIComponent(listing.category.primary.id)}">${listing.category.primary.label}</a></dd>` : null}
+${listing.category ? html`<dt>${t.search.category}</dt><dd><a href="/c/${encodeURIComponent(listing.category.primary.id)}${lang === 'en' ? '' : `?lang=${lang}`}">${placeLabel(lang, listing.category.primary.id, listing.category.primary.label)}</a></dd>` : null}
 </dl></section>
 <section class="card" aria-labelledby="doors-title"><h2 id="doors-title">${b.doors}</h2>${
     doors.length === 0

@@ -6,6 +6,7 @@
 import { html, safeHref, type Html } from '@svc/shared';
 import type { DirectoryMessages } from '../messages.js';
 import type { RenderedPage } from '../page-frame.js';
+import { placeLabel } from './words.js';
 
 function label(key: string): string {
   const words = key.replace(/_/g, ' ');
@@ -56,9 +57,11 @@ export function renderCategoryGroup(t: DirectoryMessages, lang: string, slug: st
   if (!category) return null;
   const name = category.labels[lang] ?? category.labels.en ?? slug;
   const places = group.place_categories ?? [];
-  const body = html`<p><a href="/categories">← ${t.categories.title}</a></p><h1>${name}</h1>
+  const body = html`<p><a href="/categories${lang === 'en' ? '' : `?lang=${lang}`}">← ${t.categories.title}</a></p><h1>${name}</h1>
 <p><a class="button primary" href="/?category=${encodeURIComponent(slug)}${lang === 'en' ? '' : `&lang=${lang}`}">${t.categories.search}</a></p>
-${places.length > 0 ? html`<section class="card"><ul class="columns">${places.map((p) => html`<li><a href="/?category=${encodeURIComponent(p.id)}">${p.label}</a> <code class="small muted">${p.id}</code></li>`)}</ul></section>` : null}
+${places.length > 0 ? html`<section class="card"><ul class="columns">${places.map(
+    (p) => html`<li><a href="/?category=${encodeURIComponent(p.id)}${lang === 'en' ? '' : `&lang=${lang}`}">${placeLabel(lang, p.id, p.label)}</a> <a class="small muted" href="/c/${encodeURIComponent(p.id)}${lang === 'en' ? '' : `?lang=${lang}`}"><code>${p.id}</code></a></li>`,
+  )}</ul></section>` : null}
 ${group.taxonomy ? html`<p class="small muted">${t.categories.taxonomy}: ${group.taxonomy.name} ${group.taxonomy.release} (${group.taxonomy.licence})</p>` : null}`;
   return { title: name, description: `${name}: ${t.categories.intro}`, canonical: `/categories/${encodeURIComponent(slug)}`, json: `/v1/categories?group=${encodeURIComponent(slug)}`, indexable: true, section: 'categories', body };
 }
