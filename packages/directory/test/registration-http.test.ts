@@ -242,9 +242,12 @@ describe('registering an inbox that verifies', () => {
       standing: { tier: 'new', score: 0, ranked: false, kept: 0, broken: 0, customers: 0, as_of: null },
       receipts: { accepted: 0, acknowledged: 0 },
       rules: 6,
+      // A ping that names no manifest hash: nothing to read again; the last read is the verification's.
+      manifest: { current: true, read_at: expect.any(String), read_after: null },
     });
     const status = await t.get(statusPath(inbox.domain));
     expect(status.body.last_ping_at).toBe(iso(clock.now()));
+    expect(ping.body.manifest.read_at).toBe(status.body.last_checked_at);
     const r = await t.get(`/v1/businesses/${inbox.domain}`);
     expect(r.body).toMatchObject({ answering: true, online: true, not_answering_since: null, last_ping_at: iso(clock.now()), software: { version: '0.4.2', runtime: 'node 20' } });
     // answering, its own inbox is a live door: bookable, with an inbox

@@ -55,6 +55,7 @@ describe('a ping is signed by the instance itself', () => {
       standing: { tier: 'new', score: 0, ranked: false, kept: 0, broken: 0, customers: 0, as_of: null },
       receipts: { accepted: 0, acknowledged: 0 },
       rules: 6,
+      manifest: { current: true, read_at: expect.any(String), read_after: null },
     });
     expect((await statusOf(t, inbox)).last_ping_at).toBe(new Date(clock.now()).toISOString());
     expect((await t.get(`/v1/businesses/${encodeURIComponent(inbox.domain)}`)).body).toMatchObject({ answering: true, software: { version: '1.2.3' } });

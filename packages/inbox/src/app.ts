@@ -19,7 +19,7 @@ import type { NetworkSigner } from './networks/person-client.js';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
-import { PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
+import { CHANGE_JOB, PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
 import { publishHandler } from './networks/receipt-publication-job.js';
 import { PUBLISH_JOB } from './domain/receipts/publication-queue.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
@@ -177,6 +177,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       [DELAYED_RULE_JOB]: delayedRuleHandler(clock, receipts),
       [REGISTER_JOB]: registerHandler(networkCaller),
       [PING_JOB]: pingHandler(networkCaller),
+      // A change to what it publishes is a ping too, sooner (networks/published-change.ts).
+      [CHANGE_JOB]: pingHandler(networkCaller),
       [PUBLISH_JOB]: publishHandler(networkCaller),
       [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
       [NOTICE_JOB]: noticeHandler(store, clock, mail),

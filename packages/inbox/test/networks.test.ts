@@ -72,7 +72,7 @@ describe('get_networks and signed reporting', () => {
     expect(fresh).toMatchObject({
       enabled: true,
       issue: true,
-      gets: ['registration', 'hourly_ping', 'receipts', 'presented_passes', 'first_time_customer_addresses'],
+      gets: ['registration', 'hourly_ping', 'change_notices', 'receipts', 'presented_passes', 'first_time_customer_addresses'],
       verification: null,
       verified: null,
       registered_at: null,
@@ -121,7 +121,7 @@ describe('get_networks and signed reporting', () => {
   it('signs with the key active at the moment: a rotation takes effect at the next ping', async () => {
     await enable({ [origin]: { enabled: true } });
     // A network that issues no customer keys is never sent a customer's address.
-    expect((await networks())[0].gets).toEqual(['registration', 'hourly_ping', 'receipts', 'presented_passes']);
+    expect((await networks())[0].gets).toEqual(['registration', 'hourly_ping', 'change_notices', 'receipts', 'presented_passes']);
     await inbox.jobs.runDue();
     clock.advance(3_000);
     await inbox.jobs.runDue();
@@ -133,7 +133,10 @@ describe('get_networks and signed reporting', () => {
     clock.advance(HOUR);
     await inbox.jobs.runDue();
     const pings = network.calls.filter((c) => c.path.endsWith('/ping'));
-    expect(pings.map((c) => c.keyid)).toEqual([first, second]);
+    // The rotation changed the manifest (its keys): a change notice goes too, a ping like the hourly one; both with the new key.
+    expect(pings[0]!.keyid).toBe(first);
+    expect(pings.length).toBeGreaterThanOrEqual(2);
+    expect(pings.slice(1).every((c) => c.keyid === second)).toBe(true);
     expect(pings.every((c) => c.shared.ok && c.library === true)).toBe(true);
   });
 

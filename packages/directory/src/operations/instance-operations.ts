@@ -60,7 +60,11 @@ export const pingInstanceOperation = directoryOperation({
     version: z.string().max(40).optional(),
     runtime: z.string().max(40).optional(),
     counts: z.object({ bookings: z.number().int().min(0), orders: z.number().int().min(0), quotes: z.number().int().min(0), messages: z.number().int().min(0) }).partial().optional(),
-    manifest_sha256: z.string().max(64).optional(),
+    manifest_sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/)
+      .optional()
+      .describe('SHA-256 (hex) of the canonical JSON of the manifest the inbox publishes now; another than the one the directory holds makes it read the manifest again, at most once a minute.'),
   }),
   output: z.object({
     ok: z.literal(true),
@@ -75,8 +79,15 @@ export const pingInstanceOperation = directoryOperation({
     }),
     receipts: z.object({ accepted: z.number().int().min(0), acknowledged: z.number().int().min(0) }).describe('Every receipt the network holds from this inbox (sandbox ones too), and how many of them carry an acknowledgement.'),
     rules: z.number().int().min(1).describe('The ranking rules version in force.'),
+    manifest: z
+      .object({
+        current: z.boolean().describe('Whether the directory holds the manifest the ping named (true when it named none).'),
+        read_at: z.string().nullable().describe('When the directory last read the manifest, when that read succeeded.'),
+        read_after: z.string().nullable().describe('While it holds another: when it reads the manifest again.'),
+      })
+      .describe('What the directory holds of the inbox\'s manifest: a change the inbox publishes is read again within a minute or two.'),
   }),
   annotations: { readOnlyHint: false, idempotentHint: true, destructiveHint: false },
   errors: ['bad_request', 'unauthorized', 'replayed_signature', 'not_allowed', 'not_found', 'wrong_state'],
-  run: (ctx, input) => pingInstance(ctx.domain, input.domain, ctx.caller, { version: input.version, runtime: input.runtime, counts: input.counts }),
+  run: (ctx, input) => pingInstance(ctx.domain, input.domain, ctx.caller, { version: input.version, runtime: input.runtime, counts: input.counts, manifestSha256: input.manifest_sha256 }),
 });

@@ -62,19 +62,36 @@ const pingAnswer = z.object({
   }),
   receipts: z.object({ accepted: count, acknowledged: count }).optional(),
   rules: z.number().int().min(0).max(1_000_000).optional(),
+  manifest: z
+    .object({
+      current: z.boolean(),
+      read_at: z.iso.datetime({ offset: true }).nullable(),
+      read_after: z.iso.datetime({ offset: true }).nullable(),
+    })
+    .optional()
+    .catch(undefined),
 });
+
+/** What the network said of the manifest it holds: whether it is the one the ping named, when it read it, and when it reads it again. */
+export interface ManifestReading {
+  current: boolean;
+  readAt: number | null;
+  readAfter: number | null;
+}
 
 export interface PingAnswer {
   standing: NetworkStanding;
   receipts: { accepted: number; acknowledged: number } | null;
   rules: number | null;
+  /** Null when the network does not say (an older network). */
+  manifest: ManifestReading | null;
 }
 
 /** The standing a ping answer carries, or null when it carries none we can read (a network that does not report one). */
 export function parsePingAnswer(body: string): PingAnswer | null {
   const parsed = pingAnswer.safeParse(parseJson(body));
   if (!parsed.success) return null;
-  const { standing, receipts, rules } = parsed.data;
+  const { standing, receipts, rules, manifest } = parsed.data;
   return {
     standing: {
       tier: standing.tier,
@@ -87,6 +104,9 @@ export function parsePingAnswer(body: string): PingAnswer | null {
     },
     receipts: receipts ?? null,
     rules: rules ?? null,
+    manifest: manifest
+      ? { current: manifest.current, readAt: manifest.read_at === null ? null : Date.parse(manifest.read_at), readAfter: manifest.read_after === null ? null : Date.parse(manifest.read_after) }
+      : null,
   };
 }
 

@@ -34,6 +34,9 @@ export interface NetworkEntry {
   status_checked_at: string | null;
   registered_at: string | null;
   last_ping_at: string | null;
+  last_read_at: string | null;
+  up_to_date: boolean | null;
+  change_sent_at: string | null;
   last_error: { message: string; at: string } | null;
   rules: number | null;
   standing: {
@@ -68,7 +71,7 @@ const iso = (ms: number | null | undefined): string | null => (ms === null || ms
  * from the identity work (docs/identity.md) the passes it issued when a customer presents them, with
  * the outcome receipts of those customers' items (present-passes.ts, person-jobs.ts).
  */
-const SENT_TO_ENABLED = ['registration', 'hourly_ping', 'receipts', 'presented_passes'];
+const SENT_TO_ENABLED = ['registration', 'hourly_ping', 'change_notices', 'receipts', 'presented_passes'];
 /** What a network that issues customer keys receives besides: a first-time customer's e-mail address (person-jobs.ts). */
 const SENT_TO_ISSUING = ['first_time_customer_addresses'];
 
@@ -104,6 +107,9 @@ function toEntry(
     status_checked_at: iso(status?.statusCheckedAt),
     registered_at: iso(status?.registeredAt),
     last_ping_at: iso(status?.lastPingAt),
+    last_read_at: iso(status?.manifestReadAt),
+    up_to_date: status?.manifestCurrent ?? null,
+    change_sent_at: iso(status?.changeSentAt),
     last_error: status?.lastError && status.lastErrorAt !== null ? { message: status.lastError, at: new Date(status.lastErrorAt).toISOString() } : null,
     rules: status?.rulesVersion ?? null,
     standing: standing && {

@@ -1,14 +1,23 @@
 /**
  * Reporting to directory networks (inbox spec §1; docs/receipts.md "Signed instance requests"): for
  * each network enabled in settings, the inbox registers its domain (POST /v1/instances) and then pings
- * every hour with its software version and last day's counts. Both are signed (svc-instance/1, the
- * receipt key) and durable jobs. A failure never ends them: it is recorded for get_networks and the
- * job comes back after a growing wait (at most an hour), so a network down for a day is still
- * registered and pinged once it is back. A ping's answer carries the owner's standing there, kept
- * until the next signed ping says otherwise.
+ * every hour with its software version, last day's counts and the SHA-256 of the manifest it
+ * publishes now. Both are signed (svc-instance/1, the receipt key) and durable jobs. A failure never
+ * ends them: it is recorded for get_networks and the job comes back after a growing wait (at most an
+ * hour), so a network down for a day is still registered and pinged once it is back. A ping's answer
+ * carries the owner's standing there, kept until the next signed ping says otherwise.
+ *
+ * A change to what the inbox publishes (profile, hours, closures, services, products, keys) is told
+ * to every enabled network within CHANGE_WINDOW_MS (docs/directory.md "A member's change"): the write
+ * queues a change job in its own transaction (announcePublishedChange), changes within one window are
+ * one job, and the job is a ping like the hourly one, so the network sees the new hash and reads the
+ * manifest again. When the network says when it will, the inbox asks again just after, to learn when
+ * it read it (a few times at most).
  */
-import { newId, PublicFetchError, type JobRecord } from '@svc/shared';
+import { canonicalJson, newId, PublicFetchError, sha256Hex, type JobRecord } from '@svc/shared';
+import { buildManifest } from '../doors/rest/manifest.js';
 import { loadSettings } from '../domain/context.js';
+import { CHANGE_JOB } from './published-change.js';
 import { wakePublisher } from '../domain/receipts/publication-queue.js';
 import type { InboxStore } from '../store/store.js';
 import type { NetworkStatusChange, PingSignatureState } from '../store/network-status-store.js';
@@ -17,10 +26,14 @@ import { REPORT_RETRY, retryDelayMs } from './retry-delay.js';
 import { getJson, inboxDomain, networkUrl, postSigned, problemOf, type NetworkCaller } from './signed-requests.js';
 
 export { inboxDomain, type NetworkReporting } from './signed-requests.js';
+export { CHANGE_JOB, announcePublishedChange } from './published-change.js';
 
 export const REGISTER_JOB = 'network.register';
 export const PING_JOB = 'network.ping';
 export const PING_EVERY_MS = 3_600_000;
+/** After the network says when it reads the manifest again, the inbox asks this much later, and at most this often in a row. */
+const FOLLOW_UP_AFTER_MS = 5_000;
+const MAX_FOLLOW_UPS = 3;
 
 /** Why a call did not go through, in a few words, and what became of its signature when the network said. */
 interface Failed {
@@ -56,6 +69,12 @@ export async function scheduleNetworkRegistrations(store: InboxStore, nowMs: num
     if (settings.networks[network]?.enabled) await wakePublisher({ store, clock: { now: () => nowMs } }, network);
   }
   return queued;
+}
+
+/** The SHA-256 of the manifest as published now, over its canonical JSON (what the network hashes of the one it read). */
+export async function publishedManifestSha256(caller: NetworkCaller, nowMs: number): Promise<string> {
+  const manifest = await buildManifest(caller.store, { publicBaseUrl: caller.reporting.publicBaseUrl, softwareVersion: caller.reporting.softwareVersion }, nowMs);
+  return sha256Hex(canonicalJson(manifest));
 }
 
 const registerJob = (origin: string, runAt: number, nowMs: number) => ({ id: newId(nowMs), kind: REGISTER_JOB, payload: { origin }, runAt, dedupeKey: `register:${origin}` });
@@ -131,6 +150,7 @@ export function pingHandler(caller: NetworkCaller) {
       const origin = String(job.payload.origin);
       if (!(await stillEnabled(store, origin))) return 'disabled';
       const counts = await store.items.countCreatedSince(clock.now() - 86_400_000);
+      const manifestSha256 = await publishedManifestSha256(caller, clock.now());
       let answer: PingAnswer | null;
       let signature: { state: PingSignatureState; reason: string | null };
       try {
@@ -138,6 +158,7 @@ export function pingHandler(caller: NetworkCaller) {
           version: reporting.softwareVersion,
           runtime: `node ${process.versions.node}`,
           counts: { bookings: counts.booking ?? 0, orders: counts.order ?? 0, quotes: counts.quote_request ?? 0, messages: counts.message ?? 0 },
+          manifest_sha256: manifestSha256,
         });
         if (sent.status === 404) return 'unknown';
         if (sent.status < 200 || sent.status >= 300) return answerFailure(sent.status, sent.body);
@@ -179,9 +200,19 @@ export function pingHandler(caller: NetworkCaller) {
         // The standing is kept until a signed ping answers another one.
         ...(answer === null ? {} : { standing: answer.standing, standingAt: nowMs, networkReceipts: answer.receipts, rulesVersion: answer.rules }),
         ...(statusError === null ? {} : { lastError: fewWords(`status: ${statusError}`), lastErrorAt: nowMs }),
+        // What the network read of the business: when, and whether it is what we publish now.
+        ...(answer?.manifest ? { manifestCurrent: answer.manifest.current, ...(answer.manifest.readAt === null ? {} : { manifestReadAt: answer.manifest.readAt }) } : {}),
+        ...(job.kind === CHANGE_JOB && job.payload.followUp === undefined ? { changeSentAt: nowMs } : {}),
       };
       await tx.networkStatus.record(origin, change, nowMs);
       await tx.jobs.enqueue(pingJob(origin, nowMs + PING_EVERY_MS, nowMs), nowMs);
+      // The network reads the new manifest later (it spaces its reads): ask again just after, to learn when it did.
+      const followUps = Number(job.payload.followUp ?? 0);
+      const readAfter = answer?.manifest && !answer.manifest.current ? answer.manifest.readAfter : null;
+      if (readAfter !== null && followUps < MAX_FOLLOW_UPS) {
+        const runAt = Math.max(nowMs, readAfter) + FOLLOW_UP_AFTER_MS;
+        await tx.jobs.enqueue({ id: newId(nowMs), kind: CHANGE_JOB, payload: { origin, followUp: followUps + 1 }, runAt, dedupeKey: `change:${origin}:follow-up` }, nowMs);
+      }
       // The network answers again (it was failing), or verified us at last (it held our receipts):
       // what waits for it goes now, not at the end of its wait. A Retry-After it gave is kept.
       const cameBack = before?.publishWait === 'failing';

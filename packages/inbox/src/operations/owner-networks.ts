@@ -12,7 +12,7 @@ const networkEntrySchema = z.object({
   gets: z
     .array(z.string())
     .describe(
-      "What this inbox sends it, signed: registration (this inbox's domain), hourly_ping (software version and the last day's counts of new items), receipts (each receipt, with its acknowledgement once there is one), presented_passes (a pass it issued, when a customer presents it here, and the outcome receipts of that customer's items) and, when it issues customer keys, first_time_customer_addresses (the e-mail address of a customer new to this business, so it can send them a key).",
+      "What this inbox sends it, signed: registration (this inbox's domain), hourly_ping (software version, the last day's counts of new items and the hash of the manifest it publishes), change_notices (the same ping, within a minute of a change to what it publishes: profile, hours, closures, services, products, keys), receipts (each receipt, with its acknowledgement once there is one), presented_passes (a pass it issued, when a customer presents it here, and the outcome receipts of that customer's items) and, when it issues customer keys, first_time_customer_addresses (the e-mail address of a customer new to this business, so it can send them a key).",
     ),
   verification: z.enum(['pending', 'verified', 'unreachable']).nullable().describe('The registration status the network last reported; null before it said one.'),
   verified: z.boolean().nullable().describe('Whether the network has verified this instance; null when not known yet.'),
@@ -21,6 +21,9 @@ const networkEntrySchema = z.object({
   status_checked_at: instant.nullable().describe('When the network last told its status.'),
   registered_at: instant.nullable(),
   last_ping_at: instant.nullable().describe('When the network last took a ping.'),
+  last_read_at: instant.nullable().describe("When the network last read this business (its manifest: profile, hours, closures, services), as its last ping answer said; null before it said."),
+  up_to_date: z.boolean().nullable().describe('Whether what the network last read is what this inbox published at its last ping; false while a change waits for the network to read it; null before it said.'),
+  change_sent_at: instant.nullable().describe('When this inbox last told the network that what it publishes changed.'),
   last_error: z.object({ message: z.string(), at: instant }).nullable().describe('The last failure in a few words, kept after later successes so you can compare times.'),
   rules: z.number().int().nullable().describe('The ranking rules version the network applies, as its last signed ping answered.'),
   standing: z

@@ -55,6 +55,12 @@ export interface NetworkStatusRecord {
   publishRetryAt: number | null;
   /** Why publication waits: the network failed (backoff), holds our receipts (not verified), or asked us to (Retry-After). */
   publishWait: 'failing' | 'held' | 'retry_after' | null;
+  /** When the network last read the business's manifest, as its last ping answer said. */
+  manifestReadAt: number | null;
+  /** Whether what it read is what the inbox published at that ping (null: it has not said). */
+  manifestCurrent: boolean | null;
+  /** When the inbox last told the network that what it publishes changed. */
+  changeSentAt: number | null;
   updatedAt: number;
 }
 

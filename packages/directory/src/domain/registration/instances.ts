@@ -3,7 +3,7 @@
  * directory fetches and checks its manifest in a job (retried with backoff, refreshed every six
  * hours once verified), the inbox pings hourly, and polls its status.
  */
-import { Problem, PublicFetchError, newId, publicFetch, type JobRecord } from '@svc/shared';
+import { Problem, PublicFetchError, canonicalJson, newId, publicFetch, sha256Hex, type JobRecord } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
 import type { DirectoryStore, InstanceRecord } from '../../store/store.js';
 import { instanceStanding } from '../reputation/standing.js';
@@ -19,6 +19,12 @@ export const REFRESH_EVERY_MS = 6 * 3_600_000;
 export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000] as const;
 /** A registration that never verified is given up after this many attempts. */
 export const MAX_PENDING_ATTEMPTS = 10;
+/**
+ * A member's manifest is read again at most this often when its pings name another one (docs/directory.md
+ * "A member's change seen in minutes"): a change shows within a minute or two, and no inbox can make the
+ * directory fetch its manifest more often than this however often it pings.
+ */
+export const REREAD_AT_MOST_EVERY_MS = 60_000;
 
 function verifyJob(domain: string, runAt: number) {
   return { id: newId(), kind: VERIFY_JOB, payload: { domain }, runAt, dedupeKey: `verify:${domain}` };
@@ -129,16 +135,31 @@ function clippedCounts(counts: NonNullable<InstanceRecord['counts']>): NonNullab
  * nothing alive and add nothing to the stats (409 wrong_state). The answer says how the network
  * stands with the inbox: its reputation as of the last snapshot, the receipts held, the rules in force.
  */
+/** The SHA-256 of a manifest's canonical JSON: what an inbox's ping names of the manifest it publishes now. */
+export function manifestSha256(manifest: unknown): string {
+  return sha256Hex(canonicalJson(manifest));
+}
+
+/** What a ping's answer says of the manifest the directory holds for the inbox. */
+export interface ManifestReading {
+  /** Whether the directory holds the manifest the ping named (true when the ping named none). */
+  current: boolean;
+  /** When the directory last read the manifest, when that read succeeded. */
+  read_at: string | null;
+  /** When it reads it again, while it does not hold the one named. */
+  read_after: string | null;
+}
+
 export async function pingInstance(
   ctx: DirectoryContext,
   rawDomain: unknown,
   caller: SignedCaller | undefined,
-  body: { version?: string | undefined; runtime?: string | undefined; counts?: InstanceRecord['counts'] | undefined },
+  body: { version?: string | undefined; runtime?: string | undefined; counts?: InstanceRecord['counts'] | undefined; manifestSha256?: string | undefined },
 ) {
   const nowMs = ctx.clock.now();
   const { origin } = parseInstanceDomain(rawDomain, ctx.settings.allowLocalInboxes);
   const signer = requireCaller(caller, origin, 'A ping');
-  await ctx.store.transaction(async (store) => {
+  const manifest = await ctx.store.transaction(async (store): Promise<ManifestReading> => {
     await takeSignature(store, signer, nowMs);
     const instance = await knownInstance(store, rawDomain, ctx.settings.allowLocalInboxes);
     if (instance.verifiedAt === null) {
@@ -146,11 +167,23 @@ export async function pingInstance(
     }
     const software = body.version ? { version: body.version, runtime: body.runtime ?? 'unknown' } : instance.software;
     const counts = body.counts ? clippedCounts(body.counts) : instance.counts;
+    // The inbox publishes another manifest than the one held: it is read again, at most once a minute.
+    const current = body.manifestSha256 === undefined || instance.manifest === null || manifestSha256(instance.manifest) === body.manifestSha256.toLowerCase();
+    let nextAttemptAt = instance.nextAttemptAt;
+    if (!current) {
+      const readAt = Math.max(nowMs, (instance.lastCheckedAt ?? 0) + REREAD_AT_MOST_EVERY_MS);
+      if (nextAttemptAt === null || nextAttemptAt > readAt) {
+        nextAttemptAt = readAt;
+        await store.jobs.enqueue(verifyJob(instance.domain, readAt), nowMs);
+      }
+    }
     // A ping brings a member set aside back (recordPing clears the listing's dormant_since too).
-    await store.instances.put({ ...instance, lastPingAt: nowMs, dormantSince: null, software, counts });
+    await store.instances.put({ ...instance, lastPingAt: nowMs, dormantSince: null, software, counts, nextAttemptAt });
     await store.listings.recordPing(instance.domain, nowMs, software);
+    const readOk = instance.failCount === 0 && instance.manifest !== null;
+    return { current, read_at: readOk ? iso(instance.lastCheckedAt) : null, read_after: current ? null : iso(nextAttemptAt) };
   });
-  return instanceStanding(ctx, origin, nowMs);
+  return { ...(await instanceStanding(ctx, origin, nowMs)), manifest };
 }
 
 type Fetched = { ok: true; manifest: unknown } | { ok: false; error: string };

@@ -1,11 +1,17 @@
 /** Reading and changing the catalogue: profile, services, products, opening hours, closures. */
 import { Problem, invalidField, newId, problemFromZod } from '@svc/shared';
 import type { z } from 'zod';
+import { announcePublishedChange } from '../../networks/published-change.js';
 import { loadProfile, type DomainContext } from '../context.js';
 import { foldText } from '../text.js';
 import type { Closure, OpeningHoursRange, Product, Service } from '../types.js';
 import type { closureInput, productInput, serviceInput } from './catalogue-schemas.js';
 import { businessProfileSchema, type BusinessProfile } from './profile.js';
+
+/** Every write here changes the manifest: the networks it reports to are told, in the same transaction (published-change.ts). */
+function published(ctx: DomainContext): Promise<void> {
+  return announcePublishedChange(ctx.store, ctx.clock.now());
+}
 
 export function serviceView(s: Service) {
   return {
@@ -57,6 +63,7 @@ export async function updateProfile(ctx: DomainContext, patch: Partial<BusinessP
   }
   const parsed = checked.data;
   const written = await ctx.store.business.put(parsed, version === 0 ? null : version, ctx.clock.now());
+  await published(ctx);
   if (!written) throw new Problem('version_conflict', 'The profile changed meanwhile; read it again.');
   return { profile: parsed, version: version + 1 };
 }
@@ -88,6 +95,7 @@ export async function upsertService(ctx: DomainContext, input: z.output<typeof s
     updatedAt: nowMs,
   };
   await ctx.store.catalogue.upsertService(service);
+  await published(ctx);
   return { service: serviceView(service), created: existing === null };
 }
 
@@ -101,6 +109,7 @@ export async function archiveService(ctx: DomainContext, id: string) {
   if (!existing) throw new Problem('not_found', `No service has id ${id}.`);
   const archived = { ...existing, active: false, updatedAt: ctx.clock.now() };
   await ctx.store.catalogue.upsertService(archived);
+  await published(ctx);
   return serviceView(archived);
 }
 
@@ -132,6 +141,7 @@ export async function upsertProduct(ctx: DomainContext, input: z.output<typeof p
     updatedAt: nowMs,
   };
   await ctx.store.catalogue.upsertProduct(product, productSearchText(product));
+  await published(ctx);
   return { product: productView(product), created: existing === null };
 }
 
@@ -144,6 +154,7 @@ export async function archiveProduct(ctx: DomainContext, productId: string) {
   if (!existing) throw new Problem('not_found', `No product has id ${productId}.`);
   const archived = { ...existing, active: false, updatedAt: ctx.clock.now() };
   await ctx.store.catalogue.upsertProduct(archived, productSearchText(archived));
+  await published(ctx);
   return productView(archived);
 }
 
@@ -155,11 +166,13 @@ export async function availabilitySetup(ctx: DomainContext) {
 
 export async function setOpeningHours(ctx: DomainContext, ranges: readonly OpeningHoursRange[]) {
   await ctx.store.catalogue.setOpeningHours(ranges);
+  await published(ctx);
   return availabilitySetup(ctx);
 }
 
 export async function setClosures(ctx: DomainContext, closures: readonly z.output<typeof closureInput>[]) {
   const stored: Closure[] = closures.map((c) => ({ id: newId(ctx.clock.now()), startDate: c.startDate, endDate: c.endDate, reason: c.reason ?? null }));
   await ctx.store.catalogue.setClosures(stored);
+  await published(ctx);
   return availabilitySetup(ctx);
 }

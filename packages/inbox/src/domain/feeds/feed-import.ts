@@ -7,6 +7,7 @@
  * another feed brought, are never touched.
  */
 import { newId } from '@svc/shared';
+import { announcePublishedChange } from '../../networks/published-change.js';
 import { productSearchText } from '../catalogue/catalogue-service.js';
 import { loadProfile, type DomainContext } from '../context.js';
 import type { Product } from '../types.js';
@@ -153,6 +154,8 @@ async function applyEntries(ctx: DomainContext, feed: FeedRecord, parsed: Parsed
     await store.catalogue.upsertProduct(archived, productSearchText(archived));
     counts.archived += 1;
   }
+  // Products are in the manifest: networks are told of a run that changed any (published-change.ts).
+  if (counts.created + counts.updated + counts.archived > 0) await announcePublishedChange(store, nowMs);
   return { counts, skippedEntries, error: null };
 }
 

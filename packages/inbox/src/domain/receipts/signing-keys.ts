@@ -7,6 +7,7 @@
  */
 import { createPrivateKey, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { Problem, ed25519PublicJwk, generateEd25519Key, isEd25519PrivateJwk, type Ed25519PrivateJwk, type Ed25519PublicJwk } from '@svc/shared';
+import { announcePublishedChange } from '../../networks/published-change.js';
 import type { InboxStore } from '../../store/store.js';
 import type { SigningKeyRecord } from '../../store/signing-key-store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -71,6 +72,8 @@ export async function rotateSigningKey(store: InboxStore, secrets: SecretBox, no
   const made = newKeyRecord(secrets, nowMs);
   // Two keys made in one millisecond still sort: the new one is the only one not retired.
   await store.signingKeys.insert(made);
+  // The manifest publishes the keys: networks read it again before the new key signs anything they must check.
+  await announcePublishedChange(store, nowMs);
   return made;
 }
 

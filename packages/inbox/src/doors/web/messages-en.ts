@@ -181,8 +181,8 @@ export const en = {
     scopes: 'May', connected: 'Connected', lastUse: 'Last use', cutOff: 'Cut off', confirm: 'Cut this app off?', outside: 'Refused calls',
   },
   networks: {
-    intro: 'Directory networks this inbox reports to, and where you stand there.',
-    verified: 'Verified', listed: 'Listed', lastPing: 'Last ping', lastError: 'Last error', standing: 'Standing', receipts: 'Receipts', notKnown: 'Not known yet',
+    intro: 'Directory networks this inbox reports to, and where you stand there. A change to your profile, hours, closures, services or products is sent to each within a minute, and each reads it again within a few minutes.',
+    verified: 'Verified', listed: 'Listed', lastPing: 'Last ping', lastRead: 'Last read your business', upToDate: 'up to date', changeWaiting: 'your last change is not read yet', changeSent: 'Last change sent', lastError: 'Last error', standing: 'Standing', receipts: 'Receipts', notKnown: 'Not known yet',
     on: 'On', off: 'Off', turnOn: 'Turn on', turnOff: 'Turn off',
   },
   feeds: {

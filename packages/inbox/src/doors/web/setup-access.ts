@@ -151,6 +151,9 @@ interface NetworkEntry {
   verification: string | null;
   listed: boolean | null;
   last_ping_at: string | null;
+  last_read_at: string | null;
+  up_to_date: boolean | null;
+  change_sent_at: string | null;
   last_error: string | null;
   standing: Record<string, unknown> | null;
   receipts: Record<string, unknown> | null;
@@ -165,7 +168,9 @@ const renderNetworks: SetupRenderer = async (app, problem) => {
     return html`<section class="card" aria-label="${network.origin}"><h2 class="mono">${link ? html`<a href="${link}" rel="noopener noreferrer">${network.origin}</a>` : network.origin}</h2>
 <dl class="facts"><dt>${app.t.webhooks.status}</dt><dd>${network.enabled ? t.on : t.off}</dd><dt>${t.verified}</dt><dd>${network.verification ?? t.notKnown}</dd><dt>${t.listed}</dt><dd>${
       network.listed === null ? t.notKnown : network.listed ? app.t.setup.yes : app.t.setup.no
-    }</dd><dt>${t.lastPing}</dt><dd>${when(app, network.last_ping_at)}</dd>${network.last_error ? html`<dt>${t.lastError}</dt><dd>${network.last_error}</dd>` : null}
+    }</dd><dt>${t.lastPing}</dt><dd>${when(app, network.last_ping_at)}</dd><dt>${t.lastRead}</dt><dd>${when(app, network.last_read_at)}${
+      network.up_to_date === false ? html` <span class="badge warn">${t.changeWaiting}</span>` : network.up_to_date ? html` <span class="badge accent">${t.upToDate}</span>` : null
+    }</dd>${network.change_sent_at ? html`<dt>${t.changeSent}</dt><dd>${when(app, network.change_sent_at)}</dd>` : null}${network.last_error ? html`<dt>${t.lastError}</dt><dd>${network.last_error}</dd>` : null}
 <dt>${t.standing}</dt><dd>${network.standing ? html`<code>${JSON.stringify(network.standing)}</code>` : network.not_known?.standing ?? t.notKnown}</dd>
 <dt>${t.receipts}</dt><dd>${network.receipts ? html`<code>${JSON.stringify(network.receipts)}</code>` : network.not_known?.receipts ?? t.notKnown}</dd></dl>
 <div class="actions">${postForm('/app/setup/networks', app.session.csrfToken, app.formKey(), html`<input type="hidden" name="origin" value="${network.origin}"><input type="hidden" name="enabled" value="${network.enabled ? '0' : '1'}"><button type="submit">${network.enabled ? t.turnOff : t.turnOn}</button>`)}</div></section>`;

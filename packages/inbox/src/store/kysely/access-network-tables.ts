@@ -34,4 +34,8 @@ export interface NetworkStatusTable {
   publish_failures: number | null; // publication attempts failed in a row
   publish_retry_at: number | null; // no publication before this while the network is failing
   publish_wait: string | null; // why: failing | held | retry_after
+  // Migration 0017: what the network last read of the business.
+  manifest_read_at: number | null; // when it last read the manifest, as its ping answer said
+  manifest_current: number | null; // 1: what it read is what the inbox publishes now (as of the last ping)
+  change_sent_at: number | null; // when the inbox last told it of a change
 }

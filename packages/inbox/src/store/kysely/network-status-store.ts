@@ -54,6 +54,9 @@ function toColumns(change: NetworkStatusChange): Columns {
   if (change.publishFailures !== undefined) columns.publish_failures = change.publishFailures;
   if (change.publishRetryAt !== undefined) columns.publish_retry_at = change.publishRetryAt;
   if (change.publishWait !== undefined) columns.publish_wait = change.publishWait;
+  if (change.manifestReadAt !== undefined) columns.manifest_read_at = change.manifestReadAt;
+  if (change.manifestCurrent !== undefined) columns.manifest_current = change.manifestCurrent === null ? null : change.manifestCurrent ? 1 : 0;
+  if (change.changeSentAt !== undefined) columns.change_sent_at = change.changeSentAt;
   return columns;
 }
 
@@ -85,6 +88,9 @@ function toRecord(r: Selectable<NetworkStatusTable>): NetworkStatusRecord {
     publishFailures: Number(r.publish_failures ?? 0),
     publishRetryAt: time(r.publish_retry_at),
     publishWait: r.publish_wait as NetworkStatusRecord['publishWait'],
+    manifestReadAt: time(r.manifest_read_at),
+    manifestCurrent: r.manifest_current === null || r.manifest_current === undefined ? null : Number(r.manifest_current) === 1,
+    changeSentAt: time(r.change_sent_at),
     updatedAt: Number(r.updated_at),
   };
 }
