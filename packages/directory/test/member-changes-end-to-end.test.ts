@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox, createOwnerKey, type Inbox } from '@svc/inbox';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
 import { testDatabaseUrl } from '../../../test-support/test-database.js';
-import { CHANGE_JOB, scheduleNetworkRegistrations } from '../../inbox/src/networks/network-jobs.js';
+import { ACTIVITY_CHECK_EVERY_MS, CHANGE_JOB, scheduleNetworkRegistrations } from '../../inbox/src/networks/network-jobs.js';
 import { CHANGE_WINDOW_MS } from '../../inbox/src/networks/published-change.js';
 import { REREAD_AT_MOST_EVERY_MS, VERIFY_JOB } from '../src/domain/registration/instances.js';
 
@@ -166,5 +166,34 @@ describe('a member\'s change reaches the directory within minutes', () => {
       expect(await verifyAt()).toBe(first);
     }
     await runEverything();
+  });
+
+  it('counts the member\'s bookings of the last day within minutes, and the statistics page says what each count counts', async () => {
+    await runEverything();
+    const before = (await directory.get('/v1/stats')).body;
+    // Thirteen bookings, as a customer's agent makes them (public REST, no key).
+    for (let i = 0; i < 13; i++) {
+      const start = new Date(Date.parse('2026-12-01T09:30:00Z') + i * 30 * 60_000).toISOString();
+      const r = await fetch(`http://${domain}/v1/bookings`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ payload: { serviceId: 'corte', startTime: start }, contact: { name: `Cliente ${i}`, email: `cliente${i}@example.com` } }),
+      });
+      expect(r.status, await r.text()).toBe(201);
+    }
+    // Within the inbox's activity check (five minutes), it pings with the day's counts.
+    clock.advance(ACTIVITY_CHECK_EVERY_MS);
+    await runEverything();
+    const stats = (await directory.get('/v1/stats')).body;
+    expect(stats.activity_24h.bookings - before.activity_24h.bookings).toBe(13);
+    expect(stats.activity_24h.bookings).toBe(13);
+    // The page shows the same numbers, each in words; no raw keys, no ISO instants.
+    for (const lang of ['en', 'pt']) {
+      const page = await (await fetch(`${directory.baseUrl}/stats${lang === 'pt' ? '?lang=pt' : ''}`)).text();
+      expect(page).toMatch(/data-json="activity_24h\.bookings">13</);
+      expect(page).toMatch(lang === 'en' ? /Bookings asked for/ : /Marcações pedidas/);
+      expect(page).not.toMatch(/Api ok|>Mcp<|>Activity 24h<|\d{4}-\d\d-\d\dT\d\d:/);
+      expect(page).toMatch(new RegExp(`data-json="instances_online">${stats.instances_online}<`));
+    }
   });
 });

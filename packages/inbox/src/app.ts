@@ -19,7 +19,7 @@ import type { NetworkSigner } from './networks/person-client.js';
 import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
-import { CHANGE_JOB, PING_JOB, REGISTER_JOB, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
+import { ACTIVITY_CHECK_EVERY_MS, CHANGE_JOB, PING_JOB, REGISTER_JOB, pingAfterActivity, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
 import { publishHandler } from './networks/receipt-publication-job.js';
 import { PUBLISH_JOB } from './domain/receipts/publication-queue.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
@@ -195,6 +195,8 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
         { everyMs: DELIVERY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.webhooks.pruneDeliveries(nowMs - DELIVERY_RETENTION_MS)) },
         // Signatures of changes are remembered until they expire (plus a minute), then forgotten.
         { everyMs: SIGNATURE_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.identity.pruneSignatures(nowMs)) },
+        // New items since a network's last ping: pinged now, so its activity counts are minutes old (network-jobs.ts).
+        { everyMs: ACTIVITY_CHECK_EVERY_MS, run: (nowMs) => pingAfterActivity(store, nowMs) },
       ],
     },
   );

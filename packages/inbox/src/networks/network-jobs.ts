@@ -71,6 +71,26 @@ export async function scheduleNetworkRegistrations(store: InboxStore, nowMs: num
   return queued;
 }
 
+/** How often the inbox looks for items new since its last ping; a network's activity counts are at most about this old. */
+export const ACTIVITY_CHECK_EVERY_MS = 5 * 60_000;
+
+/**
+ * A chore of the job runner (every ACTIVITY_CHECK_EVERY_MS): a network whose last ping is older than
+ * that, and that has items since it it has not counted, is pinged now instead of at the hour, so its
+ * day's activity (/v1/stats) is minutes old rather than up to an hour (issue 38: 13 bookings showed
+ * as 0). A quiet inbox still pings hourly; a busy one at most every few minutes.
+ */
+export async function pingAfterActivity(store: InboxStore, nowMs: number): Promise<void> {
+  const { settings } = await loadSettings(store);
+  const statuses = new Map((await store.networkStatus.list()).map((status) => [status.origin, status]));
+  for (const [origin, entry] of Object.entries(settings.networks)) {
+    const lastPingAt = statuses.get(origin)?.lastPingAt ?? null;
+    if (!entry.enabled || lastPingAt === null || nowMs - lastPingAt < ACTIVITY_CHECK_EVERY_MS) continue;
+    const since = await store.items.countCreatedSince(lastPingAt);
+    if (Object.values(since).some((n) => (n ?? 0) > 0)) await store.jobs.enqueue(pingJob(origin, nowMs, nowMs), nowMs);
+  }
+}
+
 /** The SHA-256 of the manifest as published now, over its canonical JSON (what the network hashes of the one it read). */
 export async function publishedManifestSha256(caller: NetworkCaller, nowMs: number): Promise<string> {
   const manifest = await buildManifest(caller.store, { publicBaseUrl: caller.reporting.publicBaseUrl, softwareVersion: caller.reporting.softwareVersion }, nowMs);

@@ -19,11 +19,12 @@ import { badgeSvg } from './views/badge.js';
 import { renderBusinessPage, type CheckLink } from './views/business-page.js';
 import { renderCheckRefusal, renderCheckSitePage } from './views/check-form.js';
 import { ACTIVE_STATES, renderCheckResultPage, type CheckResultView } from './views/check-result-page.js';
-import { renderCategories, renderCategoryGroup, renderRanking, renderStats } from './views/document-pages.js';
+import { renderCategories, renderCategoryGroup, renderRanking } from './views/document-pages.js';
 import { boardFormOf, boardInputOf, boardJsonPath, renderLeaderboardPage, type BoardView } from './views/leaderboard-page.js';
 import type { ListingView } from './views/listing-card.js';
 import { renderPlaceCategory, type PlaceCategoryDocument } from './views/place-category-page.js';
 import { renderScoreRules } from './views/score-rules-page.js';
+import { renderStatsPage, type StatsDocument } from './views/stats-page.js';
 import { renderSearchPage, searchFormOf, searchInputOf, searchJsonPath, type SearchOutcome } from './views/search-page.js';
 
 const DIRECTORY_STYLES = `${BASE_STYLES}
@@ -323,8 +324,8 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
 
   app.get('/stats', async (request, reply) => {
     const lang = languageOf(request);
-    const { body } = await run<Record<string, unknown>>('get_stats', {});
-    const page = keptFor(body, request, lang) ? keptPage('/v1/stats', true) : renderStats(MESSAGES[lang], body);
+    const { body } = await run<StatsDocument>('get_stats', {});
+    const page = keptFor(body, request, lang) ? keptPage('/v1/stats', true) : renderStatsPage(MESSAGES[lang], lang, body);
     offerReplay(request, () => context.stats.holds(body));
     return send(request, reply, lang, page, 60, body);
   });

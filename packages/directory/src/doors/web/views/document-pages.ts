@@ -1,6 +1,5 @@
 /**
- * Pages over documents people read: categories (and one place category), the ranking rules, the
- * statistics. Rules documents are nested and versioned, so they are rendered generically and
+ * Pages over documents people read: categories (and one place category) and the ranking rules. Rules documents are nested and versioned, so they are rendered generically and
  * readably: each key as a heading or a term, its words as text, lists as lists.
  */
 import { html, safeHref, type Html } from '@svc/shared';
@@ -81,9 +80,4 @@ ${summary ? html`<p class="lead">${summary}</p>` : null}
     section: 'ranking',
     body,
   };
-}
-
-export function renderStats(t: DirectoryMessages, stats: Record<string, unknown>): RenderedPage {
-  const body = html`<h1>${t.stats.title}</h1><p>${t.stats.intro}</p><section class="card doc-body">${readableJson(stats)}</section>`;
-  return { title: t.stats.title, description: t.stats.intro, canonical: '/stats', json: '/v1/stats', indexable: true, section: 'stats', body };
 }
