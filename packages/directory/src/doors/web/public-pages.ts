@@ -6,7 +6,7 @@
  * A page loads at most one optional script of its own (near-me.ts, check-progress.ts) and no CDN.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { BASE_STYLES, Problem, answerReplayOf, answerWithEtag, appendVary, badRequestFromZod, builtAsset, cookieValue, etagOfText, html, matchingTag, pickLanguage, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
+import { BASE_STYLES, Problem, answerReplayOf, answerWithEtag, appendVary, badRequestFromZod, builtAsset, cookieValue, etagOfText, html, matchingTag, pickLanguage, queryString, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
 import { scoreRulesHoldUntil } from '../../domain/checks/score-rules.js';
 import { rulesDocumentHoldsUntil } from '../../domain/ranking/rules-document.js';
 import type { DirectoryOperationContext } from '../../operations/context.js';
@@ -25,7 +25,10 @@ import type { ListingView } from './views/listing-card.js';
 import { renderPlaceCategory, type PlaceCategoryDocument } from './views/place-category-page.js';
 import { renderScoreRules } from './views/score-rules-page.js';
 import { renderStatsPage, type StatsDocument } from './views/stats-page.js';
-import { renderSearchPage, searchFormOf, searchInputOf, searchJsonPath, type SearchOutcome } from './views/search-page.js';
+import { asksAnything, renderSearchPage, searchFormOf, searchInputOf, searchJsonPath, type SearchOutcome } from './views/search-page.js';
+import { countryName, kilometres } from './views/words.js';
+import { placeSuggestions, townNear, understandWhere } from './where.js';
+import { GAZETTEER_CREDIT, pointOf } from '../../domain/places/gazetteer.js';
 
 const DIRECTORY_STYLES = `${BASE_STYLES}
 ol.results{list-style:none;padding:0;margin:0}
@@ -33,6 +36,13 @@ ol.results{list-style:none;padding:0;margin:0}
 .result p{margin:.25rem 0}
 .why{background:#f3f3ef;border-radius:6px;padding:.35rem .6rem}
 .search-form .row>div{flex:1 1 10rem}
+.search-form .main-row{align-items:flex-end}.search-form .main-row>div{flex:1 1 14rem}.search-form .main-row>.actions{flex:0 0 auto;margin:0}
+.search-form .hint{margin:.2rem 0 0}
+.search-form details.filters{margin-top:.5rem;border-top:1px solid var(--line);padding-top:.25rem}
+.search-form details.filters>summary{cursor:pointer;padding:.5rem 0;min-height:2.75rem;display:list-item}
+button.link{background:none;border:0;padding:0;min-height:0;color:var(--accent);text-decoration:underline;cursor:pointer}
+.matched{margin:.25rem 0}
+@media (max-width:40rem){.search-form{padding:.75rem}.search-form .main-row>div{flex-basis:100%}.search-form .main-row>.actions button{width:100%}}
 ul.columns{columns:16rem;padding-left:1.2rem}
 dl.doc{margin:0 0 .5rem}dl.doc dt{font-weight:600;margin-top:.5rem}dl.doc dd{margin:0 0 0 1rem;overflow-wrap:anywhere}
 .lead{font-size:1.1rem}
@@ -70,12 +80,40 @@ function keptPage(json: string, indexable: boolean): RenderedPage {
   return { title: '', description: '', canonical: '/', json, indexable, section: 'none', body: html`` };
 }
 
-export const PAGE_ROUTES = ['/', '/businesses/{domain}', '/check', '/b/{domain}', '/b/{domain}/badge.svg', '/leaderboard', '/categories', '/categories/{slug}', '/ranking', '/score-rules', '/stats', ...FAVICON_ROUTES] as const;
+export const PAGE_ROUTES = ['/', '/businesses/{domain}', '/check', '/b/{domain}', '/b/{domain}/badge.svg', '/leaderboard', '/categories', '/categories/{slug}', '/ranking', '/score-rules', '/stats', '/places', ...FAVICON_ROUTES] as const;
 
 /** The place category route the REST door serves; a browser asking it gets a page (negotiate.ts). */
 const PLACE_CATEGORY_ROUTE = '/c/:id';
 
 
+
+/**
+ * The country of the visitor's language (Accept-Language, the first it prefers): its region when it
+ * names one (pt-PT → PT, en-GB → GB), else the language's likely one (pt → BR, de → DE); null for
+ * none or `*`.
+ */
+export function countryOfLanguage(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return null;
+  const ranked = value
+    .split(',')
+    .map((part, i) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { tag: tag.trim(), q: q ? Number(q.slice(2)) : 1, i };
+    })
+    .filter((entry) => entry.tag !== '' && entry.tag !== '*' && entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const { tag } of ranked) {
+    try {
+      const region = new Intl.Locale(tag).maximize().region;
+      if (region && /^[A-Z]{2}$/.test(region)) return region;
+    } catch {
+      // Not a language tag: the next one.
+    }
+  }
+  return null;
+}
 
 export function installPublicPages(app: FastifyInstance, options: PublicPagesOptions): void {
   const byName = new Map(options.operations.map((op) => [op.name, op]));
@@ -180,29 +218,85 @@ export function installPublicPages(app: FastifyInstance, options: PublicPagesOpt
     return list;
   };
 
+  /**
+   * The home page and every search. "Where" is understood by the gazetteer (where.ts: a place's name
+   * becomes its point, a country's name the country filter) and the search runs as the API takes it.
+   * The bare home page (no field asked, not even empty) starts near the visitor: in the country of
+   * the browser's language (Vary: Accept-Language), or wherever its script finds the device allowed
+   * to say; "everywhere" is `?near=`.
+   */
   app.get('/', async (request, reply) => {
     const lang = languageOf(request);
     const t = MESSAGES[lang];
-    const form = searchFormOf(request.query as Record<string, unknown>);
+    const query = request.query as Record<string, unknown>;
+    const form = searchFormOf(query);
     const suggestions = await categorySuggestions(lang);
+    const bare = !asksAnything(query);
+    if (bare) appendVary(reply, 'Accept-Language');
+    const startCountry = bare ? countryOfLanguage(request.headers['accept-language']) : null;
+    let where: { near?: string; country?: string } | null = null;
+    let heading: string | null = null;
+    let notFound: { text: string; candidates: string[] } | null = null;
+    if (startCountry) {
+      where = { country: startCountry };
+      heading = t.search.inHeading(countryName(lang, startCountry));
+    } else if (form.near) {
+      const understood = understandWhere(form.near, lang);
+      if ('notFound' in understood) notFound = { text: form.near, candidates: understood.candidates };
+      else {
+        where = understood.input;
+        const radius = kilometres(lang, form.radius_km && /^\d+(\.\d+)?$/.test(form.radius_km) ? Number(form.radius_km) : 10).replace(/[.,]0$/, '');
+        if (understood.input.country) heading = t.search.inHeading(understood.label ?? understood.input.country);
+        else if (understood.label) heading = t.search.nearHeading(understood.label, radius);
+        else {
+          const point = pointOf(form.near);
+          const town = point ? townNear(point.lat, point.lng, lang) : null;
+          heading = t.search.nearPoint(town ? `${form.near} (${t.search.nearTown(town)})` : form.near);
+        }
+      }
+    }
+    const input = searchInputOf(form, where);
+    const ctx = { t, lang, langQuery: langQuery(lang), form, input, categories: suggestions, heading, startedIn: startCountry ? countryName(lang, startCountry) : null };
+    if (notFound) {
+      const others = Object.fromEntries(Object.entries(form).filter(([name]) => name !== 'near' && name !== 'cursor'));
+      const problem = html`<div class="notice bad" role="alert"><p><strong>${t.search.badRequest}:</strong> ${t.search.placeNotFound(notFound.text)}</p>${
+        notFound.candidates.length > 0
+          ? html`<p>${t.search.placesLike}: ${notFound.candidates.map((c, i) => html`${i > 0 ? ' · ' : ''}<a href="/${queryString({ ...others, near: c, lang: lang === 'en' ? undefined : lang })}">${c}</a>`)}</p>`
+          : null
+      }</div>`;
+      return send(request, reply, lang, renderSearchPage(ctx, null, problem), 0);
+    }
     try {
-      const { body } = await run<SearchOutcome>('search_businesses', searchInputOf(form));
-      const page = keptFor(body, request, lang) ? keptPage(searchJsonPath(form), Object.keys(form).length === 0) : renderSearchPage(t, form, body, null, suggestions, langQuery(lang), lang);
-      // Drawn from the URL and the answer alone: replayed while the search would hand that answer back.
+      const { body } = await run<SearchOutcome>('search_businesses', input);
+      const page = keptFor(body, request, lang) ? keptPage(searchJsonPath(input), Object.keys(form).length === 0) : renderSearchPage(ctx, body, null);
+      // Drawn from the URL (and, bare, the language asked for) and the answer alone: replayed while the search would hand that answer back.
       offerReplay(request, () => context.search.answerHolds(body));
       return send(request, reply, lang, page, form.open_now ? 60 : 180, body);
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       const candidates = Array.isArray(error.extensions.candidates) ? (error.extensions.candidates as string[]) : [];
       const problem = html`<div class="notice bad" role="alert"><p><strong>${t.search.badRequest}:</strong> ${error.code === 'cursor_expired' ? t.search.expired : error.message}</p>${
-        candidates.length > 0 ? html`<p>${t.search.didYouMean}: ${candidates.map((c) => html`<a href="/?category=${encodeURIComponent(c)}">${c}</a> `)}</p>` : null
+        candidates.length > 0 ? html`<p>${t.search.didYouMean}: ${candidates.map((c) => html`<a href="/?category=${encodeURIComponent(c)}${lang === 'en' ? '' : `&lang=${lang}`}">${c}</a> `)}</p>` : null
       }${(error.fields ?? []).length > 0 ? html`<ul>${(error.fields ?? []).map((f) => html`<li><code>${f.path}</code>: ${f.message}</li>`)}</ul>` : null}</div>`;
-      const page = renderSearchPage(t, form, null, problem, suggestions, langQuery(lang), lang);
+      const page = renderSearchPage(ctx, null, problem);
       if (error.status >= 500) page.status = error.status;
       if (error.status === 410) page.status = 410;
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       return send(request, reply, lang, page, 0);
     }
+  });
+
+  /**
+   * Places as one types in "where" (the page's script fills its suggestions from this): names that
+   * begin so, in the page's language, each with its point. For the pages only, not part of the API.
+   */
+  app.get('/places', async (request, reply) => {
+    const lang = languageOf(request);
+    const asked = (request.query as Record<string, unknown>).q;
+    const places = placeSuggestions(typeof asked === 'string' ? asked.slice(0, 120) : '', lang);
+    reply.header('cache-control', 'public, max-age=86400');
+    appendVary(reply, 'Accept-Encoding');
+    return answerWithEtag(request, reply, JSON.stringify({ places, credit: `${GAZETTEER_CREDIT.name} (${GAZETTEER_CREDIT.licence})` }));
   });
 
   /**
