@@ -20,7 +20,9 @@ import {
   screenshot,
   type BrowserSession,
 } from '../../../test-support/browser.js';
-import { generateDemoListings } from '../src/demo/listing-generator.js';
+import { generateListings } from '../src/demo/listing-generator.js';
+import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
+import { gazetteer } from '../src/domain/places/gazetteer.js';
 import { startLocalWeb, type LocalWeb } from '../src/demo/local-web/local-web-server.js';
 import { startDirectory, TestClock, type TestDirectory } from './support/harness.js';
 
@@ -47,7 +49,7 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     const clock = new TestClock();
     web = await startLocalWeb();
     [d, browser] = await Promise.all([
-      startDirectory({ clock, answerWorkers: 0, listings: generateDemoListings(600, clock.now()), checks: { localWeb: web.address, callerChecksPerHour: 100 } }),
+      startDirectory({ clock, answerWorkers: 0, listings: generateListings({ count: 1200, seed: 20_260_101, nowMs: clock.now(), placeCategoryOf: taxonomyCategoryPicker() }), checks: { localWeb: web.address, callerChecksPerHour: 100 } }),
       launchBrowser(),
     ]);
     for (const site of CHECKED) await d.request('POST', '/check', { body: { url: site } });
@@ -67,7 +69,12 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     await expectWithinBudget(page, 'home');
     await expectAccessible(page, 'home');
     await screenshot(page, 'directory-search');
+    // The bare home page opened in the country of the browser's language (Chromium here: en-US).
+    expect(await page.locator('#results-title').textContent()).toBe('In United States');
+    expect(await page.getByLabel('Where').inputValue()).toBe('United States');
+    await page.getByLabel('Where').fill('');
     await page.getByLabel('What').fill('cafe');
+    await page.getByText('More filters').click();
     await page.getByLabel('Open now').check();
     await page.getByLabel('Takes').selectOption('message');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
@@ -163,27 +170,111 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     await screenshot(page, 'directory-score-rules');
   });
 
-  it('fills "near" from the browser\'s position', async () => {
+  it('fills "where" from the browser\'s position, and opens the home page there once the browser allows it', async () => {
+    await page.goto(`${d.baseUrl}/?q=cafe`);
     await browser.context.grantPermissions(['geolocation'], { origin: d.baseUrl });
     await browser.context.setGeolocation({ latitude: 38.7223, longitude: -9.1393 });
-    await page.goto(`${d.baseUrl}/`);
     await page.getByRole('button', { name: 'Use my location' }).click();
-    await expect.poll(() => page.getByLabel('Near (latitude,longitude)').inputValue()).toBe('38.7223,-9.1393');
+    await expect.poll(() => page.getByLabel('Where').inputValue()).toBe('38.7223,-9.1393');
+    // Allowed: the bare home page moves to the device's position, and names the town near it.
+    await page.goto(`${d.baseUrl}/`);
+    await page.waitForURL(/near=38\.7223%2C-9\.1393/);
+    await expect.poll(() => page.locator('#results-title').textContent()).toBe('Near 38.7223,-9.1393 (close to Lisbon, Portugal)');
+    await browser.context.clearPermissions();
+  });
+
+  it('finds a place by its name with suggestions as one types, on a desktop and on a phone', async () => {
+    // A town of the demo data with cafes, as GeoNames names it.
+    const cafes = (await d.get('/v1/businesses?q=cafe&limit=100')).body.businesses as { city?: string; country?: string }[];
+    const town = cafes.map((b) => (b.city ? gazetteer().resolve(`${b.city}, ${b.country}`) : null)).find((w) => w?.kind === 'place' && w.match.name === w.match.place.name && w.match.place.population > 200_000);
+    if (town?.kind !== 'place') throw new Error('no town with cafes in the demo data');
+    const townName = town.match.place.name;
+    const townWords = `${townName}, ${new Intl.DisplayNames(['en-GB'], { type: 'region' }).of(town.match.place.country)}`;
+    const near = `${Number(town.match.place.lat.toFixed(5))},${Number(town.match.place.lng.toFixed(5))}`;
+    for (const [label, size] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+      const tab = await browser.context.newPage();
+      await tab.setViewportSize(size);
+      await tab.goto(`${d.baseUrl}/?near=`);
+      await tab.getByLabel('What').fill('cafe');
+      const where = tab.getByLabel('Where');
+      await where.click();
+      await where.pressSequentially(townName.slice(0, 4), { delay: 30 });
+      await expect.poll(() => tab.locator('datalist#place-suggestions option').evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value)), { timeout: 15_000 }).toContain(townWords);
+      await where.fill(townWords);
+      await tab.getByRole('button', { name: 'Search', exact: true }).click();
+      await tab.waitForURL(/near=/);
+      expect(await tab.locator('#results-title').textContent()).toBe(`Near ${townWords}, within 10 km`);
+      const json = (await d.get(`/v1/businesses?q=cafe&near=${near}&limit=20`)).body;
+      expect(await tab.locator('ol.results h3 a').allTextContents()).toEqual(json.businesses.map((b: any) => b.name));
+      expect(json.businesses.length).toBeGreaterThan(0);
+      // Each result says what it matched.
+      expect(await tab.locator('ol.results .matched').count()).toBe(json.businesses.length);
+      await expectAccessible(tab, `place search on a ${label}`);
+      if (label === 'phone') {
+        // Results first: the first one starts within the first screen, the other filters folded.
+        const top = await tab.locator('ol.results > li').first().evaluate((li) => (li as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
+        expect(top).toBeLessThan(844);
+        expect(await tab.locator('details.filters').getAttribute('open')).toBeNull();
+        expect((await tab.evaluate('document.documentElement.scrollWidth')) as number).toBeLessThanOrEqual(390);
+      }
+      await screenshot(tab, label === 'phone' ? 'directory-place-search-phone' : 'directory-place-search');
+      await tab.close();
+    }
+    // In Portuguese, the place in its Portuguese name, and the data in Portuguese.
+    const pt = await browser.context.newPage();
+    await pt.goto(`${d.baseUrl}/?near=&lang=pt`);
+    await pt.getByLabel('O quê').fill('cafe');
+    await pt.getByLabel('Onde').fill('Lisboa');
+    await pt.getByRole('button', { name: 'Procurar', exact: true }).click();
+    await pt.waitForURL(/near=Lisboa/);
+    expect(await pt.locator('#results-title').textContent()).toBe('Perto de Lisboa, Portugal, até 10 km');
+    await pt.goto(`${d.baseUrl}/?q=cafe&near=${encodeURIComponent(townName)}&lang=pt`);
+    expect(await pt.locator('ol.results .why').first().textContent()).toMatch(/^Porquê aqui: Lugar \d+ na ordem desta hora/);
+    await expectAccessible(pt, 'place search in Portuguese');
+    await pt.close();
+  }, 120_000);
+
+  it('has a keyboard path: skip link first, then the search, each control reachable in order', async () => {
+    const tab = await browser.context.newPage();
+    await tab.goto(`${d.baseUrl}/?near=`);
+    await tab.keyboard.press('Tab');
+    expect(await tab.evaluate(() => (document.activeElement as unknown as { className: string }).className)).toBe('skip');
+    await tab.keyboard.press('Enter');
+    await expect.poll(() => tab.evaluate(() => (document.activeElement as unknown as { id: string }).id)).toBe('main');
+    const order: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      await tab.keyboard.press('Tab');
+      order.push(await tab.evaluate(() => { const el = document.activeElement as unknown as { id: string; tagName: string; textContent: string | null }; return el.id || `${el.tagName}:${(el.textContent ?? '').trim()}`; }));
+    }
+    expect(order.slice(0, 2)).toEqual(['f-q', 'f-near']);
+    expect(order).toContain('BUTTON:Search');
+    expect(order.indexOf('BUTTON:Search')).toBeLessThan(order.findIndex((o) => o.startsWith('SUMMARY')));
+    await tab.close();
   });
 
   it('renders categories, the ranking rules and the statistics accessibly', async () => {
-    for (const path of ['/categories', '/categories/cafe', '/ranking', '/stats', '/?lang=pt']) {
+    for (const path of ['/categories', '/categories/cafe', '/ranking', '/stats', '/?lang=pt', '/?q=cafe&lang=pt', '/stats?lang=pt', '/categories?lang=pt', '/categories/cafe?lang=pt', '/c/amenity.cafe', '/c/amenity.cafe?lang=pt', '/c/amenity.restaurant', '/leaderboard?lang=pt', '/score-rules?lang=pt', '/check?lang=pt']) {
       await page.goto(`${d.baseUrl}${path}`);
       await expectAccessible(page, path);
     }
+    // A business page in both languages, its category linking its own page.
+    const first = (await d.get('/v1/businesses?q=cafe')).body.businesses.find((b: any) => b.category);
+    for (const lang of ['en', 'pt']) {
+      await page.goto(`${d.baseUrl}/businesses/${encodeURIComponent(first.domain)}${lang === 'pt' ? '?lang=pt' : ''}`);
+      await expectAccessible(page, `business (${lang})`);
+    }
+    await page.locator(`a[href^="/c/${first.category.primary.id}"]`).click();
+    await page.waitForURL(/\/c\//);
+    expect(await page.locator('html').getAttribute('lang')).toBe('pt');
+    expect(await page.locator('main h1').count()).toBe(1);
     await page.goto(`${d.baseUrl}/ranking`);
     await screenshot(page, 'directory-ranking');
-  });
+  }, 180_000);
 
   it('works on a phone-sized screen', async () => {
     const phone = await browser.context.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
-    await phone.goto(`${d.baseUrl}/?q=cafe`);
+    await phone.goto(`${d.baseUrl}/?q=cafe&near=`);
     expect((await phone.evaluate('document.documentElement.scrollWidth')) as number).toBeLessThanOrEqual(390);
     await expectAccessible(phone, 'results on a phone');
     await screenshot(phone, 'directory-phone');

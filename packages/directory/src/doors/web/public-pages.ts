@@ -36,13 +36,13 @@ ol.results{list-style:none;padding:0;margin:0}
 .result p{margin:.25rem 0}
 .why{background:#f3f3ef;border-radius:6px;padding:.35rem .6rem}
 .search-form .row>div{flex:1 1 10rem}
-.search-form .main-row{align-items:flex-end}.search-form .main-row>div{flex:1 1 14rem}.search-form .main-row>.actions{flex:0 0 auto;margin:0}
+.search-form .main-row{align-items:flex-start}.search-form .main-row>div{flex:1 1 14rem}.search-form .main-row>.actions{flex:0 0 auto;margin:1.95rem 0 0}
 .search-form .hint{margin:.2rem 0 0}
 .search-form details.filters{margin-top:.5rem;border-top:1px solid var(--line);padding-top:.25rem}
 .search-form details.filters>summary{cursor:pointer;padding:.5rem 0;min-height:2.75rem;display:list-item}
 button.link{background:none;border:0;padding:0;min-height:0;color:var(--accent);text-decoration:underline;cursor:pointer}
 .matched{margin:.25rem 0}
-@media (max-width:40rem){.search-form{padding:.75rem}.search-form .main-row>div{flex-basis:100%}.search-form .main-row>.actions button{width:100%}}
+@media (max-width:40rem){.search-form{padding:.75rem}.search-form .main-row>div{flex-basis:100%}.search-form .main-row>.actions{flex:1 1 100%;margin:0}.search-form .main-row>.actions button{width:100%}}
 ul.columns{columns:16rem;padding-left:1.2rem}
 dl.doc{margin:0 0 .5rem}dl.doc dt{font-weight:600;margin-top:.5rem}dl.doc dd{margin:0 0 0 1rem;overflow-wrap:anywhere}
 .lead{font-size:1.1rem}
