@@ -238,13 +238,13 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     const tab = await browser.context.newPage();
     await tab.goto(`${d.baseUrl}/?near=`);
     await tab.keyboard.press('Tab');
-    expect(await tab.evaluate(() => (document.activeElement as unknown as { className: string }).className)).toBe('skip');
+    expect(await tab.evaluate('document.activeElement.className')).toBe('skip');
     await tab.keyboard.press('Enter');
-    await expect.poll(() => tab.evaluate(() => (document.activeElement as unknown as { id: string }).id)).toBe('main');
+    await expect.poll(() => tab.evaluate('document.activeElement.id')).toBe('main');
     const order: string[] = [];
     for (let i = 0; i < 6; i++) {
       await tab.keyboard.press('Tab');
-      order.push(await tab.evaluate(() => { const el = document.activeElement as unknown as { id: string; tagName: string; textContent: string | null }; return el.id || `${el.tagName}:${(el.textContent ?? '').trim()}`; }));
+      order.push((await tab.evaluate("(() => { const el = document.activeElement; return el.id || el.tagName + ':' + (el.textContent || '').trim(); })()")) as string);
     }
     expect(order.slice(0, 2)).toEqual(['f-q', 'f-near']);
     expect(order).toContain('BUTTON:Search');

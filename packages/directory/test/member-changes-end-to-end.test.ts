@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildInbox, createOwnerKey, type Inbox } from '@svc/inbox';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
 import { testDatabaseUrl } from '../../../test-support/test-database.js';
+import { signInToApp } from '../../inbox/test/support/owner-app.js';
 import { ACTIVITY_CHECK_EVERY_MS, CHANGE_JOB, scheduleNetworkRegistrations } from '../../inbox/src/networks/network-jobs.js';
 import { CHANGE_WINDOW_MS } from '../../inbox/src/networks/published-change.js';
 import { REREAD_AT_MOST_EVERY_MS, VERIFY_JOB } from '../src/domain/registration/instances.js';
@@ -140,9 +141,15 @@ describe('a member\'s change reaches the directory within minutes', () => {
     expect(entry.up_to_date).toBe(true);
     expect(Date.parse(entry.last_read_at)).toBeGreaterThanOrEqual(changedAt);
     expect(Date.parse(entry.last_read_at)).toBeLessThanOrEqual(seenAt);
-    // The owner app says it in words.
     const status = (await directory.get(`/v1/instances/${domain}/status`)).body;
     expect(status.last_checked_at).toBe(entry.last_read_at);
+    // The owner app says it in words, on the networks screen.
+    const app = await signInToApp(`http://${domain}`, owner);
+    const screen = await app.get('/app/setup/networks');
+    expect(screen.status).toBe(200);
+    expect(screen.text).toContain('Last read your business');
+    expect(screen.text).toContain('up to date');
+    expect(screen.text).toContain('Last change sent');
   });
 
   it('reads a member\'s manifest at most once a minute however often it pings another hash, and never for a ping naming the one it holds', async () => {

@@ -4,7 +4,7 @@
  * map pin in the pages' accent colour on white), so nothing binary sits in the repository: the ICO
  * holds one 32×32 32-bit bitmap (BMP inside ICO, which every browser reads).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { answerWithEtag, etagOfText } from '@svc/shared';
 
 const ACCENT = [0x1d, 0x5c, 0x3a] as const;
@@ -72,7 +72,7 @@ export function faviconIco(): Buffer {
 export const FAVICON_ROUTES = ['/favicon.ico', '/favicon.svg'] as const;
 
 /** Serves both icons for a day at a time, with an ETag (304). */
-export function installFavicon(app: FastifyInstance, offerReplay: (request: import('fastify').FastifyRequest) => void): void {
+export function installFavicon(app: FastifyInstance, offerReplay: (request: FastifyRequest) => void): void {
   const icons = [
     { path: '/favicon.ico', bytes: faviconIco(), type: 'image/x-icon' },
     { path: '/favicon.svg', bytes: Buffer.from(FAVICON_SVG, 'utf8'), type: 'image/svg+xml' },
