@@ -76,7 +76,9 @@ describe('where, for a person', () => {
     expect(en[0]).toEqual({ label: 'Lisbon, Portugal', near: '38.71667,-9.13333', population: expect.any(Number) });
     const pt = (await d.get('/places?q=Lisboa&lang=pt')).body.places as { label: string }[];
     expect(pt[0]!.label).toBe('Lisboa, Portugal');
-    expect(((await d.get('/places?q=Munique&lang=pt')).body.places as { label: string }[]).length).toBeGreaterThanOrEqual(0);
+    // Towns a person cannot tell apart by their words are suggested once.
+    const labels = en.map((p) => p.label);
+    expect(new Set(labels).size).toBe(labels.length);
     expect(((await d.get('/places?q=Germany')).body.places as { label: string }[])[0]!.label).toBe('Germany');
     expect((await d.get('/places?q=x')).body.places).toEqual([]);
   });

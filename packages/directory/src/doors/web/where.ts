@@ -63,12 +63,16 @@ export function placeSuggestions(text: string, lang: string, limit = 8): { label
   if (pointOf(text) || text.trim().length < 2) return [];
   const country = gazetteer().countryNamed(text.trim());
   const countries = country ? [{ label: countryName(lang, country), near: '', population: Number.MAX_SAFE_INTEGER }] : [];
+  // Places a person cannot tell apart by their words (five towns called Lisbon in one country): the largest.
+  const seen = new Set<string>();
   return [
     ...countries,
     ...gazetteer()
-      .suggest(text, limit)
+      .suggest(text, limit * 3)
       .map((m) => ({ label: placeWords(lang, m), near: nearOf(m.place.lat, m.place.lng), population: m.place.population })),
-  ].slice(0, limit);
+  ]
+    .filter((p) => !seen.has(p.label) && seen.add(p.label))
+    .slice(0, limit);
 }
 
 /** A distance in the page's language ("1.5 km" / "1,5 km"). */
