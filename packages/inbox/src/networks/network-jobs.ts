@@ -93,7 +93,13 @@ export async function pingAfterActivity(store: InboxStore, nowMs: number): Promi
 
 /** The SHA-256 of the manifest as published now, over its canonical JSON (what the network hashes of the one it read). */
 export async function publishedManifestSha256(caller: NetworkCaller, nowMs: number): Promise<string> {
-  const manifest = await buildManifest(caller.store, { publicBaseUrl: caller.reporting.publicBaseUrl, softwareVersion: caller.reporting.softwareVersion }, nowMs);
+  // The same answer as the manifest door gives: it can sign when its receipt key opens (app.ts networkSigner).
+  const canSign = () =>
+    caller.signing.keys.active(caller.store).then(
+      () => true,
+      () => false,
+    );
+  const manifest = await buildManifest(caller.store, { publicBaseUrl: caller.reporting.publicBaseUrl, softwareVersion: caller.reporting.softwareVersion }, nowMs, canSign);
   return sha256Hex(canonicalJson(manifest));
 }
 
