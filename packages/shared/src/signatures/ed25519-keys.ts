@@ -1,6 +1,12 @@
 /**
  * Ed25519 keys as JWK (RFC 8037 `OKP`) and their RFC 7638 thumbprints, on node:crypto only.
  * The thumbprint is the `kid` of an instance key (receipts and signed instance requests).
+ *
+ * Every refusal is ours (Ed25519KeyError, with our words), never node:crypto's: a key is checked here
+ * before node:crypto sees it, and is handed over as raw bytes (PKCS #8 / SPKI around the 32 bytes),
+ * not as a JWK, whose checks and wording change between Node releases (Node 24.22 refuses a JWK whose
+ * `x` is not the public half of its `d` with "Invalid JWK OKP key" before our own check could run).
+ * Anything node:crypto still refuses becomes an Ed25519KeyError too.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 
@@ -21,10 +27,14 @@ export interface Ed25519PrivateJwk extends Ed25519PublicJwk {
 
 /** 32 bytes in base64url without padding is exactly 43 characters, the last one carrying 2 bits. */
 const KEY_32_BYTES = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+/** DER of a PKCS #8 Ed25519 private key (RFC 8410) up to its 32-byte seed. */
+const PKCS8_SEED_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+/** DER of an SPKI Ed25519 public key (RFC 8410) up to its 32 bytes. */
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 export class Ed25519KeyError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'Ed25519KeyError';
   }
 }
@@ -91,22 +101,40 @@ export function ed25519PublicKey(jwk: Ed25519PublicJwk): KeyObject {
   if (problem) throw new Ed25519KeyError(problem);
   let key = publicKeys.get(jwk.x);
   if (!key) {
-    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
+    key = imported('x is not a usable Ed25519 public key', () =>
+      createPublicKey({ key: Buffer.concat([SPKI_PREFIX, Buffer.from(jwk.x, 'base64url')]), format: 'der', type: 'spki' }),
+    );
     if (publicKeys.size >= PUBLIC_KEYS_KEPT) publicKeys.delete(publicKeys.keys().next().value as string);
     publicKeys.set(jwk.x, key);
   }
   return key;
 }
 
-/** The private key, after checking that its `x` really is the public half of its `d`. */
+/**
+ * The private key, after checking that its `x` really is the public half of its `d`: the key is made
+ * from `d` alone, its public half derived and compared with `x` here.
+ */
 export function ed25519PrivateKey(jwk: Ed25519PrivateJwk): KeyObject {
   const problem = ed25519JwkProblem(jwk);
   if (problem) throw new Ed25519KeyError(problem);
   if (typeof jwk.d !== 'string') throw new Ed25519KeyError('the key has no private part (d)');
-  const key = createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x, d: jwk.d }, format: 'jwk' });
-  const derived = createPublicKey(key).export({ format: 'jwk' });
-  if (derived.x !== jwk.x) throw new Ed25519KeyError('x is not the public key of d');
+  const d = jwk.d;
+  const key = imported('d is not a usable Ed25519 private key', () =>
+    createPrivateKey({ key: Buffer.concat([PKCS8_SEED_PREFIX, Buffer.from(d, 'base64url')]), format: 'der', type: 'pkcs8' }),
+  );
+  const derived = imported('d is not a usable Ed25519 private key', () => createPublicKey(key).export({ format: 'der', type: 'spki' }));
+  const x = derived.subarray(SPKI_PREFIX.length).toString('base64url');
+  if (derived.length !== SPKI_PREFIX.length + 32 || x !== jwk.x) throw new Ed25519KeyError('x is not the public key of d');
   return key;
+}
+
+/** Runs a node:crypto key import; whatever it refuses becomes our own error (node's words kept as the cause). */
+function imported<T>(refusal: string, importKey: () => T): T {
+  try {
+    return importKey();
+  } catch (error) {
+    throw new Ed25519KeyError(refusal, { cause: error });
+  }
 }
 
 export interface Ed25519KeyPair {

@@ -303,10 +303,11 @@ export function signInstanceRequest(options: SignInstanceRequestOptions): Instan
   if (!Number.isInteger(validity) || validity <= 0 || validity > INSTANCE_PROFILE.maxValiditySeconds) {
     throw new RangeError(`validitySeconds must be an integer from 1 to ${INSTANCE_PROFILE.maxValiditySeconds}`);
   }
-  const key = ed25519PrivateKey(options.privateJwk);
+  // Our own checks first (kid, then the pair inside ed25519PrivateKey), before node:crypto sees the key.
   const thumbprint = ed25519Thumbprint(options.privateJwk);
   const keyid = options.keyid ?? thumbprint;
   if (keyid !== thumbprint) throw new Ed25519KeyError('keyid must be the key\'s RFC 7638 thumbprint');
+  const key = ed25519PrivateKey(options.privateJwk);
   const created = Math.floor((options.now ?? Date.now)() / 1000);
   const body = bodyBytes(options.body);
   const headers: InstanceSignatureHeaders = { 'Svc-Instance': instance, 'Signature-Input': '', Signature: '' };

@@ -5,8 +5,8 @@
  * published so every receipt ever issued can still be verified. Also the receipt subject pepper, a
  * random secret made once, under which customer identities become pseudonyms (`sub`).
  */
-import { createPrivateKey, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { Problem, ed25519PublicJwk, generateEd25519Key, isEd25519PrivateJwk, type Ed25519PrivateJwk, type Ed25519PublicJwk } from '@svc/shared';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { Problem, ed25519PrivateKey, ed25519PublicJwk, generateEd25519Key, isEd25519PrivateJwk, type Ed25519PrivateJwk, type Ed25519PublicJwk } from '@svc/shared';
 import { announcePublishedChange } from '../../networks/published-change.js';
 import type { InboxStore } from '../../store/store.js';
 import type { SigningKeyRecord } from '../../store/signing-key-store.js';
@@ -97,7 +97,7 @@ export class SigningKeyRing {
     let key = this.#opened.get(record.kid);
     if (!key) {
       const privateJwk = openKey(this.#secrets, record);
-      key = { kid: record.kid, privateJwk, privateKey: createPrivateKey({ key: { ...privateJwk }, format: 'jwk' }) };
+      key = { kid: record.kid, privateJwk, privateKey: ed25519PrivateKey(privateJwk) };
       this.#opened.set(record.kid, key);
     }
     return key;
