@@ -1,20 +1,23 @@
 /**
  * A small filesystem a test makes itself, to see what a service does when its disk fills: a tmpfs
- * mounted on a fresh folder (Linux, as root). `fill()` takes every free byte with a filler file,
- * `free()` deletes it. Where mounting is not possible the test is skipped with the reason
+ * mounted on a fresh folder (Linux, as root). `fill()` takes every free byte with a filler file (or
+ * all but a few), `free()` deletes it. Where mounting is not possible the test is skipped with the reason
  * (smallDiskUnavailable), unless REQUIRE_DISK_TEST=1, where it fails.
  */
 import { execFileSync } from 'node:child_process';
 import { openSqliteFile } from '@svc/shared';
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface SmallDisk {
   /** The mounted folder. */
   dir: string;
-  /** Writes a filler file until the disk answers ENOSPC; gives the bytes it took. */
-  fill(): number;
+  /**
+   * Writes a filler file until the disk answers ENOSPC, then gives `leaveBytes` back (a disk with a
+   * little room left: enough for a small write, not for a big one); gives the bytes it took.
+   */
+  fill(leaveBytes?: number): number;
   /** Deletes the filler file. */
   free(): void;
   unmount(): void;
@@ -47,7 +50,7 @@ export function mountSmallDisk(size: string): SmallDisk {
   process.once('exit', unmount);
   return {
     dir,
-    fill() {
+    fill(leaveBytes = 0) {
       const fd = openSync(filler, 'a');
       let taken = 0;
       try {
@@ -59,6 +62,10 @@ export function mountSmallDisk(size: string): SmallDisk {
           } catch (error) {
             if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
           }
+        }
+        if (leaveBytes > 0) {
+          taken = Math.max(0, taken - leaveBytes);
+          ftruncateSync(fd, taken);
         }
       } finally {
         closeSync(fd);

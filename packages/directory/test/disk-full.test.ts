@@ -1,9 +1,10 @@
 /**
  * When the disk fills (issue 19): the directory's data folder on a small filesystem the test mounts
- * itself (test-support/small-disk.ts), filled to the last byte. Registrations answer 503
- * storage_full with Retry-After (not 500), /healthz says the directory cannot write, the cause is
- * logged once, searches and status reads go on; once space is freed /healthz recovers by itself,
- * retried registrations are made once each, and nothing acknowledged is lost.
+ * itself (test-support/small-disk.ts), filled but for a little room: enough for a one-row write, not
+ * for a registration. Registrations answer 503 storage_full with Retry-After (not 500), /healthz says
+ * the directory cannot write for as long as they are refused (issue 35: a small write that fits is no
+ * proof), the cause is logged once, searches and status reads go on; once space is freed /healthz
+ * recovers by itself, retried registrations are made once each, and nothing acknowledged is lost.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,13 @@ if (skip) console.warn(skip);
 const RETRY_AFTER = /^[1-9]\d*$/;
 /** Fewer than the write budget per minute (rate-budgets.ts), so the limiter never answers instead. */
 const REFUSED = 8;
+/**
+ * Room left on the full disk: a one-row write takes one or two pages of log (4–8 KiB), a registration
+ * seven (29 KB, measured with a log emptied first), so small writes still fit and registrations do not.
+ */
+const ROOM_LEFT_BYTES = 16 * 1024;
+/** Longer than StorageHealth's pause between probes (STORAGE_PROBE_EVERY_MS). */
+const PROBE_PAUSE_MS = 1_100;
 /** Fake inboxes on 127.0.0.1 serving their keys: the first registers before the disk fills, the others while it is full. */
 const inboxes: SignedInbox[] = [];
 const before = () => inboxes[0] as SignedInbox;
@@ -63,7 +71,7 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
 
   it('answers 503 storage_full with Retry-After to every registration once the disk is full, never 500', async () => {
     emptyWriteAheadLog(join(disk.dir, 'data', 'directory.sqlite'));
-    expect(disk.fill()).toBeGreaterThan(0);
+    expect(disk.fill(ROOM_LEFT_BYTES)).toBeGreaterThan(0);
     const answers: ApiResponse[] = [];
     for (let i = 0; i < REFUSED; i++) answers.push(await register(shop(i)));
     for (const answer of answers) {
@@ -83,6 +91,18 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
     expect(search.status).toBe(200);
     expect((await t.get(statusPath(before().domain))).status).toBe(200);
     expect((await t.get(statusPath(domainOf(0)))).status).toBe(404);
+  });
+
+  it('keeps saying so while registrations are refused, though a small write still fits: probed again and again', async () => {
+    for (let round = 0; round < 3; round++) {
+      await new Promise((resolve) => setTimeout(resolve, PROBE_PAUSE_MS));
+      const down = await health();
+      expect(down.status, JSON.stringify(down.body)).toBe(503);
+      expect(down.body).toMatchObject({ ok: false, writable: false, storage: { code: 'storage_full' } });
+      const refused = await register(shop(round));
+      expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    }
+    expect(logged(/storage writable again/)).toEqual([]);
   });
 
   it('logs the cause once for the whole episode, never "cannot rollback"', () => {

@@ -1,9 +1,11 @@
 /**
  * When the disk fills (issue 19): the inbox's data folder on a small filesystem the test mounts
- * itself (test-support/small-disk.ts), filled to the last byte. Creates answer 503 storage_full with
- * Retry-After (not 500), /healthz says the inbox cannot write, the cause is logged once (not per
- * call, and never as "cannot rollback"), reads go on; once space is freed /healthz recovers by itself,
- * retries with the same idempotency keys make each item once, and nothing acknowledged is lost.
+ * itself (test-support/small-disk.ts), filled but for a little room: enough for a small write (one
+ * row, a key's last-use note), not for a create. Creates answer 503 storage_full with Retry-After
+ * (not 500), /healthz says the inbox cannot write for as long as creates are refused (issue 35: a
+ * small write that fits is no proof), the cause is logged once (not per call, and never as "cannot
+ * rollback"), reads go on; once space is freed /healthz recovers by itself, retries with the same
+ * idempotency keys make each item once, and nothing acknowledged is lost.
  */
 import { openSqlite, type StorageHealth } from '@svc/shared';
 import { sql, type Kysely } from 'kysely';
@@ -18,6 +20,13 @@ if (skip) console.warn(skip);
 const RETRY_AFTER = /^[1-9]\d*$/;
 /** Fewer than the anonymous create budget per minute (rate-budgets.ts), so the limiter never answers instead. */
 const REFUSED = 8;
+/**
+ * Room left on the full disk: a one-row write takes two or three pages of log (12 KiB), a create
+ * about sixteen (66 KB, measured with a log emptied first), so small writes still fit and creates do not.
+ */
+const ROOM_LEFT_BYTES = 32 * 1024;
+/** Longer than StorageHealth's pause between probes (STORAGE_PROBE_EVERY_MS). */
+const PROBE_PAUSE_MS = 1_100;
 
 interface Created {
   id: string;
@@ -55,7 +64,7 @@ describe.skipIf(skip !== null)(skip ?? 'the inbox on a full disk', () => {
 
   it('answers 503 storage_full with Retry-After to every create once the disk is full, never 500', async () => {
     emptyWriteAheadLog(join(disk.dir, 'data', 'inbox.sqlite'));
-    expect(disk.fill()).toBeGreaterThan(0);
+    expect(disk.fill(ROOM_LEFT_BYTES)).toBeGreaterThan(0);
     const answers: ApiResponse[] = [];
     for (let i = 0; i < REFUSED; i++) answers.push(await send(`full-${i}`, `Sent on a full disk, number ${i}`));
     for (const answer of answers) {
@@ -86,6 +95,21 @@ describe.skipIf(skip !== null)(skip ?? 'the inbox on a full disk', () => {
     expect(list.status).toBe(200);
     const status = await t.request('GET', `/v1/items/${before.id}`, { headers: { 'x-access-token': before.accessToken } });
     expect(status.status).toBe(200);
+  });
+
+  it('keeps saying so while creates are refused, though small writes still fit: probed again, and after a small write', async () => {
+    for (let round = 0; round < 3; round++) {
+      await new Promise((resolve) => setTimeout(resolve, PROBE_PAUSE_MS));
+      // A small write of the inbox's own (a key's last-use note, one row), then /healthz probes again.
+      t.clock.advance(10 * 60_000);
+      expect((await t.owner('GET', '/v1/owner/items?limit=1')).status).toBe(200);
+      const down = await health();
+      expect(down.status, JSON.stringify(down.body)).toBe(503);
+      expect(down.body).toMatchObject({ ok: false, writable: false, storage: { code: 'storage_full' } });
+      const refused = await send(`full-${round}`, `Sent on a full disk, number ${round}`);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    }
+    expect(logged(/storage writable again/)).toEqual([]);
   });
 
   it('documents storage_full at /problems/storage_full', async () => {
@@ -167,7 +191,7 @@ describe('a transaction SQLite has already rolled back (shared guarded-dialect.t
     expect(await db.selectFrom('notes').selectAll().execute()).toEqual([]);
   });
 
-  it('rolls back one still open, and a committed write ends the episode', async () => {
+  it('rolls back one still open, and a committed write asks for the probe, which ends the episode', async () => {
     health.noteFailure(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
     expect(health.writable).toBe(false);
     const refused = new Error('no');
@@ -181,7 +205,9 @@ describe('a transaction SQLite has already rolled back (shared guarded-dialect.t
     expect(await db.selectFrom('notes').selectAll().execute()).toEqual([]);
     expect(health.writable).toBe(false);
     await db.transaction().execute((trx) => trx.insertInto('notes').values({ id: 3, text: 'kept' }).execute());
-    expect(health.writable).toBe(true);
+    // The commit alone proves nothing about the next create; the probe it asked for does.
+    expect(health.writable).toBe(false);
+    expect(await health.check()).toEqual({ writable: true });
     expect(await sql<{ n: number }>`select count(*) as n from notes`.execute(db)).toMatchObject({ rows: [{ n: 1 }] });
   });
 });

@@ -21,6 +21,7 @@ import {
   openStorage,
   postgresLocation,
   rowsTable,
+  STORAGE_PROBE_BYTES,
   startsWith,
   storageFailureKind,
   storageTarget,
@@ -191,6 +192,28 @@ describe(`the dialect layer on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     if (onPostgres) await expect(lockUntilCommit(db, 'x')).rejects.toThrow(/outside a transaction/);
     else await expect(lockUntilCommit(db, 'x')).resolves.toBeUndefined();
     await expect(db.transaction().execute((trx) => lockUntilCommit(trx, 'x'))).resolves.toBeUndefined();
+  });
+
+  it('ends a storage failure only by the probe: a create\'s size of bytes, written into the probe table (two processes at once)', async () => {
+    const second = await openStorage<TestDb>(target, MIGRATIONS, { applicationName: 'storage test 2' });
+    const first = await openStorage<TestDb>(target, MIGRATIONS, { applicationName: 'storage test 3' });
+    try {
+      const full = Object.assign(new Error('disk full'), { code: onPostgres ? '53100' : 'SQLITE_FULL' });
+      for (const opened of [first, second]) opened.health.noteFailure(full);
+      // A commit of a small write asks for a probe; it is the probe that ends the episode.
+      await first.db.transaction().execute((trx) => trx.insertInto('things').values({ name: 'probe-commit', at: 1, bytes: null, doc: '{}', flag: 0 }).execute());
+      expect((await Promise.all([first.health.check(), second.health.check()])).map((s) => s.writable)).toEqual([true, true]);
+      const rows = await sql<{ n: number; size: number }>`SELECT count(*) AS n, max(length(bytes)) AS size FROM storage_probe_writes`.execute(first.db);
+      expect(rows.rows.map((r) => ({ n: Number(r.n), size: Number(r.size) }))).toEqual([{ n: 1, size: STORAGE_PROBE_BYTES }]);
+      // The one-row table of earlier releases is gone.
+      const old = onPostgres
+        ? await sql`SELECT 1 FROM information_schema.tables WHERE table_name = 'storage_probe'`.execute(first.db)
+        : await sql`SELECT 1 FROM sqlite_master WHERE name = 'storage_probe'`.execute(first.db);
+      expect(old.rows).toEqual([]);
+    } finally {
+      await first.db.destroy();
+      await second.db.destroy();
+    }
   });
 
   it('never gives one job to two claimers (two connections claiming at once)', async () => {

@@ -6,7 +6,7 @@
  *   fails with "cannot rollback - no transaction is active", and that error replaced the cause. Now
  *   the first error is the one thrown (and one a rollback still could not undo names both).
  * - Every failed statement is shown to the database's StorageHealth (storage-health.ts), and every
- *   committed write ends an episode of storage failure.
+ *   committed write is told to it (during an episode of storage failure, that asks for a probe).
  * - LIMIT and OFFSET are compiled as `cast(? as integer)`. SQLite (3.4x) reads a bare bound LIMIT
  *   while planning and marks the statement to be prepared again whenever that parameter is bound, so
  *   a kept statement with `limit ?` was compiled anew on every run: an indexed one-row lookup took
@@ -173,7 +173,7 @@ class GuardedSqliteDriver extends SqliteDriver {
 
   override async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await super.commitTransaction(connection);
-    this.#health.noteWritten();
+    this.#health.noteCommitted();
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -258,7 +258,7 @@ class GuardedConnection implements DatabaseConnection, SqliteTransaction {
       throw error;
     }
     // A write outside a transaction has committed; one inside commits with it (commitTransaction).
-    if (!this.#health.writable && WRITES.has(compiledQuery.query.kind) && !this.#sqlite.inTransaction) this.#health.noteWritten();
+    if (!this.#health.writable && WRITES.has(compiledQuery.query.kind) && !this.#sqlite.inTransaction) this.#health.noteCommitted();
     return result;
   }
 

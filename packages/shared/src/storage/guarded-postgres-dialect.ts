@@ -130,7 +130,7 @@ class GuardedPostgresDriver implements Driver {
         throw unknown;
       }
     }
-    this.#options.health.noteWritten();
+    this.#options.health.noteCommitted();
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -223,7 +223,7 @@ class GuardedConnection implements DatabaseConnection {
     if (this.#inTransaction && !READS.has(kind)) this.#mayHaveWritten = true;
     const { command, rowCount, rows } = await this.#run<R>(compiledQuery.sql, compiledQuery.parameters);
     // A write outside a transaction has committed; one inside commits with it (commitTransaction).
-    if (!this.#options.health.writable && !this.#inTransaction && WRITES.has(kind)) this.#options.health.noteWritten();
+    if (!this.#options.health.writable && !this.#inTransaction && WRITES.has(kind)) this.#options.health.noteCommitted();
     return {
       numAffectedRows: command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE' ? BigInt(rowCount ?? 0) : undefined,
       rows: rows ?? [],

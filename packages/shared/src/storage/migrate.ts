@@ -15,5 +15,10 @@ export async function migrateToLatest(db: Kysely<unknown>, migrations: Record<st
   }
 }
 
-/** One row /healthz rewrites to learn whether the storage takes writes again (outside the migrations: every service has it). */
-export const PROBE_TABLE = 'storage_probe';
+/**
+ * One row the storage probe rewrites to learn whether the storage takes writes again (storage-health.ts;
+ * outside the migrations: every service has it), with a create's size of bytes.
+ */
+export const PROBE_TABLE = 'storage_probe_writes';
+/** The one-row probe table of earlier releases (a timestamp only), dropped at start. */
+export const OLD_PROBE_TABLE = 'storage_probe';

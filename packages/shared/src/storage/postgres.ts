@@ -9,13 +9,14 @@
  * turn, keeping only a server that takes writes when it says `target_session_attrs=read-write` (or
  * `primary`), as libpq does.
  */
+import { randomBytes } from 'node:crypto';
 import { Kysely, sql, type Migration } from 'kysely';
 import pg from 'pg';
 import { GuardedPostgresDialect } from './guarded-postgres-dialect.js';
-import { PROBE_TABLE, migrateToLatest } from './migrate.js';
+import { OLD_PROBE_TABLE, PROBE_TABLE, migrateToLatest } from './migrate.js';
 import { ServerNotWritable, StartRefusal } from './postgres-failures.js';
 import { isPostgresUrl, postgresLocation, type PostgresLocation } from './postgres-url.js';
-import { StorageHealth } from './storage-health.js';
+import { STORAGE_PROBE_BYTES, StorageHealth } from './storage-health.js';
 
 
 /** Connections per process unless the URL says `?max=N`. */
@@ -219,7 +220,8 @@ export async function openPostgres<DB>(url: string, migrations: Record<string, M
     // Two processes creating the same table at once can collide in PostgreSQL's catalog: one at a time.
     await migrator.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(hashtextextended(${PROBE_TABLE}, 0))`.execute(trx);
-      await sql`CREATE TABLE IF NOT EXISTS ${sql.table(PROBE_TABLE)} (id integer PRIMARY KEY CHECK (id = 1), at bigint NOT NULL)`.execute(trx);
+      await sql`DROP TABLE IF EXISTS ${sql.table(OLD_PROBE_TABLE)}`.execute(trx);
+      await sql`CREATE TABLE IF NOT EXISTS ${sql.table(PROBE_TABLE)} (id integer PRIMARY KEY CHECK (id = 1), at bigint NOT NULL, bytes bytea NOT NULL)`.execute(trx);
     });
   } finally {
     await migrator.destroy();
@@ -232,8 +234,16 @@ export async function openPostgres<DB>(url: string, migrations: Record<string, M
     await db.destroy();
     throw startRefusal(error, location.where, setting, settings);
   }
+  // Into new space, as a create's pages may need: TRUNCATE gives the table (and its TOAST table and
+  // index) new, empty files, so the row must extend them, and PostgreSQL writes each new block when it
+  // extends a file, which is where a full disk answers 53100. Random bytes: TOAST cannot compress them
+  // away. Processes probing at once take turns on the table's lock.
   health.probeWith(async () => {
-    await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at) VALUES (1, ${Date.now()}) ON CONFLICT (id) DO UPDATE SET at = excluded.at`.execute(db);
+    const bytes = randomBytes(STORAGE_PROBE_BYTES);
+    await db.transaction().execute(async (trx) => {
+      await sql`TRUNCATE ${sql.table(PROBE_TABLE)}`.execute(trx);
+      await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at, bytes) VALUES (1, ${Date.now()}, ${bytes})`.execute(trx);
+    });
   });
   return { db, health };
 }

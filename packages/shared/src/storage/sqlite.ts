@@ -7,12 +7,15 @@
  * its TableWrites (which tables may have changed since a moment, table-writes.ts). A file's log is
  * copied back into it on a worker thread once it grows (wal-checkpointer.ts).
  */
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
 import { Kysely, sql, type Migration } from 'kysely';
+import { assertRoomOnDisk } from './disk-room.js';
 import { GuardedSqliteDialect } from './guarded-dialect.js';
-import { PROBE_TABLE, migrateToLatest } from './migrate.js';
+import { OLD_PROBE_TABLE, PROBE_TABLE, migrateToLatest } from './migrate.js';
 import { preparePrivateDataFile } from './private-files.js';
 import { openSqliteFile, type SqliteDatabase, type SqliteStatement } from './sqlite-driver.js';
-import { StorageHealth } from './storage-health.js';
+import { STORAGE_PROBE_BYTES, STORAGE_ROOM_BYTES, StorageHealth } from './storage-health.js';
 import { TableWrites } from './table-writes.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
@@ -41,10 +44,17 @@ export async function openSqlite<DB>(
     await db.destroy();
     throw error;
   }
-  sqlite.exec(`CREATE TABLE IF NOT EXISTS ${PROBE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL)`);
+  sqlite.exec(`DROP TABLE IF EXISTS ${OLD_PROBE_TABLE}`);
+  sqlite.exec(`CREATE TABLE IF NOT EXISTS ${PROBE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL, bytes BLOB NOT NULL)`);
+  // The log is written again from its start once copied back, into space the file already holds, so
+  // a write that lands proves little about the next: the file system must have room (STORAGE_ROOM_BYTES),
+  // then a create's size of bytes (random: no file system compresses them away) must commit.
   // Through Kysely, so the probe waits for a transaction in progress instead of joining it.
+  const folder = file === ':memory:' ? null : dirname(file);
   health.probeWith(async () => {
-    await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at) VALUES (1, ${Date.now()}) ON CONFLICT (id) DO UPDATE SET at = excluded.at`.execute(db);
+    if (folder) await assertRoomOnDisk(folder, STORAGE_ROOM_BYTES);
+    const bytes = randomBytes(STORAGE_PROBE_BYTES);
+    await sql`INSERT INTO ${sql.table(PROBE_TABLE)} (id, at, bytes) VALUES (1, ${Date.now()}, ${bytes}) ON CONFLICT (id) DO UPDATE SET at = excluded.at, bytes = excluded.bytes`.execute(db);
   });
   return { db, sqlite, health, writes, checkpointer };
 }

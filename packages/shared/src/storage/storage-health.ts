@@ -5,9 +5,15 @@
  * io_error) or a PostgreSQL server that cannot be reached (down, restarting, failing over, out of
  * connection slots, not answering) starts an episode: the cause is logged once, each refused call
  * answers 503 with `storage_full` (no space) or `storage_unavailable` and `Retry-After`, and /healthz
- * says the service cannot write. The episode ends at the next write that succeeds: any committed
- * write of the service, or the probe /healthz makes (a one-row write, at most once a second) while
- * the episode lasts, so a service taken out of rotation still finds out it can write again.
+ * says the service cannot write.
+ *
+ * How an episode ends depends on its kind. A database that was away is back at the first write that
+ * commits. A disk that refused a write is back only when the probe succeeds: a write of more than a
+ * create writes, into new space (sqlite.ts and postgres.ts say how each engine makes sure of that; on
+ * SQLite the file system must also have STORAGE_ROOM_BYTES free). Any other commit is no proof there:
+ * a disk that refuses a create still takes a one-row write that fits in space the files already hold
+ * (a key's last-use note), so such a commit only asks for a probe. /healthz probes too, so a service
+ * taken out of rotation still finds out it can write again. At most one probe a second.
  */
 import { Problem } from '../errors/problem.js';
 
@@ -22,8 +28,20 @@ export type StorageFailureKind = 'full' | 'io' | 'unreachable' | 'unknown_outcom
 export const STORAGE_RETRY_AFTER_SECONDS = 30;
 /** Seconds a client is told to wait while the database server is away (a restart takes one or two, a failover a few). */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
-/** /healthz probes the disk at most this often while an episode lasts. */
+/** The storage is probed at most this often while an episode lasts. */
 export const STORAGE_PROBE_EVERY_MS = 1_000;
+/**
+ * What the probe writes: twice what an inbox create writes (a create, the largest write of either
+ * service's calls, adds 66–82 KB to SQLite's log: sixteen to twenty 4 KiB pages), so a probe that
+ * lands means a create lands too.
+ */
+export const STORAGE_PROBE_BYTES = 128 * 1024;
+/**
+ * Free space a SQLite service's file system must have before the probe counts (about fifteen creates'
+ * log): a write into space the files already hold proves nothing about the next one, and a disk that
+ * was just full and has a few pages free is full again at once.
+ */
+export const STORAGE_ROOM_BYTES = 1024 * 1024;
 
 // PostgreSQL's SQLSTATEs: 53100 disk_full; 58030 io_error. The server away: 57P01–57P03 shutting
 // down, crashed or starting; 08xxx the connection (postgres-failures.ts: 08001 no connection, 08006
@@ -130,7 +148,7 @@ export class StorageHealth {
     return this.#advice;
   }
 
-  /** A cheap write /healthz makes while an episode lasts; it throws what the disk answered. */
+  /** The write that ends a disk's episode (a create's size or more, into new space); it throws what the storage answered. */
   probeWith(probe: () => Promise<void>): void {
     this.#probe = probe;
   }
@@ -162,31 +180,50 @@ export class StorageHealth {
     return kind;
   }
 
-  /** Called after a write committed; ends an episode. */
-  noteWritten(): void {
+  /**
+   * Called after a write committed. A database that was away is back. A disk that refused writes may
+   * still refuse a create (a small write fits where a create does not): that asks for a probe (at most
+   * one a second), whose success ends the episode.
+   */
+  noteCommitted(): void {
+    const episode = this.#episode;
+    if (!episode) return;
+    if (episode.kind === 'unreachable' || episode.kind === 'unknown_outcome') this.#end();
+    else void this.#probeWhenDue();
+  }
+
+  /** The state now; while an episode lasts, probes the storage first (at most once a second). */
+  async check(): Promise<StorageState> {
+    if (this.#episode) await this.#probeWhenDue();
+    const episode = this.#episode;
+    if (!episode) return { writable: true };
+    const code = storageProblem(episode.kind).code as 'storage_full' | 'storage_unavailable';
+    return { writable: false, failure: { code, sinceMs: episode.sinceMs, retryAfterSeconds: storageRetryAfter(episode.kind) } };
+  }
+
+  /** Runs the probe unless one is running (then waits for it) or one ran less than a second ago. */
+  #probeWhenDue(): Promise<void> {
+    if (this.#probing) return this.#probing;
+    const probe = this.#probe;
+    if (!probe || this.#now() - this.#lastProbeMs < STORAGE_PROBE_EVERY_MS) return Promise.resolve();
+    this.#lastProbeMs = this.#now();
+    this.#probing = Promise.resolve()
+      .then(probe)
+      .then(
+        () => this.#end(),
+        (error: unknown) => void this.noteFailure(error),
+      )
+      .finally(() => {
+        this.#probing = null;
+      });
+    return this.#probing;
+  }
+
+  #end(): void {
     const episode = this.#episode;
     if (!episode) return;
     this.#episode = null;
     const seconds = Math.round((this.#now() - episode.sinceMs) / 100) / 10;
     this.#log('info', `storage writable again after ${seconds} s (${episode.refused} failed write${episode.refused === 1 ? '' : 's'} meanwhile)`, { failedWrites: episode.refused, seconds });
-  }
-
-  /** The state now; while an episode lasts, probes the disk first (at most once a second). */
-  async check(): Promise<StorageState> {
-    if (this.#episode && this.#probe && this.#now() - this.#lastProbeMs >= STORAGE_PROBE_EVERY_MS) {
-      this.#lastProbeMs = this.#now();
-      const probe = this.#probe;
-      this.#probing ??= probe()
-        .then(() => this.noteWritten())
-        .catch((error: unknown) => void this.noteFailure(error))
-        .finally(() => {
-          this.#probing = null;
-        });
-      await this.#probing;
-    }
-    const episode = this.#episode;
-    if (!episode) return { writable: true };
-    const code = storageProblem(episode.kind).code as 'storage_full' | 'storage_unavailable';
-    return { writable: false, failure: { code, sinceMs: episode.sinceMs, retryAfterSeconds: storageRetryAfter(episode.kind) } };
   }
 }
