@@ -72,6 +72,16 @@ export interface DuePosition {
   id: string;
 }
 
+/** Which endpoints' due deliveries to take, each endpoint on its own (docs/webhooks.md "The dispatcher"). */
+export interface DueRead {
+  /** At most this many deliveries of each endpoint. */
+  perEndpoint: number;
+  /** Endpoints to leave out (their sender has enough waiting). */
+  skip: readonly string[];
+  /** Where one process sends (SQLite): per endpoint, the position to read on from; from its start when absent. */
+  after: ReadonlyMap<string, DuePosition>;
+}
+
 export interface AttemptOutcome {
   deliveryId: string;
   endpointId: string;
@@ -124,13 +134,17 @@ export interface WebhookStore {
   /** Puts a delivery back in the queue on its own row: due now, `maxAttempts` allowed in total. */
   requeueDelivery(id: string, nowMs: number, maxAttempts: number): Promise<void>;
   /**
-   * Due deliveries of active endpoints that no one has leased, in (next attempt, id) order.
-   * Where one process sends (`leasesDue` false: SQLite) it is a read from `after` when given, and
-   * the dispatcher holds what it takes in memory; only a test send leases in the database. Where
-   * several may (`leasesDue` true: PostgreSQL) it claims: what it returns is leased to this process
-   * until `nowMs + leaseMs` and nobody else gets it meanwhile (`after` is not needed).
+   * Due deliveries of active endpoints that no one has leased: of each endpoint not skipped, its first
+   * `perEndpoint` in (next attempt, id) order, each endpoint read on its own (a long backlog of one is
+   * never walked through to reach another's); all of them in (next attempt, id) order.
+   * Where one process sends (`leasesDue` false: SQLite) it is a read from each endpoint's position in
+   * `after`, and the dispatcher holds what it takes in memory; only a test send leases in the database.
+   * Where several may (`leasesDue` true: PostgreSQL) it claims: what it returns is leased to this
+   * process until `nowMs + leaseMs` and nobody else gets it meanwhile (`after` is not needed).
    */
-  dueDeliveries(nowMs: number, limit: number, after: DuePosition | null, leaseMs: number): Promise<ClaimedDelivery[]>;
+  dueDeliveries(nowMs: number, read: DueRead, leaseMs: number): Promise<ClaimedDelivery[]>;
+  /** The earliest next attempt of a pending delivery later than `nowMs` (the dispatcher's timer), or null. */
+  nextDueAfter(nowMs: number): Promise<number | null>;
   /** Whether dueDeliveries leases what it returns (several processes may send). */
   readonly leasesDue: boolean;
   /** Gives back deliveries taken and not sent (a stop): others may take them at once. */

@@ -1,11 +1,18 @@
 /**
  * Sends the delivery outbox (inbox spec §6): takes due deliveries, sends them concurrently
- * (bounded), records each outcome and schedules the next attempt. Woken right after a commit that
- * queued deliveries, and polling too, so a restart resumes whatever was left. What it has taken and
- * not yet recorded is held in memory. On SQLite that is all: one process owns an inbox's data, and a
- * process that dies holds nothing, so its deliveries simply go again. On PostgreSQL several
- * processes may send, so the store also leases what it hands out (FOR UPDATE SKIP LOCKED): no two
- * processes take one delivery, and a dead process's deliveries go again when its lease runs out.
+ * (bounded), records each outcome and schedules the next attempt. What it has taken and not yet
+ * recorded is held in memory. On SQLite that is all: one process owns an inbox's data, and a process
+ * that dies holds nothing, so its deliveries simply go again. On PostgreSQL several processes may
+ * send, so the store also leases what it hands out (FOR UPDATE SKIP LOCKED): no two processes take
+ * one delivery, and a dead process's deliveries go again when its lease runs out.
+ *
+ * Each endpoint has its own share (docs/webhooks.md "The dispatcher"): its deliveries are read,
+ * queued and sent in a lane of their own, and a send slot always waits for it, so a receiver that
+ * never answers (each send holding its slot for the ten-second timeout) delays only its own events.
+ *
+ * Timing: woken right after a commit that queued deliveries, and by a timer armed for the next
+ * delivery due (a retry fires when it is due, not at the next poll). The one-second poll is only a
+ * safety net, for rows other processes wrote and clocks that jumped.
  */
 import { storageFailureKind } from '@svc/shared';
 import type { DomainContext } from '../domain/context.js';
@@ -29,8 +36,9 @@ export interface DispatcherOptions {
   /** Development: deliver over http to 127.0.0.1 (INBOX_ALLOW_LOCAL_WEBHOOKS). */
   allowLocal: boolean;
   log: (message: string, detail?: unknown) => void;
-  /** Deliveries in flight at once. */
+  /** Deliveries in flight at once, beyond which only an endpoint's own share may start (ENDPOINT_OWN_SLOTS). */
   concurrency?: number;
+  /** The safety net's poll; new work wakes the dispatcher and a timer fires for the next due delivery. */
   pollIntervalMs?: number;
   timeoutMs?: number;
   /** Real Unix time for `webhook-timestamp`, which receivers compare with their own clocks. */
@@ -43,10 +51,27 @@ export interface DispatcherOptions {
 /** Enough parallel sends to keep ten slow receivers busy without flooding the event loop. */
 const DEFAULT_CONCURRENCY = 64;
 const DEFAULT_POLL_MS = 1_000;
-/** Free places that make a new read worth it. */
-const CLAIM_AT_FREE_SLOTS = 8;
-/** Taken plus in-flight deliveries, in multiples of `concurrency`: one read of ~190 rows costs far less than three of 64. */
-const CLAIM_AHEAD = 4;
+/**
+ * Sends an endpoint may always start, however many the others hold: its own share. A receiver that
+ * never answers holds each of its slots for the whole timeout; whatever it holds, every other endpoint
+ * keeps these. Small enough that ten busy endpoints stay within `concurrency` (10 × 4 < 64).
+ */
+export const ENDPOINT_OWN_SLOTS = 4;
+/** The most one endpoint may have in flight, as a share of `concurrency`: a dead receiver takes at most half. */
+const ENDPOINT_MAX_SHARE = 0.5;
+/** setTimeout's longest delay (about 24.8 days); a later due time is armed again when this fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** One endpoint's lane: what was taken for it and how much of it is out. */
+interface Lane {
+  /** Taken, not yet sent, in due order. */
+  queue: Buffered[];
+  inFlight: number;
+  /** Taken and not yet recorded (queued, in flight, or waiting for the outcome's write). */
+  held: number;
+  /** Where one process sends (SQLite): where the last read of this endpoint stopped; null reads from its start. */
+  readFrom: DuePosition | null;
+}
 
 /** An endpoint as read at a claim, with its secrets and headers (opened once per process). */
 interface SendTarget {
@@ -75,25 +100,32 @@ const UNRECORDED_RETRY_MS = 60_000;
  * Where the store leases what it hands out (PostgreSQL): a process that died gives its deliveries to
  * the others after this long. A send starts only while more than its timeout is left of the lease
  * (else the delivery is let go: its lease lapses and it is claimed again), so a lease never runs out
- * during a send. A full buffer drains in about four rounds of the timeout, well within it.
+ * during a send. A lane's queue (at most twice an endpoint's share) drains in a few rounds of the
+ * timeout, within it; an endpoint down to its own few slots may not, and what waits too long is let go
+ * and claimed again later: never sent by two processes at once.
  */
 export const DELIVERY_LEASE_MS = 60_000;
 
 export class WebhookDispatcher {
   readonly #o: Required<DispatcherOptions>;
+  /** The most one endpoint may have in flight (ENDPOINT_MAX_SHARE of `concurrency`, at least its own slots). */
+  readonly #endpointMax: number;
+  /** Deliveries read per endpoint at once: one read feeds many sends. */
+  readonly #readPerEndpoint: number;
   readonly #inFlight = new Set<Promise<void>>();
   /** Outcomes waiting for their batched write. */
   readonly #recording = new Set<Promise<void>>();
-  /** Taken, not yet sent. */
-  #buffer: Buffered[] = [];
-  /** Ids taken and not yet recorded (buffered, in flight, or waiting for their write): never taken twice. */
-  readonly #held = new Set<string>();
-  /** Where the last read of the due order stopped; null reads from the start (after the end was reached). */
-  #readFrom: DuePosition | null = null;
+  /** Per endpoint, in the order they are served (a lane that started a send goes to the back). */
+  readonly #lanes = new Map<string, Lane>();
+  /** Ids taken and not yet recorded, with their endpoint (queued, in flight, or waiting for their write): never taken twice. */
+  readonly #held = new Map<string, string>();
   /** A read is under way: ids recorded meanwhile stay held until it is filtered (it may have seen them pending). */
   #reading = false;
   #recordedDuringRead: string[] = [];
   #timer: NodeJS.Timeout | null = null;
+  /** Armed for the next delivery due (a retry, a row another read found later): a retry goes when it is due. */
+  #dueTimer: NodeJS.Timeout | null = null;
+  #dueTimerAt = Number.POSITIVE_INFINITY;
   #unsubscribe: (() => void) | null = null;
   #pumping: Promise<number> | null = null;
   #pumpAgain = false;
@@ -128,6 +160,8 @@ export class WebhookDispatcher {
       leaseMs: DELIVERY_LEASE_MS,
       ...options,
     };
+    this.#endpointMax = Math.max(ENDPOINT_OWN_SLOTS, Math.floor(this.#o.concurrency * ENDPOINT_MAX_SHARE));
+    this.#readPerEndpoint = this.#o.concurrency;
   }
 
   /** Starts sending: leases left in the database (a test send of a process that died) are dropped, then the queue is read at once. */
@@ -136,7 +170,7 @@ export class WebhookDispatcher {
     this.#stopped = false;
     const released = await this.#o.store.webhooks.releaseLeases();
     if (released > 0) this.#o.log(`webhooks: took back ${released} test deliveries left leased by an earlier process`);
-    this.#readFrom = null;
+    for (const lane of this.#lanes.values()) lane.readFrom = null;
     this.#unsubscribe = this.#o.store.webhooks.onQueued(() => this.wake());
     this.#timer = setInterval(() => this.wake(), this.#o.pollIntervalMs);
     this.#timer.unref();
@@ -148,13 +182,13 @@ export class WebhookDispatcher {
     this.#stopped = true;
     if (this.#timer) clearInterval(this.#timer);
     this.#timer = null;
+    this.#disarm();
     this.#unsubscribe?.();
     this.#unsubscribe = null;
     await this.#pumping?.catch(() => undefined);
     // Taken but never sent: let go, so a start (or another process) takes them again.
-    const unsent = this.#buffer.map((b) => b.delivery.id);
-    for (const id of unsent) this.#held.delete(id);
-    this.#buffer = [];
+    const unsent = [...this.#lanes.values()].flatMap((lane) => lane.queue.splice(0).map((b) => b.delivery.id));
+    this.#release(unsent);
     await this.#o.store.webhooks.releaseDeliveries(unsent).catch((error: unknown) => this.#o.log('webhooks: unsent deliveries could not be released; their lease runs out', error));
     await Promise.allSettled([...this.#inFlight]);
     await Promise.allSettled([...this.#recording]);
@@ -209,18 +243,19 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Keeps up to `concurrency` sends in flight from a local buffer of taken deliveries, and reads
-   * again only when the buffer runs low: one read feeds many sends.
+   * Keeps each endpoint's sends going from its lane, and reads again for the lanes running low: one
+   * read feeds many sends. When nothing more is due, arms the timer for the next delivery that will be.
    */
   async #claimAndSend(): Promise<number> {
     let claimed = 0;
     for (;;) {
-      this.#launchBuffered();
+      this.#launchQueued();
       if (this.#halted()) break;
-      const room = CLAIM_AHEAD * this.#o.concurrency - this.#buffer.length - this.#inFlight.size;
-      if (this.#buffer.length >= this.#o.concurrency || room < CLAIM_AT_FREE_SLOTS) break;
-      const batch = await this.#takeDue(room);
-      if (batch === null) break;
+      const batch = await this.#takeDue();
+      if (batch === null) {
+        await this.#armForNextDue();
+        break;
+      }
       if (batch.length === 0) continue;
       claimed += batch.length;
       try {
@@ -230,11 +265,11 @@ export class WebhookDispatcher {
         throw error;
       }
     }
-    this.#launchBuffered();
+    this.#launchQueued();
     return claimed;
   }
 
-  /** Endpoints (secrets opened) and events of a batch, one read each however many deliveries share them; then buffered. */
+  /** Endpoints (secrets opened) and events of a batch, one read each however many deliveries share them; then queued in their lanes. */
   async #prepare(batch: readonly ClaimedDelivery[]): Promise<void> {
     const { store, clock } = this.#o;
     const ctx: DomainContext = { store, clock };
@@ -254,37 +289,78 @@ export class WebhookDispatcher {
     );
     for (const delivery of batch) {
       const target = endpoints.get(delivery.endpointId);
-      if (target) this.#buffer.push({ ctx, delivery, target, cache, leaseEnds });
+      if (target) this.#lane(delivery.endpointId).queue.push({ ctx, delivery, target, cache, leaseEnds });
       // An endpoint deleted since the read took its deliveries with it.
       else this.#release([delivery.id]);
     }
   }
 
   /**
-   * Reads on in the due order and keeps what nobody holds; null when the end was reached with nothing
-   * new. From the start, the held rows (still pending until recorded) are read past too.
+   * Reads each endpoint's due deliveries on its own, leaving out the lanes with enough waiting (so a
+   * dead receiver's backlog is neither read again and again nor in another's way), and keeps what
+   * nobody holds. Null when nothing new was found and every endpoint read was read to its end. From an
+   * endpoint's start, the rows held (still pending until recorded) are read past too.
    */
-  async #takeDue(room: number): Promise<ClaimedDelivery[] | null> {
+  async #takeDue(): Promise<ClaimedDelivery[] | null> {
     const webhooks = this.#o.store.webhooks;
-    // A store that leases never hands out what is held; one that reads does, from the start.
-    const fromStart = this.#readFrom === null && !webhooks.leasesDue;
-    const limit = room + (fromStart ? this.#held.size : 0);
+    const perEndpoint = this.#readPerEndpoint;
+    const skip: string[] = [];
+    const after = new Map<string, DuePosition>();
+    for (const [endpointId, lane] of this.#lanes) {
+      if (lane.queue.length >= this.#endpointMax) skip.push(endpointId);
+      else if (lane.readFrom) after.set(endpointId, lane.readFrom);
+    }
     this.#reading = true;
     let rows: ClaimedDelivery[];
     try {
-      rows = await webhooks.dueDeliveries(this.#o.clock.now(), limit, this.#readFrom, this.#o.leaseMs);
+      rows = await webhooks.dueDeliveries(this.#o.clock.now(), { perEndpoint, skip, after }, this.#o.leaseMs);
     } finally {
       this.#reading = false;
     }
-    const taken = rows.filter((d) => !this.#held.has(d.id));
-    for (const d of taken) this.#held.add(d.id);
-    for (const id of this.#recordedDuringRead) this.#held.delete(id);
+    const byEndpoint = new Map<string, ClaimedDelivery[]>();
+    for (const row of rows) {
+      const list = byEndpoint.get(row.endpointId);
+      if (list) list.push(row);
+      else byEndpoint.set(row.endpointId, [row]);
+    }
+    // A lane read but not answered has been read to its end.
+    for (const endpointId of after.keys()) if (!byEndpoint.has(endpointId)) (this.#lanes.get(endpointId) as Lane).readFrom = null;
+    const taken: ClaimedDelivery[] = [];
+    let readOn = false;
+    for (const [endpointId, list] of byEndpoint) {
+      const lane = this.#lane(endpointId);
+      for (const d of list) {
+        if (this.#held.has(d.id)) continue;
+        this.#held.set(d.id, endpointId);
+        lane.held += 1;
+        taken.push(d);
+      }
+      const last = list.at(-1) as ClaimedDelivery;
+      // A store that leases never hands out what is held: it reads from the start each time.
+      // One that reads goes on from the last row, or from the start once the end is reached
+      // (rows committed late with an earlier time are found then).
+      lane.readFrom = !webhooks.leasesDue && list.length === perEndpoint ? { dueAt: last.dueAt, id: last.id } : null;
+      if (lane.readFrom || list.length === perEndpoint) readOn = true;
+    }
+    for (const id of this.#recordedDuringRead) this.#forget(id);
     this.#recordedDuringRead = [];
-    const last = rows.at(-1);
-    // Rows committed late with an earlier time than the position are found when reading from the start.
-    this.#readFrom = rows.length === limit && last ? { dueAt: last.dueAt, id: last.id } : null;
-    if (taken.length === 0 && this.#readFrom === null) return null;
+    this.#dropIdleLanes();
+    if (taken.length === 0 && !readOn) return null;
     return taken;
+  }
+
+  #lane(endpointId: string): Lane {
+    let lane = this.#lanes.get(endpointId);
+    if (!lane) {
+      lane = { queue: [], inFlight: 0, held: 0, readFrom: null };
+      this.#lanes.set(endpointId, lane);
+    }
+    return lane;
+  }
+
+  /** Lanes holding nothing are forgotten (an endpoint paused or deleted leaves none behind); read again from their start. */
+  #dropIdleLanes(): void {
+    for (const [endpointId, lane] of this.#lanes) if (lane.held === 0 && lane.queue.length === 0) this.#lanes.delete(endpointId);
   }
 
   /** After a failure to record: sent again, but not at once (the database may need a moment). */
@@ -294,35 +370,99 @@ export class WebhookDispatcher {
 
   #release(ids: readonly string[]): void {
     if (this.#reading) this.#recordedDuringRead.push(...ids);
-    else for (const id of ids) this.#held.delete(id);
+    else {
+      for (const id of ids) this.#forget(id);
+      this.#dropIdleLanes();
+    }
   }
 
-  /** Stopped and not draining: nothing is taken or launched (stop() lets go of the buffer). */
+  #forget(id: string): void {
+    const endpointId = this.#held.get(id);
+    if (endpointId === undefined) return;
+    this.#held.delete(id);
+    const lane = this.#lanes.get(endpointId);
+    if (lane) lane.held -= 1;
+  }
+
+  /** Stopped and not draining: nothing is taken or launched (stop() lets go of the queues). */
   #halted(): boolean {
     return this.#stopped && this.#draining === 0;
   }
 
-  #launchBuffered(): void {
-    while (!this.#halted() && this.#inFlight.size < this.#o.concurrency) {
-      const next = this.#buffer.shift();
-      if (!next) return;
-      if (this.#o.clock.now() + this.#o.timeoutMs >= next.leaseEnds) {
-        // Its lease could run out during the send, and another process send it too: let it lapse.
-        this.#release([next.delivery.id]);
-        continue;
+  /**
+   * An endpoint may start a send while it has fewer than its own slots out, whatever the others hold;
+   * beyond that, while fewer than `concurrency` are out in all and it holds less than its maximum.
+   */
+  #mayStart(lane: Lane): boolean {
+    if (lane.inFlight < ENDPOINT_OWN_SLOTS) return true;
+    return lane.inFlight < this.#endpointMax && this.#inFlight.size < this.#o.concurrency;
+  }
+
+  /** Starts what the lanes may, one send per lane in turn, so that endpoints share the slots. */
+  #launchQueued(): void {
+    for (let started = true; started && !this.#halted(); ) {
+      started = false;
+      for (const [endpointId, lane] of [...this.#lanes]) {
+        if (this.#halted()) return;
+        if (lane.queue.length === 0 || !this.#mayStart(lane)) continue;
+        const next = lane.queue.shift() as Buffered;
+        started = true;
+        if (this.#o.clock.now() + this.#o.timeoutMs >= next.leaseEnds) {
+          // Its lease could run out during the send, and another process send it too: let it lapse.
+          this.#release([next.delivery.id]);
+          continue;
+        }
+        this.#launch(endpointId, lane, next);
       }
-      const sending = this.#attempt(next.ctx, next.delivery, next.target, next.cache)
-        .catch((error) => {
-          this.#o.log('webhooks: an attempt could not be recorded', error);
-          this.#releaseLater([next.delivery.id]);
-        })
-        .finally(() => {
-          this.#inFlight.delete(sending);
-          this.#launchBuffered();
-          if (this.#buffer.length < this.#o.concurrency / 2) this.wake();
-        });
-      this.#inFlight.add(sending);
     }
+  }
+
+  #launch(endpointId: string, lane: Lane, next: Buffered): void {
+    lane.inFlight += 1;
+    // To the back of the turn: the next free slot goes to another endpoint first.
+    this.#lanes.delete(endpointId);
+    this.#lanes.set(endpointId, lane);
+    const sending = this.#attempt(next.ctx, next.delivery, next.target, next.cache)
+      .catch((error) => {
+        this.#o.log('webhooks: an attempt could not be recorded', error);
+        this.#releaseLater([next.delivery.id]);
+      })
+      .finally(() => {
+        lane.inFlight -= 1;
+        this.#inFlight.delete(sending);
+        this.#launchQueued();
+        if (lane.queue.length < this.#endpointMax / 2) this.wake();
+      });
+    this.#inFlight.add(sending);
+  }
+
+  /** Arms the timer for the earliest delivery due later than now (one indexed read). */
+  async #armForNextDue(): Promise<void> {
+    if (this.#stopped) return;
+    const at = await this.#o.store.webhooks.nextDueAfter(this.#o.clock.now());
+    if (at !== null) this.#armFor(at);
+  }
+
+  /** Wakes the dispatcher at `atMs` (by the injected clock), unless it is already woken earlier. */
+  #armFor(atMs: number): void {
+    if (this.#stopped || atMs >= this.#dueTimerAt) return;
+    this.#disarm();
+    this.#dueTimerAt = atMs;
+    this.#dueTimer = setTimeout(
+      () => {
+        this.#dueTimer = null;
+        this.#dueTimerAt = Number.POSITIVE_INFINITY;
+        this.wake();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, atMs - this.#o.clock.now())),
+    );
+    this.#dueTimer.unref();
+  }
+
+  #disarm(): void {
+    if (this.#dueTimer) clearTimeout(this.#dueTimer);
+    this.#dueTimer = null;
+    this.#dueTimerAt = Number.POSITIVE_INFINITY;
   }
 
   async #attempt(ctx: DomainContext, delivery: ClaimedDelivery, target: SendTarget, cache: BodyCache): Promise<void> {
@@ -396,6 +536,9 @@ export class WebhookDispatcher {
       });
       this.#release(batch.map((b) => b.outcome.deliveryId));
       for (const b of batch) b.done();
+      // Each retry is due at a time of its own: the timer goes off for the first.
+      const retries = batch.map((b) => b.outcome.nextAttemptAt).filter((at): at is number => at !== null);
+      if (retries.length > 0) this.#armFor(Math.min(...retries));
     } catch (error) {
       this.#releaseLater(batch.map((b) => b.outcome.deliveryId));
       for (const b of batch) b.fail(error);

@@ -1,10 +1,11 @@
 /**
  * A real webhook receiver on 127.0.0.1 for tests: records every request (raw body and headers),
  * verifies Standard Webhooks signatures with the `standardwebhooks` package, and answers with what
- * the test asks for (a status per call, a delay, a redirect).
+ * the test asks for (a status per call, a delay, a redirect). And a dead one: it accepts the
+ * connection, reads the request and never answers.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedDelivery {
@@ -90,6 +91,56 @@ export async function startReceiver(path = '/hooks'): Promise<Receiver> {
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface DeadReceiver {
+  url: string;
+  /** Each request seen (its webhook-id and svc-delivery-attempt headers), in arrival order. */
+  requests: { webhookId: string; attempt: string }[];
+  /** The most requests it held at once (each waits until the sender gives up and closes). */
+  mostAtOnce(): number;
+  close(): Promise<void>;
+}
+
+/** A receiver that takes the connection and every byte, and never answers: the sender waits for its timeout. */
+export async function startDeadReceiver(path = '/hooks'): Promise<DeadReceiver> {
+  const requests: DeadReceiver['requests'] = [];
+  const sockets = new Set<Socket>();
+  let waiting = 0;
+  let most = 0;
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    let head = '';
+    let seen = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (seen) return;
+      head += chunk.toString('latin1');
+      // One request per connection (never answered, so never reused): its headers, once complete.
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      seen = true;
+      const header = (name: string) => new RegExp(`^${name}: *(.*)$`, 'im').exec(head.slice(0, end))?.[1]?.trim() ?? '';
+      requests.push({ webhookId: header('webhook-id'), attempt: header('svc-delivery-attempt') });
+      waiting += 1;
+      most = Math.max(most, waiting);
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (seen) waiting -= 1;
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+    requests,
+    mostAtOnce: () => most,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
   };

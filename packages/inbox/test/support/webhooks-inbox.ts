@@ -18,7 +18,9 @@ export interface WebhookTestInbox extends TestInbox {
   deliver(): Promise<void>;
 }
 
-export async function startWebhookInbox(options: { clock?: TestClock; allowLocalWebhooks?: boolean } = {}): Promise<WebhookTestInbox> {
+export async function startWebhookInbox(
+  options: { clock?: TestClock; allowLocalWebhooks?: boolean; webhookTimings?: { timeoutMs?: number; leaseMs?: number } } = {},
+): Promise<WebhookTestInbox> {
   const clock = options.clock ?? new TestClock();
   const dataDir = mkdtempSync(join(tmpdir(), 'inbox-webhooks-'));
   const inbox = await buildInbox({
@@ -30,6 +32,7 @@ export async function startWebhookInbox(options: { clock?: TestClock; allowLocal
     runJobs: false,
     runWebhooks: false,
     allowLocalWebhooks: options.allowLocalWebhooks ?? true,
+    ...(options.webhookTimings ? { webhookTimings: options.webhookTimings } : {}),
   });
   await seedDemoBusiness({ store: inbox.store, clock });
   const ownerKey = (await createOwnerKey(inbox.store, 'test owner', clock.now())).value;

@@ -2,9 +2,9 @@
  * Webhook endpoints and the delivery outbox. Deliveries are written in the same transaction as their
  * event; listeners in this process hear of them only after that transaction commits (the
  * OutboxSignal is flushed by KyselyInboxStore.transaction); other processes find them by polling.
- * Due deliveries are read on SQLite (one process sends, holding what it took in memory) and claimed
- * with a lease on PostgreSQL (several processes send; FOR UPDATE SKIP LOCKED, docs/storage.md). No
- * business rules here.
+ * Due deliveries are read endpoint by endpoint, on SQLite (one process sends, holding what it took in
+ * memory) and claimed with a lease on PostgreSQL (several processes send; FOR UPDATE SKIP LOCKED,
+ * docs/storage.md). No business rules here.
  */
 import { compileOnce, engineOf, rowsTable, slotsOf, type StorageEngine } from '@svc/shared';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -13,7 +13,7 @@ import type {
   ClaimedDelivery,
   DeliveryFilter,
   DeliveryStatus,
-  DuePosition,
+  DueRead,
   PayloadStyle,
   WebhookDeliveryRecord,
   WebhookEndpointRecord,
@@ -27,6 +27,10 @@ const DELIVERY_COLUMNS = [
   'id', 'endpoint_id', 'event_id', 'event_type', 'item_id', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'lease_until', 'response_code',
   'duration_ms', 'last_error', 'last_attempt_at', 'body', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof WebhookDeliveriesTable)[];
+// The dispatcher's timer asks this after each idle round: compiled once.
+const nextDue = compileOnce((db: Kysely<Database>, v: { nowMs: number }) =>
+  db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('at')).where('status', '=', 'pending').where('next_attempt_at', '>', v.nowMs),
+);
 const insertDelivery = compileOnce((db: Kysely<Database>, row: WebhookDeliveriesTable) => db.insertInto('webhook_deliveries').values(slotsOf(row, DELIVERY_COLUMNS)));
 
 /** Tells listeners that deliveries were queued, once the transaction that queued them has ended. */
@@ -157,8 +161,10 @@ export class KyselyWebhookStore implements WebhookStore {
     if (!this.#inTransaction) this.#signal.flush();
   }
 
-  async dueDeliveries(nowMs: number, limit: number, after: DuePosition | null, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows = this.#engine === 'postgres' ? await this.#claimDue(nowMs, limit, leaseMs) : await this.#readDue(nowMs, limit, after);
+  async dueDeliveries(nowMs: number, read: DueRead, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows = this.#engine === 'postgres' ? await this.#claimDue(nowMs, read, leaseMs) : await this.#readDue(nowMs, read);
+    // The due order across endpoints (each endpoint's own order within it).
+    rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return rows.map((r) => ({
       id: r.id,
       endpointId: r.endpoint_id,
@@ -172,42 +178,59 @@ export class KyselyWebhookStore implements WebhookStore {
     }));
   }
 
+  async nextDueAfter(nowMs: number): Promise<number | null> {
+    const row = await nextDue.first(this.#db, { nowMs });
+    return row?.at === null || row?.at === undefined ? null : Number(row.at);
+  }
+
   /**
-   * SQLite: a read in the due index's order, from a position (the start is a position before every
-   * row), so the SQL text never changes and the statement is prepared once (a bare bound LIMIT
-   * would have SQLite prepare it again on every run: guarded-dialect.ts).
+   * SQLite: one read per active endpoint not skipped, in the index (endpoint, next attempt, id) order
+   * from that endpoint's position (the start is a position before every row), so the SQL text never
+   * changes and the statement is prepared once (a bare bound LIMIT would have SQLite prepare it again
+   * on every run: guarded-dialect.ts). SQLite runs in this process: a read per endpoint costs no round
+   * trip, and each is a seek to that endpoint's due rows.
    */
-  async #readDue(nowMs: number, limit: number, after: DuePosition | null): Promise<ClaimedRow[]> {
-    const from = after ?? { dueAt: Number.MIN_SAFE_INTEGER, id: '' };
-    const { rows } = await sql<ClaimedRow>`
-      SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.item_id, d.attempts, d.max_attempts, d.next_attempt_at, d.body
-      FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
-      WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND (d.next_attempt_at, d.id) > (${from.dueAt}, ${from.id})
-        AND e.active = 1 AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
-      ORDER BY d.next_attempt_at, d.id
-      LIMIT CAST(${limit} AS INTEGER)`.execute(this.#db);
+  async #readDue(nowMs: number, read: DueRead): Promise<ClaimedRow[]> {
+    const skip = new Set(read.skip);
+    const rows: ClaimedRow[] = [];
+    for (const { id: endpointId } of await activeSubscriptions.all(this.#db, {})) {
+      if (skip.has(endpointId)) continue;
+      const from = read.after.get(endpointId) ?? { dueAt: Number.MIN_SAFE_INTEGER, id: '' };
+      const lane = await sql<ClaimedRow>`
+        SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.item_id, d.attempts, d.max_attempts, d.next_attempt_at, d.body
+        FROM webhook_deliveries AS d
+        WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND d.next_attempt_at <= ${nowMs}
+          AND (d.next_attempt_at, d.id) > (${from.dueAt}, ${from.id}) AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT CAST(${read.perEndpoint} AS INTEGER)`.execute(this.#db);
+      rows.push(...lane.rows);
+    }
     return rows;
   }
 
   /**
-   * PostgreSQL: the first due rows nobody holds, leased to this process in the same statement. Rows
-   * another process is claiming are skipped, not waited for (SKIP LOCKED), and a leased row is not
+   * PostgreSQL: of each active endpoint not skipped, the first due rows nobody holds, leased to this
+   * process in the same statement (one round trip; LATERAL takes each endpoint's rows on their own).
+   * Rows another process is claiming are skipped, not waited for (SKIP LOCKED), and a leased row is not
    * due again until its lease runs out (the process died) or its outcome is recorded.
    */
-  async #claimDue(nowMs: number, limit: number, leaseMs: number): Promise<ClaimedRow[]> {
+  async #claimDue(nowMs: number, read: DueRead, leaseMs: number): Promise<ClaimedRow[]> {
     const { rows } = await sql<ClaimedRow>`
       UPDATE webhook_deliveries AS w SET lease_until = ${nowMs + leaseMs}
       FROM (
-        SELECT d.id FROM webhook_deliveries AS d INNER JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
-        WHERE d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND e.active = 1 AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
-        ORDER BY d.next_attempt_at, d.id
-        LIMIT ${limit}
-        FOR UPDATE OF d SKIP LOCKED
+        SELECT x.id FROM webhook_endpoints AS e
+        CROSS JOIN LATERAL (
+          SELECT d.id FROM webhook_deliveries AS d
+          WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= ${nowMs} AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT ${read.perEndpoint}
+          FOR UPDATE OF d SKIP LOCKED
+        ) AS x
+        WHERE e.active = 1 AND e.id NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(read.skip)}::jsonb))
       ) AS due
       WHERE w.id = due.id
       RETURNING w.id, w.endpoint_id, w.event_id, w.event_type, w.item_id, w.attempts, w.max_attempts, w.next_attempt_at, w.body`.execute(this.#db);
-    // RETURNING follows no order: the due order again.
-    return rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return rows;
   }
 
   async releaseDeliveries(ids: readonly string[]): Promise<void> {
