@@ -31,6 +31,8 @@ export interface ReceiverSummary {
 
 export interface Receivers {
   urls: string[];
+  /** Receivers that accept the connection and never answer (startReceivers' `dead`). */
+  deadUrls: string[];
   reset(): Promise<void>;
   /** One long-poll until `expected` deliveries arrived: polling would load the side being measured. */
   wait(expected: number, timeoutMs?: number): Promise<ReceiverSummary>;
@@ -39,16 +41,16 @@ export interface Receivers {
   stop(): void;
 }
 
-/** `count` receivers on 127.0.0.1 in their own process (bench/webhooks-receiver.ts). */
-export async function startReceivers(count: number): Promise<Receivers> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('webhooks-receiver.ts', import.meta.url).pathname, String(count)], {
+/** `count` receivers on 127.0.0.1 in their own process (bench/webhooks-receiver.ts), and `dead` that never answer. */
+export async function startReceivers(count: number, dead = 0): Promise<Receivers> {
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('webhooks-receiver.ts', import.meta.url).pathname, String(count), String(dead)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   child.on('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGTERM') console.error(`the receivers exited (${code ?? signal})`);
   });
   const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
-  const { urls, control } = JSON.parse(line) as { urls: string[]; control: string };
+  const { urls, dead: deadUrls, control } = JSON.parse(line) as { urls: string[]; dead: string[]; control: string };
   /** Control calls on fresh connections, retried once: they must not be what fails a run. */
   const call = async (path: string, method: 'GET' | 'POST'): Promise<Response> => {
     try {
@@ -59,6 +61,7 @@ export async function startReceivers(count: number): Promise<Receivers> {
   };
   return {
     urls,
+    deadUrls,
     reset: async () => void (await (await call('/reset', 'POST')).text()),
     wait: async (expected, timeoutMs = 120_000) => (await (await call(`/wait?count=${expected}&timeoutMs=${timeoutMs}`, 'GET')).json()) as ReceiverSummary,
     stats: async () => (await (await call('/stats', 'GET')).json()) as ReceiverSummary & { latencies: number[] },

@@ -4,12 +4,15 @@
  * time minus the body's `timestamp` (the event's commit time). A control server answers
  * GET /stats (with every latency), GET /wait?count=N (answers, without latencies, once N deliveries
  * have arrived or `timeoutMs` passed: one waiting request, so the sender being measured is not also
- * busy polling) and POST /reset. Prints one JSON line {urls, control} once listening.
+ * busy polling) and POST /reset. With a second argument, that many dead receivers as well: they
+ * accept the connection, read the request and never answer (bench/webhooks-dead-endpoint.ts). Prints
+ * one JSON line {urls, dead, control} once listening.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 
 const count = Number(process.argv[2] ?? 10);
+const deadCount = Number(process.argv[3] ?? 0);
 let latencies: number[] = [];
 let firstAt = 0;
 let lastAt = 0;
@@ -47,6 +50,20 @@ for (let n = 0; n < count; n += 1) {
   urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
 }
 
+const dead: string[] = [];
+const deadSockets = new Set<Socket>();
+for (let n = 0; n < deadCount; n += 1) {
+  // Takes every byte and answers none: the sender waits for its timeout.
+  const server = createTcpServer((socket) => {
+    deadSockets.add(socket);
+    socket.on('data', () => undefined);
+    socket.on('error', () => undefined);
+    socket.on('close', () => deadSockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  dead.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+}
+
 const control = createServer((request, response) => {
   if (request.method === 'POST') {
     latencies = [];
@@ -75,4 +92,4 @@ const control = createServer((request, response) => {
   response.end(JSON.stringify({ received: latencies.length, distinct: ids.size, firstAt, lastAt, latencies }));
 });
 await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
-process.stdout.write(`${JSON.stringify({ urls, control: `http://127.0.0.1:${(control.address() as AddressInfo).port}` })}\n`);
+process.stdout.write(`${JSON.stringify({ urls, dead, control: `http://127.0.0.1:${(control.address() as AddressInfo).port}` })}\n`);
