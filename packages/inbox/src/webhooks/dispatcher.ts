@@ -71,6 +71,8 @@ interface Lane {
   held: number;
   /** Where one process sends (SQLite): where the last read of this endpoint stopped; null reads from its start. */
   readFrom: DuePosition | null;
+  /** Its last read filled its page, or it was left out: more may be due in the database (a finished send then asks for a read). */
+  mayHaveMore: boolean;
 }
 
 /** An endpoint as read at a claim, with its secrets and headers (opened once per process). */
@@ -126,6 +128,8 @@ export class WebhookDispatcher {
   /** Armed for the next delivery due (a retry, a row another read found later): a retry goes when it is due. */
   #dueTimer: NodeJS.Timeout | null = null;
   #dueTimerAt = Number.POSITIVE_INFINITY;
+  /** When the database was last asked for the next due time (at most once a poll interval). */
+  #nextDueAskedAt = Number.NEGATIVE_INFINITY;
   #unsubscribe: (() => void) | null = null;
   #pumping: Promise<number> | null = null;
   #pumpAgain = false;
@@ -171,6 +175,7 @@ export class WebhookDispatcher {
     const released = await this.#o.store.webhooks.releaseLeases();
     if (released > 0) this.#o.log(`webhooks: took back ${released} test deliveries left leased by an earlier process`);
     for (const lane of this.#lanes.values()) lane.readFrom = null;
+    this.#nextDueAskedAt = Number.NEGATIVE_INFINITY;
     this.#unsubscribe = this.#o.store.webhooks.onQueued(() => this.wake());
     this.#timer = setInterval(() => this.wake(), this.#o.pollIntervalMs);
     this.#timer.unref();
@@ -307,8 +312,10 @@ export class WebhookDispatcher {
     const skip: string[] = [];
     const after = new Map<string, DuePosition>();
     for (const [endpointId, lane] of this.#lanes) {
-      if (lane.queue.length >= this.#endpointMax) skip.push(endpointId);
-      else if (lane.readFrom) after.set(endpointId, lane.readFrom);
+      if (lane.queue.length >= this.#endpointMax) {
+        skip.push(endpointId);
+        lane.mayHaveMore = true;
+      } else if (lane.readFrom) after.set(endpointId, lane.readFrom);
     }
     this.#reading = true;
     let rows: ClaimedDelivery[];
@@ -324,7 +331,11 @@ export class WebhookDispatcher {
       else byEndpoint.set(row.endpointId, [row]);
     }
     // A lane read but not answered has been read to its end.
-    for (const endpointId of after.keys()) if (!byEndpoint.has(endpointId)) (this.#lanes.get(endpointId) as Lane).readFrom = null;
+    for (const [endpointId, lane] of this.#lanes) {
+      if (skip.includes(endpointId) || byEndpoint.has(endpointId)) continue;
+      lane.readFrom = null;
+      lane.mayHaveMore = false;
+    }
     const taken: ClaimedDelivery[] = [];
     let readOn = false;
     for (const [endpointId, list] of byEndpoint) {
@@ -340,7 +351,8 @@ export class WebhookDispatcher {
       // One that reads goes on from the last row, or from the start once the end is reached
       // (rows committed late with an earlier time are found then).
       lane.readFrom = !webhooks.leasesDue && list.length === perEndpoint ? { dueAt: last.dueAt, id: last.id } : null;
-      if (lane.readFrom || list.length === perEndpoint) readOn = true;
+      lane.mayHaveMore = list.length === perEndpoint;
+      if (lane.mayHaveMore) readOn = true;
     }
     for (const id of this.#recordedDuringRead) this.#forget(id);
     this.#recordedDuringRead = [];
@@ -352,7 +364,7 @@ export class WebhookDispatcher {
   #lane(endpointId: string): Lane {
     let lane = this.#lanes.get(endpointId);
     if (!lane) {
-      lane = { queue: [], inFlight: 0, held: 0, readFrom: null };
+      lane = { queue: [], inFlight: 0, held: 0, readFrom: null, mayHaveMore: false };
       this.#lanes.set(endpointId, lane);
     }
     return lane;
@@ -431,15 +443,22 @@ export class WebhookDispatcher {
         lane.inFlight -= 1;
         this.#inFlight.delete(sending);
         this.#launchQueued();
-        if (lane.queue.length < this.#endpointMax / 2) this.wake();
+        // Read again only for a lane with more due than it took; new work and due retries wake the dispatcher themselves.
+        if (lane.mayHaveMore && lane.queue.length < this.#endpointMax / 2) this.wake();
       });
     this.#inFlight.add(sending);
   }
 
-  /** Arms the timer for the earliest delivery due later than now (one indexed read). */
+  /**
+   * Arms the timer for the earliest delivery due later than now (one indexed read), asked at most once
+   * a poll interval: this process's own retries arm it as their outcomes are written (#flush); the
+   * read finds the others (due before a restart, written by another process).
+   */
   async #armForNextDue(): Promise<void> {
-    if (this.#stopped) return;
-    const at = await this.#o.store.webhooks.nextDueAfter(this.#o.clock.now());
+    const nowMs = this.#o.clock.now();
+    if (this.#stopped || nowMs - this.#nextDueAskedAt < this.#o.pollIntervalMs) return;
+    this.#nextDueAskedAt = nowMs;
+    const at = await this.#o.store.webhooks.nextDueAfter(nowMs);
     if (at !== null) this.#armFor(at);
   }
 
@@ -452,6 +471,8 @@ export class WebhookDispatcher {
       () => {
         this.#dueTimer = null;
         this.#dueTimerAt = Number.POSITIVE_INFINITY;
+        // One timer for the earliest only: the round it starts asks for the next due time, whatever the interval.
+        this.#nextDueAskedAt = Number.NEGATIVE_INFINITY;
         this.wake();
       },
       Math.min(MAX_TIMER_MS, Math.max(0, atMs - this.#o.clock.now())),

@@ -27,7 +27,23 @@ const DELIVERY_COLUMNS = [
   'id', 'endpoint_id', 'event_id', 'event_type', 'item_id', 'status', 'attempts', 'max_attempts', 'next_attempt_at', 'lease_until', 'response_code',
   'duration_ms', 'last_error', 'last_attempt_at', 'body', 'created_at', 'updated_at',
 ] as const satisfies readonly (keyof WebhookDeliveriesTable)[];
-// The dispatcher's timer asks this after each idle round: compiled once.
+// The dispatcher reads each endpoint's due rows on SQLite (from a position: the start is one before
+// every row), several times a second while it sends: compiled once. LIMIT is compiled as
+// `cast(? as integer)` (guarded-dialect.ts), so the statement is prepared once.
+const laneDue = compileOnce((db: Kysely<Database>, v: { endpointId: string; nowMs: number; afterDueAt: number; afterId: string; limit: number }) =>
+  db
+    .selectFrom('webhook_deliveries as d')
+    .select(['d.id', 'd.endpoint_id', 'd.event_id', 'd.event_type', 'd.item_id', 'd.attempts', 'd.max_attempts', 'd.next_attempt_at', 'd.body'])
+    .where('d.endpoint_id', '=', v.endpointId)
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', v.nowMs)
+    .where((eb) => eb(eb.refTuple('d.next_attempt_at', 'd.id'), '>', eb.tuple(v.afterDueAt, v.afterId)))
+    .where((eb) => eb.or([eb('d.lease_until', 'is', null), eb('d.lease_until', '<=', v.nowMs)]))
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .limit(v.limit),
+);
+// The dispatcher's timer asks this when it has nothing due: compiled once.
 const nextDue = compileOnce((db: Kysely<Database>, v: { nowMs: number }) =>
   db.selectFrom('webhook_deliveries').select((eb) => eb.fn.min('next_attempt_at').as('at')).where('status', '=', 'pending').where('next_attempt_at', '>', v.nowMs),
 );
@@ -184,11 +200,9 @@ export class KyselyWebhookStore implements WebhookStore {
   }
 
   /**
-   * SQLite: one read per active endpoint not skipped, in the index (endpoint, next attempt, id) order
-   * from that endpoint's position (the start is a position before every row), so the SQL text never
-   * changes and the statement is prepared once (a bare bound LIMIT would have SQLite prepare it again
-   * on every run: guarded-dialect.ts). SQLite runs in this process: a read per endpoint costs no round
-   * trip, and each is a seek to that endpoint's due rows.
+   * SQLite: one read per active endpoint not skipped (`laneDue`), in the index (endpoint, next
+   * attempt, id) order from that endpoint's position. SQLite runs in this process: a read per
+   * endpoint costs no round trip, and each is a seek to that endpoint's due rows.
    */
   async #readDue(nowMs: number, read: DueRead): Promise<ClaimedRow[]> {
     const skip = new Set(read.skip);
@@ -196,14 +210,7 @@ export class KyselyWebhookStore implements WebhookStore {
     for (const { id: endpointId } of await activeSubscriptions.all(this.#db, {})) {
       if (skip.has(endpointId)) continue;
       const from = read.after.get(endpointId) ?? { dueAt: Number.MIN_SAFE_INTEGER, id: '' };
-      const lane = await sql<ClaimedRow>`
-        SELECT d.id, d.endpoint_id, d.event_id, d.event_type, d.item_id, d.attempts, d.max_attempts, d.next_attempt_at, d.body
-        FROM webhook_deliveries AS d
-        WHERE d.endpoint_id = ${endpointId} AND d.status = 'pending' AND d.next_attempt_at <= ${nowMs}
-          AND (d.next_attempt_at, d.id) > (${from.dueAt}, ${from.id}) AND (d.lease_until IS NULL OR d.lease_until <= ${nowMs})
-        ORDER BY d.next_attempt_at, d.id
-        LIMIT CAST(${read.perEndpoint} AS INTEGER)`.execute(this.#db);
-      rows.push(...lane.rows);
+      rows.push(...((await laneDue.all(this.#db, { endpointId, nowMs, afterDueAt: from.dueAt, afterId: from.id, limit: read.perEndpoint })) as ClaimedRow[]));
     }
     return rows;
   }
