@@ -340,19 +340,23 @@ export class WebhookDispatcher {
     let readOn = false;
     for (const [endpointId, list] of byEndpoint) {
       const lane = this.#lane(endpointId);
+      let takenHere = 0;
       for (const d of list) {
         if (this.#held.has(d.id)) continue;
         this.#held.set(d.id, endpointId);
         lane.held += 1;
         taken.push(d);
+        takenHere += 1;
       }
       const last = list.at(-1) as ClaimedDelivery;
-      // A store that leases never hands out what is held: it reads from the start each time.
+      // A store that leases hands out only what nobody holds: it reads from the start each time.
       // One that reads goes on from the last row, or from the start once the end is reached
       // (rows committed late with an earlier time are found then).
       lane.readFrom = !webhooks.leasesDue && list.length === perEndpoint ? { dueAt: last.dueAt, id: last.id } : null;
       lane.mayHaveMore = list.length === perEndpoint;
-      if (lane.mayHaveMore) readOn = true;
+      // Read on while that gets somewhere: a position moved on, or something new was taken (a lease
+      // that ran out on a delivery still held here hands it out again; reading again would not help).
+      if (lane.mayHaveMore && (lane.readFrom !== null || takenHere > 0)) readOn = true;
     }
     for (const id of this.#recordedDuringRead) this.#forget(id);
     this.#recordedDuringRead = [];
