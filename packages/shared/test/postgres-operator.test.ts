@@ -69,10 +69,10 @@ describe.skipIf(skip !== null)(skip ?? "an operator's PostgreSQL", () => {
       const opened = await open(tls(roleUrl, ca.caFile, '&max=3'));
       try {
         await opened.db.insertInto('orders').values({ token: 'first' }).execute();
-        expect(server.psql("SELECT schemaname || '.' || tablename FROM pg_tables WHERE tablename IN ('orders', 'storage_probe', 'kysely_migration') ORDER BY 1", 'shop').split('\n')).toEqual([
+        expect(server.psql("SELECT schemaname || '.' || tablename FROM pg_tables WHERE tablename IN ('orders', 'storage_probe_writes', 'kysely_migration') ORDER BY 1", 'shop').split('\n')).toEqual([
           'svc_shop.kysely_migration',
           'svc_shop.orders',
-          'svc_shop.storage_probe',
+          'svc_shop.storage_probe_writes',
         ]);
         expect(server.psql("SELECT bool_and(s.ssl) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.usename = 'svc_shop'")).toBe('t');
         expect(server.psql("SELECT rolsuper FROM pg_roles WHERE rolname = 'svc_shop'")).toBe('f');
