@@ -14,7 +14,9 @@ describe('an inbox registering itself with the directory', () => {
   let inbox: Inbox;
   let inboxDir: string;
   let domain: string;
-  const clock = new TestClock();
+  // A moment with a fraction of a second, as a real clock reads: the signed calls' times are seconds
+  // with a fraction, which PostgreSQL refused to compare with a bigint (every registration answered 500).
+  const clock = new TestClock('2026-11-23T10:15:00.386Z');
 
   beforeAll(async () => {
     directory = await startDirectory({ clock, allowLocalInboxes: true, publicAtListenAddress: true });
@@ -89,17 +91,17 @@ describe('an inbox registering itself with the directory', () => {
     expect(service.status, JSON.stringify(service.body)).toBe(201);
 
     // A customer books; the business confirms, and completes it once it has started.
-    clock.set('2026-11-23T12:00:00Z');
+    clock.set('2026-11-23T12:00:00.386Z');
     const booked = await call('POST', '/v1/bookings', { payload: { serviceId: 'corte', startTime: '2026-11-24T10:00:00Z' }, contact: { name: 'Ana Silva', email: 'ana@example.com' } }, {});
     expect(booked.status, JSON.stringify(booked.body)).toBe(201);
     expect((await call('POST', `/v1/owner/items/${booked.body.id}/transitions`, { event: 'confirm' })).status).toBe(200);
-    clock.set('2026-11-24T11:00:00Z');
+    clock.set('2026-11-24T11:00:00.386Z');
     expect((await call('POST', `/v1/owner/items/${booked.body.id}/transitions`, { event: 'complete' })).status).toBe(200);
     const receipts = (await call('GET', `/v1/owner/items/${booked.body.id}`)).body.receipts as { receipt_id: string; jws: string; kind: string }[];
     expect(receipts.map((r) => r.kind)).toEqual(['confirmed', 'outcome']);
 
     // The inbox's publication job sends both, signed with its own key.
-    clock.set('2026-11-24T11:05:00Z');
+    clock.set('2026-11-24T11:05:00.386Z');
     while ((await inbox.jobs.runDue()) > 0);
     // The listing follows its tally a moment later (listing-sync.ts), at once at the job runner's pass.
     await directory.directory.jobs.runDue();
@@ -119,7 +121,7 @@ describe('an inbox registering itself with the directory', () => {
 
     // The night 30 days after verification: one piece, kept, acknowledged, unpaid (e = 0.7), fresh (t = 1),
     // one customer (r = 1): K = 0.7, n = 0.7 (within the release of 30 units), p = 1 → n / (n + z²).
-    clock.set('2026-12-24T00:00:00Z');
+    clock.set('2026-12-24T00:00:00.386Z');
     while ((await inbox.jobs.runDue()) > 0);
     while ((await directory.directory.jobs.runDue()) > 0);
     const expected = Math.round((0.7 / (0.7 + 1.2816 ** 2)) * 1e6) / 1e6;

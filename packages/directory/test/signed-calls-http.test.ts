@@ -72,6 +72,18 @@ describe('a ping is signed by the instance itself', () => {
     expect((await statusOf(t, inbox)).last_ping_at).toBe(at);
   });
 
+  it('at a moment with a fraction of a second, as any real clock reads: taken, and its replay refused (PostgreSQL compared the fraction with a bigint and answered 500)', async () => {
+    clock.advance(386);
+    const call = signCall(t, inbox, 'POST', pingPath(inbox.domain), { counts: { bookings: 1 } });
+    const first = await t.request('POST', pingPath(inbox.domain), { headers: call.headers, rawBody: call.body! });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect((await statusOf(t, inbox)).last_ping_at).toBe(new Date(clock.now()).toISOString());
+    clock.advance(1_500);
+    expectProblem(await t.request('POST', pingPath(inbox.domain), { headers: call.headers, rawBody: call.body! }), 401, 'replayed_signature', 'replayed');
+    // Back on a whole second: the window's edges below are counted in whole seconds.
+    clock.advance(114);
+  });
+
   it('refuses clock skew beyond the window: created more than 60 s ahead, or expired more than 60 s ago', async () => {
     expectProblem(await signed(t, inbox, 'POST', pingPath(inbox.domain), {}, { now: clock.now() + 61_000 }), 401, 'unauthorized', 'too_far_in_future');
     // created 300 s before expires: 361 s ago is 61 s past its expiry

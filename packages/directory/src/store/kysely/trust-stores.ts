@@ -100,18 +100,24 @@ export class KyselyReplayStore implements DurableReplayStore {
     this.#db = db;
   }
 
-  /** One statement, so two requests with one signature cannot both pass: a held row still kept wins; an expired one is taken over. */
+  /**
+   * One statement, so two requests with one signature cannot both pass: a held row still kept wins;
+   * an expired one is taken over. Times are seconds and may have a fraction (a clock read in
+   * milliseconds over 1000); `keep_until` is a bigint, which PostgreSQL will not compare with a
+   * fraction, so they are bound as whole seconds: for a whole K, K < t exactly when K < ceil(t).
+   */
   async remember(id: string, keepUntil: number, now: number): Promise<ReplayOutcome> {
-    const result = await REMEMBER.run(this.#db, { id, keep_until: Math.ceil(keepUntil), now });
+    const result = await REMEMBER.run(this.#db, { id, keep_until: Math.ceil(keepUntil), now: Math.ceil(now) });
     return Number(result.numAffectedRows ?? 0) === 1 ? 'new' : 'seen';
   }
 
+  /** K >= t exactly when K >= ceil(t). */
   async isLive(id: string, nowSec: number): Promise<boolean> {
-    return (await IS_LIVE.run(this.#db, { id, now: nowSec })).rows.length > 0;
+    return (await IS_LIVE.run(this.#db, { id, now: Math.ceil(nowSec) })).rows.length > 0;
   }
 
   async prune(nowSec: number): Promise<number> {
-    const result = await this.#db.deleteFrom('used_signatures').where('keep_until', '<', nowSec).executeTakeFirst();
+    const result = await this.#db.deleteFrom('used_signatures').where('keep_until', '<', Math.ceil(nowSec)).executeTakeFirst();
     return Number(result.numDeletedRows ?? 0);
   }
 }
