@@ -170,3 +170,57 @@ export async function storedAnywhere(service: 'inbox' | 'directory', dataDir: st
   }
   return false;
 }
+
+/** What a column declared with this type may hold on SQLite, for every value to mean the same on PostgreSQL. */
+function allowedStorage(declared: string): readonly string[] | null {
+  const type = declared.toLowerCase();
+  if (type.includes('int')) return ['integer'];
+  if (type.includes('blob')) return ['blob'];
+  if (type.includes('real') || type.includes('double')) return ['real', 'integer'];
+  return null;
+}
+
+/**
+ * Values SQLite stored that PostgreSQL refuses or reads otherwise: a fraction or a text in an integer
+ * column (PostgreSQL: `invalid input syntax for type bigint`), a number past 32 bits in an `integer`
+ * column (PostgreSQL's is 32 bits: `out of range for type integer`), a text in a blob column (bytea
+ * would read its backslashes), a text in a float column. SQLite keeps whatever it is given in any column,
+ * so a store that binds a fraction passes every SQLite test; this finds the row it left. Empty on
+ * PostgreSQL runs, where the server refused the write itself. The harnesses call it as they close.
+ */
+export async function misfitValues(service: 'inbox' | 'directory', dataDir: string): Promise<string[]> {
+  if (onPostgres) return [];
+  const { openSqliteFile } = await import('@svc/shared');
+  const { existsSync } = await import('node:fs');
+  const file = join(dataDir, `${service}.sqlite`);
+  if (!existsSync(file)) return [];
+  const db = openSqliteFile(file);
+  const found: string[] = [];
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
+    for (const { name } of tables) {
+      const columns = db.prepare(`SELECT name, type FROM pragma_table_info(?)`).all(name) as { name: string; type: string }[];
+      for (const column of columns) {
+        const allowed = allowedStorage(column.type);
+        if (!allowed) continue;
+        const kinds = allowed.map((k) => `'${k}'`).join(', ');
+        const c = `"${column.name}"`;
+        // PostgreSQL's integer is 32 bits (bigint is 64); SQLite's INTEGER holds either.
+        const outOfRange = column.type.toLowerCase() === 'integer' ? ` OR (typeof(${c}) = 'integer' AND (${c} > 2147483647 OR ${c} < -2147483648))` : '';
+        const rows = db
+          .prepare(`SELECT typeof(${c}) AS kind, quote(${c}) AS value FROM "${name}" WHERE typeof(${c}) NOT IN (${kinds}, 'null')${outOfRange} LIMIT 3`)
+          .all() as { kind: string; value: string }[];
+        for (const row of rows) found.push(`${name}.${column.name} (${column.type}) holds ${row.kind} ${row.value.slice(0, 80)}`);
+      }
+    }
+  } finally {
+    db.close();
+  }
+  return found;
+}
+
+/** Fails when a store left a value PostgreSQL would have refused (misfitValues). */
+export async function expectFittingValues(service: 'inbox' | 'directory', dataDir: string): Promise<void> {
+  const found = await misfitValues(service, dataDir);
+  if (found.length > 0) throw new Error(`the ${service} stored values its PostgreSQL columns would refuse:\n  ${found.join('\n  ')}`);
+}

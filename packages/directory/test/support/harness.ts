@@ -3,7 +3,7 @@
  * a movable clock, and listings the test provides. Tests talk to it over real HTTP.
  */
 import { TestClock as SharedClock, jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
-import { dropTestDatabase, testDatabaseUrl } from '../../../../test-support/test-database.js';
+import { dropTestDatabase, expectFittingValues, testDatabaseUrl } from '../../../../test-support/test-database.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,10 +116,13 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     get: (path, headers) => request('GET', path, headers ? { headers } : {}),
     async close(closeOptions = {}) {
       await directory.close();
+      // A value SQLite kept that PostgreSQL would refuse (a fraction in a bigint column) fails the test.
+      const misfit = await expectFittingValues('directory', dataDir).then(() => null, (error: unknown) => error);
       if (closeOptions.removeData ?? true) {
         rmSync(dataDir, { recursive: true, force: true });
         await dropTestDatabase('directory', dataDir);
       }
+      if (misfit) throw misfit;
     },
   };
 }

@@ -3,7 +3,7 @@
  * port, a movable clock, the demo business and an owner key. Tests talk to it over real HTTP.
  */
 import { TestClock as SharedClock, jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
-import { dropTestDatabase, testDatabaseUrl } from '../../../../test-support/test-database.js';
+import { dropTestDatabase, expectFittingValues, testDatabaseUrl } from '../../../../test-support/test-database.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,10 +81,13 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
       request(method, path, { ...opts, headers: { authorization: `Bearer ${ownerKey}`, ...(opts.headers ?? {}) } }),
     async close(closeOptions = {}) {
       await inbox.close();
+      // A value SQLite kept that PostgreSQL would refuse (a fraction in a bigint column) fails the test.
+      const misfit = await expectFittingValues('inbox', dataDir).then(() => null, (error: unknown) => error);
       if (closeOptions.removeData ?? true) {
         rmSync(dataDir, { recursive: true, force: true });
         await dropTestDatabase('inbox', dataDir);
       }
+      if (misfit) throw misfit;
     },
   };
 }
