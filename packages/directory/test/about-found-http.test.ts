@@ -15,6 +15,7 @@ import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { DAY, MONDAY, listing, member } from './support/fixtures.js';
 import { HARNESS_BASE_URL, startDirectory, type TestDirectory } from './support/harness.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 
 let t: TestDirectory;
 let client: Client;
@@ -171,7 +172,7 @@ describe('under another public URL', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'about-found-base-'));
     try {
       for (const baseUrl of ['https://directory.one.example', 'https://directory.two.example/']) {
-        const d = await buildDirectory({ dataDir, baseUrl, logLevel: 'silent', runJobs: false, hourlyTimer: false, answerWorkers: 0, rateLimit: 0, clock: { now: () => MONDAY } });
+        const d = await buildDirectory({ dataDir, databaseUrl: await testDatabaseUrl('directory', dataDir), baseUrl, logLevel: 'silent', runJobs: false, hourlyTimer: false, answerWorkers: 0, rateLimit: 0, clock: { now: () => MONDAY } });
         if ((await d.store.listings.countAll()) === 0) await d.store.transaction((tx) => tx.listings.insertMany(FIXTURES.slice(0, 2)));
         await d.pagesReady;
         const base = baseUrl.replace(/\/$/, '');
@@ -183,6 +184,7 @@ describe('under another public URL', () => {
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+      await dropTestDatabase('directory', dataDir);
     }
   });
 });

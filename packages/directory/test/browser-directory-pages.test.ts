@@ -7,6 +7,7 @@
  * to interactive and the script budget, a phone-sized screen, and "near me" filling the form from
  * the browser's position. The checks read the local web of sample sites.
  */
+// sqlite only: the pages' behaviour in a browser; the routes behind them run on PostgreSQL in pages-http.test.ts and check-pages-http.test.ts
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -11,13 +11,14 @@ import { jsonClient } from '../../../test-support/http-client.js';
 import { buildDirectory, type Directory } from '../src/app.js';
 import { DIRECTORY_BUDGETS } from '../src/doors/rest/rate-budgets.js';
 import { TestClock } from './support/harness.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 
 const SCALE = 0.01;
 let running: { directory: Directory; dataDir: string } | undefined;
 
 async function start(rateLimit: number) {
   const dataDir = mkdtempSync(join(tmpdir(), 'directory-bursts-'));
-  const directory = await buildDirectory({ dataDir, baseUrl: 'http://127.0.0.1', clock: new TestClock(), logLevel: 'silent', runJobs: false, hourlyTimer: false, answerWorkers: 0, rateLimit });
+  const directory = await buildDirectory({ dataDir, databaseUrl: await testDatabaseUrl('directory', dataDir), baseUrl: 'http://127.0.0.1', clock: new TestClock(), logLevel: 'silent', runJobs: false, hourlyTimer: false, answerWorkers: 0, rateLimit });
   running = { directory, dataDir };
   return jsonClient(await directory.http.listen({ host: '127.0.0.1', port: 0 }));
 }
@@ -26,6 +27,7 @@ afterEach(async () => {
   if (!running) return;
   await running.directory.close();
   rmSync(running.dataDir, { recursive: true, force: true });
+  await dropTestDatabase('directory', running.dataDir);
   running = undefined;
 });
 

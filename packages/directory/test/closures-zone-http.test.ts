@@ -14,6 +14,7 @@ import { buildInbox, createOwnerKey, type Inbox } from '@svc/inbox';
 import { EVERY_DAY, domainsOf, hours, member } from './support/fixtures.js';
 import { signedAsInbox } from './support/real-inbox.js';
 import { TestClock, startDirectory, type TestDirectory } from './support/harness.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 
 // Monday 2026-11-23 19:00 in Honolulu; already Tuesday 05:00 in UTC.
 const EVENING = Date.parse('2026-11-24T05:00:00Z');
@@ -85,10 +86,11 @@ describe('from a real inbox\'s manifest to the directory', () => {
   beforeAll(async () => {
     directory = await startDirectory({ clock, allowLocalInboxes: true, answerWorkers: 0, publicAtListenAddress: true });
     inboxDir = mkdtempSync(join(tmpdir(), 'closures-inbox-'));
-    const probe = await buildInbox({ dataDir: inboxDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false });
+    const databaseUrl = await testDatabaseUrl('inbox', inboxDir);
+    const probe = await buildInbox({ dataDir: inboxDir, databaseUrl, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false });
     const port = new URL(await probe.http.listen({ host: '127.0.0.1', port: 0 })).port;
     await probe.close();
-    inbox = await buildInbox({ dataDir: inboxDir, publicBaseUrl: `http://127.0.0.1:${port}`, logLevel: 'silent', runJobs: false, allowLocalNetworks: true, clock });
+    inbox = await buildInbox({ dataDir: inboxDir, databaseUrl, publicBaseUrl: `http://127.0.0.1:${port}`, logLevel: 'silent', runJobs: false, allowLocalNetworks: true, clock });
     await inbox.http.listen({ host: '127.0.0.1', port: Number(port) });
     domain = `127.0.0.1:${port}`;
     const owner = await createOwnerKey(inbox.store, 'closures', clock.now());
@@ -106,6 +108,7 @@ describe('from a real inbox\'s manifest to the directory', () => {
     await inbox?.close();
     await directory?.close();
     rmSync(inboxDir, { recursive: true, force: true });
+    await dropTestDatabase('inbox', inboxDir);
   });
 
   it('lists it with the closure and open_now false, though the UTC date is already the next day', async () => {

@@ -6,6 +6,7 @@
  * proof), the cause is logged once, searches and status reads go on; once space is freed /healthz
  * recovers by itself, retried registrations are made once each, and nothing acknowledged is lost.
  */
+// sqlite only: a full disk under SQLite's own file; PostgreSQL's disk is the server's, out of a test's reach
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyWriteAheadLog, mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';

@@ -12,6 +12,7 @@
  * installs Debian's when it can). Without one the suite is skipped with a warning, or fails when
  * REQUIRE_BROWSER=1.
  */
+// sqlite only: what a browser allows across origins; the routes behind it run on PostgreSQL in owner-app-http.test.ts and oauth-flow.test.ts
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -6,6 +6,7 @@
  * screen; and the hostile cases a browser makes real: framing by another site, and a form posted
  * from another site while the owner is signed in.
  */
+// sqlite only: the page's own behaviour in a browser; every write it makes goes through the routes owner-app-http.test.ts runs on PostgreSQL
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';

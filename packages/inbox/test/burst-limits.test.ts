@@ -14,6 +14,7 @@ import { createOwnerKey } from '../src/domain/access/api-keys.js';
 import { seedDemoBusiness } from '../src/demo/seed-demo.js';
 import { INBOX_BUDGETS } from '../src/doors/rest/rate-budgets.js';
 import { TestClock } from './support/harness.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 
 /** A tenth of the embedded budgets: 3 creates, 60 reads, 2 code requests and 120 owner calls a minute. */
 const SCALE = 0.1;
@@ -29,7 +30,7 @@ let running: Started | undefined;
 async function start(options: { rateLimit: number; trustProxy?: boolean }): Promise<Started> {
   const dataDir = mkdtempSync(join(tmpdir(), 'inbox-bursts-'));
   const clock = new TestClock();
-  const inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', clock, logLevel: 'silent', runJobs: false, ...options });
+  const inbox = await buildInbox({ dataDir, databaseUrl: await testDatabaseUrl('inbox', dataDir), publicBaseUrl: 'http://127.0.0.1', clock, logLevel: 'silent', runJobs: false, ...options });
   await seedDemoBusiness({ store: inbox.store, clock });
   const ownerKey = (await createOwnerKey(inbox.store, 'bursts', clock.now())).value;
   const base = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
@@ -41,6 +42,7 @@ afterEach(async () => {
   if (!running) return;
   await running.inbox.close();
   rmSync(running.dataDir, { recursive: true, force: true });
+  await dropTestDatabase('inbox', running.dataDir);
   running = undefined;
 });
 

@@ -7,6 +7,7 @@
  * rollback"), reads go on; once space is freed /healthz recovers by itself, retries with the same
  * idempotency keys make each item once, and nothing acknowledged is lost.
  */
+// sqlite only: a full disk under SQLite's own file; PostgreSQL's disk is the server's, out of a test's reach
 import { openSqlite, type StorageHealth } from '@svc/shared';
 import { sql, type Kysely } from 'kysely';
 import { join } from 'node:path';

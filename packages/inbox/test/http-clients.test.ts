@@ -15,6 +15,7 @@ import { seedDemoBusiness } from '../src/demo/seed-demo.js';
 import { TestClock, startInbox, type TestInbox } from './support/harness.js';
 import { createBooking } from './support/customer-calls.js';
 import { makeKey, withKey } from './support/integration-keys.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 
 const PAGE = 'https://agent-app.example';
 const OWNER_PAGE = 'https://owner-console.example';
@@ -213,7 +214,7 @@ describe('no secret in a log line', () => {
     const lines: string[] = [];
     const dataDir = mkdtempSync(join(tmpdir(), 'inbox-log-'));
     const clock = new TestClock();
-    const inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', clock, logLevel: 'trace', logStream: { write: (line) => void lines.push(line) }, runJobs: false });
+    const inbox = await buildInbox({ dataDir, databaseUrl: await testDatabaseUrl('inbox', dataDir), publicBaseUrl: 'http://127.0.0.1', clock, logLevel: 'trace', logStream: { write: (line) => void lines.push(line) }, runJobs: false });
     try {
       await seedDemoBusiness({ store: inbox.store, clock });
       const ownerKey = (await createOwnerKey(inbox.store, 'log test', clock.now())).value;
@@ -241,6 +242,7 @@ describe('no secret in a log line', () => {
     } finally {
       await inbox.close();
       rmSync(dataDir, { recursive: true, force: true });
+      await dropTestDatabase('inbox', dataDir);
     }
   });
 });

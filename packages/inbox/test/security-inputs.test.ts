@@ -15,6 +15,7 @@ import { startInboxFromEnvironment } from '../src/main.js';
 import { startDirectory } from '../../directory/test/support/harness.js';
 import { haircutAt, startInbox, type TestInbox } from './support/harness.js';
 import { makeKey, setSecurity, withKey } from './support/integration-keys.js';
+import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 
 interface RawAnswer {
   status: number;
@@ -306,7 +307,7 @@ describe('3. settings.networks takes https origins only, in their origin form', 
 
   it('takes a loopback origin over http when the development setting allowLocalNetworks is on', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'inbox-local-networks-'));
-    const inbox: Inbox = await buildInbox({ dataDir, publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false, allowLocalNetworks: true });
+    const inbox: Inbox = await buildInbox({ dataDir, databaseUrl: await testDatabaseUrl('inbox', dataDir), publicBaseUrl: 'http://127.0.0.1', logLevel: 'silent', runJobs: false, allowLocalNetworks: true });
     try {
       const key = (await createOwnerKey(inbox.store, 'owner', Date.now())).value;
       const base = await inbox.http.listen({ host: '127.0.0.1', port: 0 });
@@ -324,6 +325,7 @@ describe('3. settings.networks takes https origins only, in their origin form', 
     } finally {
       await inbox.close();
       rmSync(dataDir, { recursive: true, force: true });
+      await dropTestDatabase('inbox', dataDir);
     }
   });
 });
