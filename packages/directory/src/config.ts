@@ -17,6 +17,14 @@ export interface DirectoryEnvironment {
   checks: { enabled: boolean; dailyBudget: number; concurrency: number; localWeb: string | null };
 }
 
+/**
+ * A directory on PostgreSQL is one directory whichever node answers (docs/directory.md "Search
+ * nodes"): its links, pages and the host signed calls name are its public URL. Left to each node's
+ * own address, two nodes would answer different bytes and refuse each other's signatures.
+ */
+export const SHARED_DATABASE_NEEDS_PUBLIC_URL =
+  'DIRECTORY_DATABASE_URL is set but DIRECTORY_PUBLIC_URL is not. Nodes on one PostgreSQL database are one directory: set DIRECTORY_PUBLIC_URL to its public address (such as https://directory.example) on every node, and on the commands that write to its database. Without it each node would name its own host and port in links, pages and signed calls.';
+
 function integer(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
@@ -27,6 +35,8 @@ function integer(value: string | undefined, fallback: number, name: string, min:
 export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): DirectoryEnvironment {
   const host = env.DIRECTORY_HOST || '127.0.0.1';
   const port = integer(env.DIRECTORY_PORT, 8080, 'DIRECTORY_PORT', 0, 65_535);
+  const databaseUrl = env.DIRECTORY_DATABASE_URL || null;
+  if (databaseUrl !== null && !env.DIRECTORY_PUBLIC_URL) throw new Error(SHARED_DATABASE_NEEDS_PUBLIC_URL);
   return {
     dataDir: resolve(env.DATA_DIR || './data'),
     host,
@@ -36,7 +46,7 @@ export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): 
     seedDemo: env.DIRECTORY_SEED_DEMO !== 'false',
     demoListings: integer(env.DIRECTORY_DEMO_LISTINGS, 3000, 'DIRECTORY_DEMO_LISTINGS', 0, 2_000_000),
     logLevel: env.LOG_LEVEL || 'info',
-    databaseUrl: env.DIRECTORY_DATABASE_URL || null,
+    databaseUrl,
     checks: {
       enabled: env.DIRECTORY_CHECKS !== 'off',
       dailyBudget: integer(env.DIRECTORY_CHECK_DAILY_BUDGET, 1_000, 'DIRECTORY_CHECK_DAILY_BUDGET', 0, 1_000_000),

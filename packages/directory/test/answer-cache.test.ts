@@ -44,5 +44,24 @@ describe('the answer cache', () => {
       const openLater = await t.get('/v1/businesses?q=padaria&open_now=true');
       if (openLater.body.businesses.length > 0) expect(openLater.body).not.toEqual(open.body);
     });
+
+    it('answers afresh once a listing changed: a change to what search reads does not wait for the three minutes', async () => {
+      t = await startDirectory({ cacheAnswers: true, listings: [member('one.example', { name: 'Padaria Um' }), listing('two.example', { name: 'Padaria Dois' })] });
+      const first = await t.get('/v1/businesses?q=padaria');
+      expect(first.body.businesses.map((b: any) => b.name)).toEqual(['Padaria Um', 'Padaria Dois']);
+      const { seq: _seq, ...stored } = (await t.directory.store.listings.byDomain('two.example'))!;
+      const rename = (name: string) => t.directory.store.listings.upsert({ ...stored, name, updatedAt: t.clock.now() });
+      await rename('Padaria Dois e Meio');
+      t.clock.advance(1_000);
+      const after = await t.get('/v1/businesses?q=padaria');
+      expect(after.body.businesses.map((b: any) => b.name)).toEqual(['Padaria Um', 'Padaria Dois e Meio']);
+      // The web page of the same search, replayed in front of the framework while it holds, follows too.
+      const page = async () => String((await t.get('/?q=padaria')).body);
+      expect(await page()).toContain('Padaria Dois e Meio');
+      expect(await page()).toContain('Padaria Dois e Meio');
+      await rename('Padaria Dois e Tres');
+      expect(await page()).toContain('Padaria Dois e Tres');
+      expect((await t.get('/v1/businesses?q=padaria')).body.businesses.map((b: any) => b.name)).toEqual(['Padaria Um', 'Padaria Dois e Tres']);
+    });
   });
 });

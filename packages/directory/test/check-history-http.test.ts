@@ -285,7 +285,7 @@ describe('the operator\'s command', () => {
     // On the PostgreSQL run the command opens the directory's database as the service does.
     const databaseUrl = (await testDatabaseUrl('directory', t.dataDir)) ?? '';
     const run = (...args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, DATA_DIR: t.dataDir, DIRECTORY_DATABASE_URL: databaseUrl, DIRECTORY_CHECK_LOCAL_WEB: web.address }, timeout: 60_000 });
+      promisify(execFile)(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, DATA_DIR: t.dataDir, DIRECTORY_DATABASE_URL: databaseUrl, DIRECTORY_PUBLIC_URL: t.publicUrl, DIRECTORY_CHECK_LOCAL_WEB: web.address }, timeout: 60_000 });
     try {
       await t.request('POST', '/check', { body: { url: 'padaria-aurora.test' } });
       await t.directory.checkWorker.drain();

@@ -113,6 +113,12 @@ export interface ListingStore {
   peekRevision(): number | null;
   /** Writes after `revision`, oldest first, at most `limit` (a listing written twice appears once, at its last). */
   changesSince(revision: number, limit?: number): Promise<ListingChange[]>;
+  /**
+   * Whether this process learns of every write without asking the database, so `changesSince` costs
+   * microseconds (SQLite: one process owns the file). False on PostgreSQL: other processes commit
+   * unseen, and each call is a round trip to the server.
+   */
+  readonly changesSeenLocally: boolean;
   /** Moves whenever something search reads changes: count of listed listings and the latest content change. */
   contentStamp(): Promise<string>;
 }

@@ -26,6 +26,8 @@ export class LiveIndex {
   readonly builtRevision: number;
   readonly #build: SmallIndexBuilder;
   #seen: number;
+  /** The last write applied that changed what search reads (pings and receipts do not): what cached answers are kept by. */
+  #contentSeen: number;
   /** Listings written since `main` was built: their current record, or null when it is no longer stored. */
   readonly #changed = new Map<number, ListingRecord | null>();
   #overlay: SearchIndex | null = null;
@@ -37,12 +39,21 @@ export class LiveIndex {
     this.main = main;
     this.builtRevision = builtRevision;
     this.#seen = seen;
+    this.#contentSeen = builtRevision;
     this.#build = build;
   }
 
   /** The last write applied. */
   get seen(): number {
     return this.#seen;
+  }
+
+  /**
+   * The last content change applied: an answer computed at one mark still says what a fresh one
+   * would (but for pings, receipts and the moment, which the contract lets it lag) while the mark holds.
+   */
+  get contentSeen(): number {
+    return this.#contentSeen;
   }
 
   /** Whether a listing's content changed since `main` was built. */
@@ -69,10 +80,13 @@ export class LiveIndex {
 
   async #follow(store: ListingStore): Promise<void> {
     const reread = new Set<number>();
+    // Moved once the index holds the changes: an answer kept under a mark was searched with them.
+    let content = this.#contentSeen;
     for (;;) {
       const rows = await store.changesSince(this.#seen, FEED_ROUND);
       for (const row of rows) {
         if (row.revision > this.#seen) this.#seen = row.revision;
+        if (row.contentRevision > content) content = row.contentRevision;
         if (row.contentRevision > this.builtRevision) reread.add(row.seq);
         else if (row.lastPingAt !== null) this.notePing(row.seq, row.lastPingAt);
       }
@@ -85,6 +99,7 @@ export class LiveIndex {
     for (const record of this.#changed.values()) if (record) current.push(record);
     this.#overlay = current.length > 0 ? this.#build(current, this.main.extendedOrder()) : null;
     this.#exclusion = this.main.excluding(this.#changed.keys());
+    this.#contentSeen = content;
   }
 
   notePing(seq: number, atMs: number): void {

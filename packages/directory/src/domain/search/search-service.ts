@@ -23,6 +23,12 @@ import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
 export const SEARCH_DEADLINE_MS = 10_000;
 export const RETRY_AFTER_SECONDS = 60;
+/**
+ * How often a node that cannot see other processes' writes (PostgreSQL: the change feed is a round
+ * trip) asks for them before serving a cached answer: a write through another node reaches this
+ * node's cached answers within this time (docs/directory.md "Search nodes").
+ */
+export const FOLLOW_EVERY_MS = 1_000;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 
@@ -68,8 +74,10 @@ export class DirectorySearch {
   #state: HourState | null = null;
   #pending: Promise<HourState> | null = null;
   readonly #answers: AnswerCache<SearchAnswer>;
-  /** Where each cached answer is kept: its cache key and its hour (answerHolds). */
-  readonly #answerKeys = new WeakMap<object, { key: string; hourStart: number }>();
+  /** Where each cached answer is kept: its cache key, its hour and the index's content mark it was searched at (answerHolds). */
+  readonly #answerKeys = new WeakMap<object, { key: string; hourStart: number; content: number }>();
+  /** When the change feed was last read for cached answers (performance.now(); see FOLLOW_EVERY_MS). */
+  #followedAt = Number.NEGATIVE_INFINITY;
 
   readonly #deadlineMs: number;
   readonly #assembler: AnswerAssembler | null;
@@ -217,9 +225,14 @@ export class DirectorySearch {
     if (search.emptyPage) return { businesses: [], next_cursor: null };
     const cacheKey = `${state.hourStart}|${hash}|${after}|${options.limit}`;
     const cached = this.#answers.get(cacheKey, nowMs);
-    if (cached) return cached;
+    if (cached) {
+      // Kept while no listing's content changed since it was searched, through this node or another.
+      await this.#followForCache(state);
+      if (this.#answerKeys.get(cached)?.content === state.index.contentSeen) return cached;
+    }
     // What was written since the index was built (a listing's new hours, a door now failing).
     await state.index.follow(this.#ctx.store.listings);
+    const content = state.index.contentSeen;
 
     let page;
     try {
@@ -259,8 +272,22 @@ export class DirectorySearch {
     const nextCursor = page.next === null ? null : encodeSearchCursor({ v: 1, h: state.hourStart / HOUR_MS, s: hash, a: page.next });
     const answer = renderedAnswer(await this.#answerBytes(page.hits, state, nowMs, nextCursor));
     this.#answers.set(cacheKey, answer, nowMs, search.openNow ? OPEN_NOW_ANSWER_TTL_MS : ANSWER_TTL_MS);
-    this.#answerKeys.set(answer, { key: cacheKey, hourStart: state.hourStart });
+    this.#answerKeys.set(answer, { key: cacheKey, hourStart: state.hourStart, content });
     return answer;
+  }
+
+  /**
+   * Reads the writes made since the index last did, for an answer about to be served from the
+   * cache: each time where that costs microseconds (SQLite), at most every FOLLOW_EVERY_MS where
+   * it is a round trip to the database shared with other nodes (PostgreSQL).
+   */
+  #followForCache(state: HourState): Promise<void> | undefined {
+    const listings = this.#ctx.store.listings;
+    if (listings.changesSeenLocally) return state.index.follow(listings);
+    const now = performance.now();
+    if (now - this.#followedAt < FOLLOW_EVERY_MS) return undefined;
+    this.#followedAt = now;
+    return state.index.follow(listings);
   }
 
   /**
@@ -273,7 +300,25 @@ export class DirectorySearch {
     const kept = this.#answerKeys.get(answer);
     if (!kept) return false;
     const nowMs = this.#ctx.clock.now();
-    return hourStartOf(nowMs) === kept.hourStart && this.#answers.peek(kept.key, nowMs) === answer;
+    const state = this.#state;
+    if (!state || state.hourStart !== kept.hourStart || hourStartOf(nowMs) !== kept.hourStart || this.#answers.peek(kept.key, nowMs) !== answer) return false;
+    // Without waiting: the writes read so far decide, and those not read yet are asked for on the way.
+    const listings = this.#ctx.store.listings;
+    if (listings.changesSeenLocally) {
+      // SQLite: the kept revision says at no cost whether anything was written since the index read.
+      const top = listings.peekRevision();
+      if (top === null || top > state.index.seen) {
+        // Read it (and keep the revision again), so the next request knows; this one takes the route.
+        void state.index
+          .follow(listings)
+          .then(() => listings.revision())
+          .catch(() => undefined);
+        return false;
+      }
+    } else {
+      void this.#followForCache(state)?.catch(() => undefined);
+    }
+    return kept.content === state.index.contentSeen;
   }
 
   /**

@@ -73,12 +73,14 @@ class KyselyListingStore implements ListingStore {
 
   readonly #engine: StorageEngine;
   readonly #revision: KeptRevision;
+  readonly changesSeenLocally: boolean;
 
   constructor(db: Kysely<DirectoryDatabase>, sqlite: SqliteDatabase | null, pages: PageRenderer | null, writes: TableWrites | null = null) {
     this.#db = db;
     this.#sqlite = sqlite;
     this.#pages = pages;
     this.#engine = engineOf(db);
+    this.changesSeenLocally = this.#engine === 'sqlite';
     this.#revision = new KeptRevision(writes, 'listings', async () => {
       const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.max('revision').as('top')).executeTakeFirstOrThrow();
       return Number(row.top ?? 0);
