@@ -137,6 +137,8 @@ export async function rawRows(service: 'inbox' | 'directory', dataDir: string, t
     const { openSqliteFile } = await import('@svc/shared');
     const db = openSqliteFile(join(dataDir, `${service}.sqlite`));
     try {
+      // The running service may hold the write lock for a moment (another process would wait too).
+      db.pragma('busy_timeout = 5000');
       const statement = db.prepare(text);
       return statement.reader ? (statement.all(...params) as Record<string, unknown>[]) : (statement.run(...params), []);
     } finally {

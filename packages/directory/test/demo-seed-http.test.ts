@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteFile } from '@svc/shared/sqlite-driver';
+import { rawRows } from '../../../test-support/test-database.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_SEED, demoInstance, seedDemoDirectory, taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { seedDemoEvidence } from '../src/demo/demo-evidence.js';
@@ -201,9 +201,7 @@ describe('a demo data folder seeded before receipts were real', () => {
     const { seq: _seq, ...rest } = stored;
     await old.directory.store.listings.upsert({ ...rest, receipts: { issued: 57, acknowledged: 53, customers: 21, lastAt: MONDAY - DAY }, outcomes: { kept: 40, broken: 2, cancelled: 5 } });
     await old.close({ removeData: false });
-    const db = openSqliteFile(join(dataDir, 'directory.sqlite'));
-    db.prepare("DELETE FROM kysely_migration WHERE name >= '0007-receipts-from-the-network'").run();
-    db.close();
+    await rawRows('directory', dataDir, "DELETE FROM kysely_migration WHERE name >= '0007-receipts-from-the-network'");
 
     const reopened = await startDirectory({ dataDir, clock, answerWorkers: 0 });
     try {

@@ -3,10 +3,9 @@
  * byte for byte the plain view (JSON.stringify(listingView(...))) for every kind of listing and
  * moment, pages must follow every write, and a missing or stale page must never be served.
  */
-import { openSqliteFile, type SqliteDatabase } from '@svc/shared';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rawRows } from '../../../test-support/test-database.js';
 import { listingPageRenderer } from '../src/app.js';
 import { etagOf } from '../src/doors/rest/etag.js';
 import { generateListings } from '../src/demo/listing-generator.js';
@@ -178,16 +177,13 @@ describe('pages over HTTP', () => {
   const generated = [...generateListings({ count: 300, seed: 4242, nowMs: MONDAY, placeCategoryOf: taxonomyCategoryPicker() })];
   const listings = [...handMade(), ...generated];
   const listed = listings.filter(isListed);
-  let sqlite: SqliteDatabase;
 
   beforeAll(async () => {
     t = await startDirectory({ listings, clock });
     await t.directory.pagesReady;
     await t.directory.search.hour();
-    sqlite = openSqliteFile(join(t.dataDir, 'directory.sqlite'));
   });
   afterAll(async () => {
-    sqlite.close();
     await t.close();
   });
 
@@ -213,10 +209,11 @@ describe('pages over HTTP', () => {
     return out;
   }
 
-  const pageCount = () => (sqlite.prepare('SELECT count(*) AS n FROM listing_pages WHERE version = ?').get(listingPageRenderer(BASE_URL).version) as { n: number }).n;
+  // On either engine's database (the PostgreSQL run gives the folder its own).
+  const pageCount = async () => Number((await rawRows('directory', t.dataDir, 'SELECT count(*) AS n FROM listing_pages WHERE version = ?', [listingPageRenderer(BASE_URL).version]))[0]!.n);
 
-  it('gives every listing a current page when it is written', () => {
-    expect(pageCount()).toBe(listings.length);
+  it('gives every listing a current page when it is written', async () => {
+    expect(await pageCount()).toBe(listings.length);
   });
 
   it('answers the same bytes from pages as from documents, and renders missing and stale pages again', async () => {
@@ -227,13 +224,13 @@ describe('pages over HTTP', () => {
       const fromPages = await bodies(paths);
       expect(fromPages.some((b) => b.includes('"distance_km"'))).toBe(true);
       // Without current pages every listing is rendered from its document by listingView.
-      sqlite.prepare("UPDATE listing_pages SET version = 'older', fixed = 'not served' WHERE seq % 2 = 0").run();
-      sqlite.prepare('DELETE FROM listing_pages WHERE seq % 2 = 1').run();
-      expect(pageCount()).toBe(0);
+      await rawRows('directory', t.dataDir, "UPDATE listing_pages SET version = 'older', fixed = 'not served' WHERE seq % 2 = 0");
+      await rawRows('directory', t.dataDir, 'DELETE FROM listing_pages WHERE seq % 2 = 1');
+      expect(await pageCount()).toBe(0);
       expect(await bodies(paths)).toEqual(fromPages);
       // Pages are rendered again for every listed business (not for a non-member in a regulated category).
       expect(await t.directory.store.listings.refreshPages({ batchSize: 7 })).toBe(listed.length);
-      expect(pageCount()).toBe(listed.length);
+      expect(await pageCount()).toBe(listed.length);
       expect(await bodies(paths)).toEqual(fromPages);
     }
     clock.nowMs = MONDAY;
@@ -251,6 +248,6 @@ describe('pages over HTTP', () => {
     const { seq: _seq, ...record } = (await t.directory.store.listings.byDomain(domain))!;
     await t.directory.store.listings.upsert({ ...record, name: 'Silent No More', updatedAt: MONDAY });
     expect(await find()).toMatchObject({ name: 'Silent No More', answering: true });
-    expect(pageCount()).toBe(listed.length);
+    expect(await pageCount()).toBe(listed.length);
   });
 });

@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteFile } from '@svc/shared/sqlite-driver';
+import { onPostgres, rawRows } from '../../../test-support/test-database.js';
 import { describe, expect, it } from 'vitest';
 import { listing } from './support/fixtures.js';
 import { startDirectory } from './support/harness.js';
@@ -21,20 +21,16 @@ describe('a data folder that ran later migrations before 0006 and 0007 arrived',
     await before.close({ removeData: false });
 
     // As main left it: 0001-0005, 0009-checks and 0012-persons run, issue 13's tables absent.
-    const db = openSqliteFile(join(dataDir, 'directory.sqlite'));
-    for (const table of ISSUE_13_TABLES) db.exec(`DROP TABLE ${table}`);
-    for (const name of ISSUE_13_MIGRATIONS) db.prepare('DELETE FROM kysely_migration WHERE name = ?').run(name);
-    const ran = (db.prepare('SELECT name FROM kysely_migration ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+    for (const table of ISSUE_13_TABLES) await rawRows('directory', dataDir, `DROP TABLE ${table}`);
+    for (const name of ISSUE_13_MIGRATIONS) await rawRows('directory', dataDir, 'DELETE FROM kysely_migration WHERE name = ?', [name]);
+    const ran = (await rawRows('directory', dataDir, 'SELECT name FROM kysely_migration ORDER BY name')).map((r) => r.name);
     expect(ran).toContain('0009-checks');
     expect(ran).toContain('0012-persons');
-    db.close();
 
     const reopened = await startDirectory({ dataDir, answerWorkers: 0 });
     try {
-      const check = openSqliteFile(join(dataDir, 'directory.sqlite'));
-      const names = (check.prepare('SELECT name FROM kysely_migration').all() as { name: string }[]).map((r) => r.name);
-      const tables = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
-      check.close();
+      const names = (await rawRows('directory', dataDir, 'SELECT name FROM kysely_migration')).map((r) => r.name);
+      const tables = (await rawRows('directory', dataDir, onPostgres ? "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'" : "SELECT name FROM sqlite_master WHERE type = 'table'")).map((r) => r.name);
       for (const name of ISSUE_13_MIGRATIONS) expect(names).toContain(name);
       for (const table of [...ISSUE_13_TABLES, 'checks', 'persons']) expect(tables).toContain(table);
       expect((await reopened.get('/v1/businesses/kept-across.example')).body.name).toBe('Kept Across');

@@ -3,12 +3,12 @@
  * the operations: every parameter only leaves businesses out, so `q` beside `category` still has to
  * match; the kind of a search and the name rule agree (q=cloud is one kind); and more below.
  */
-import { openSqliteFile } from '@svc/shared';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectMcp } from '../../../test-support/mcp-client.js';
+import { rawRows } from '../../../test-support/test-database.js';
 import { seedDemoDirectory } from '../src/demo/seed-directory.js';
 import { DAY, HOUR, domainsOf, hours, listing, member, MONDAY, type Fixture } from './support/fixtures.js';
 import { TestClock, startDirectory, type ApiResponse } from './support/harness.js';
@@ -281,11 +281,9 @@ describe('regulated categories list only members, as their category page says', 
     const dataDir = mkdtempSync(join(tmpdir(), 'directory-regulated-'));
     let t = await startDirectory({ listings: FIXTURES, dataDir, answerWorkers: 0 });
     await t.close({ removeData: false });
-    const sqlite = openSqliteFile(join(dataDir, 'directory.sqlite'));
     // As written before the rule: every row listed, the migration (and those after it) not yet run.
-    sqlite.prepare('UPDATE listings SET listed = 1').run();
-    sqlite.prepare("DELETE FROM kysely_migration WHERE name >= '0003-members-only-categories'").run();
-    sqlite.close();
+    await rawRows('directory', dataDir, 'UPDATE listings SET listed = 1');
+    await rawRows('directory', dataDir, "DELETE FROM kysely_migration WHERE name >= '0003-members-only-categories'");
     t = await startDirectory({ dataDir, answerWorkers: 0 });
     try {
       const r = await t.get('/v1/businesses?limit=100');

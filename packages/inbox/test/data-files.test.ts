@@ -3,6 +3,7 @@
  * "Security misconfiguration"): the folder 0700, the database, its WAL and the secret key 0600,
  * also when an earlier version left the database readable by others.
  */
+// sqlite only: the modes of SQLite's own files; a PostgreSQL server keeps its files itself
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

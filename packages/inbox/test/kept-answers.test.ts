@@ -4,9 +4,8 @@
  * from changes, and never outlive a change: the owner's writes, bookings, the passing of time
  * (availability's notice), and a write to the database by another process all show on the next call.
  */
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteFile } from '@svc/shared';
+import { rawRows } from '../../../test-support/test-database.js';
 import { startInbox, type TestInbox } from './support/harness.js';
 
 let t: TestInbox;
@@ -95,13 +94,8 @@ describe('public reads kept in memory', () => {
 
   it('show a write another process made to the database', async () => {
     expect((await tagged('/v1/services')).body.items.find((s: { id: string }) => s.id === 'haircut').name).toBe('Haircut');
-    const other = openSqliteFile(join(t.dataDir, 'inbox.sqlite'));
-    try {
-      other.pragma('busy_timeout = 5000');
-      other.prepare("UPDATE services SET name = 'Haircut and wash' WHERE id = 'haircut'").run();
-    } finally {
-      other.close();
-    }
+    // Another connection to the database (a process of its own on PostgreSQL, the file on SQLite).
+    await rawRows('inbox', t.dataDir, "UPDATE services SET name = 'Haircut and wash' WHERE id = 'haircut'");
     expect((await tagged('/v1/services')).body.items.find((s: { id: string }) => s.id === 'haircut').name).toBe('Haircut and wash');
   });
 

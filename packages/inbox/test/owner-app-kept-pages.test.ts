@@ -8,6 +8,7 @@
  * A page's `data-live-since` is the moment it was rendered: with the test clock moved on a few
  * seconds, the same value says the page was kept, a new one that it was rendered again.
  */
+// sqlite only: pages kept in memory under SQLite's change stamps; on PostgreSQL the inbox keeps none (docs/storage.md "kept reads") and every page is rendered, as owner-app-http.test.ts runs there
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
