@@ -36,7 +36,8 @@ describe('demo members are registered, verified inboxes', () => {
     expect(await seedDemoDirectory(t.directory.store, COUNT, MONDAY)).toBe(COUNT);
     expect(await seedDemoEvidence(t.directory.context, t.directory.snapshots, DEMO_SEED, MONDAY)).toBeGreaterThan(1_000);
     await t.directory.search.hour();
-  }, 60_000);
+    // Thousands of listings and their evidence, stored one transaction at a time: on PostgreSQL a round trip each.
+  }, 180_000);
   afterAll(() => t.close());
 
   it('the demo holds members that answer, members that do not, and members set aside', () => {

@@ -260,7 +260,8 @@ const WALK: ToolStep<Walk>[] = [
 ];
 
 describe.each([CURRENT_REVISION, ...PREVIOUS_REVISIONS])('every tool through the SDK client at revision %s', (revision) => {
-  it('negotiates the revision and answers every tool of /mcp and /mcp/owner in protocol', async () => {
+  // Every tool of both doors, writes included: on PostgreSQL a round trip for each statement.
+  it('negotiates the revision and answers every tool of /mcp and /mcp/owner in protocol', { timeout: 120_000 }, async () => {
     const publicDoor = await door('/mcp', revision);
     const ownerDoor = await door('/mcp/owner', revision, ownerAuth());
     expect(publicDoor.negotiated).toBe(revision);
