@@ -192,7 +192,7 @@ describe.skipIf(!onPostgres)('two search nodes on one PostgreSQL database, their
     }
   }
 
-  it('shows a change made through one node on both within about a second, long before the cache would let it go', { timeout: 60_000 }, async () => {
+  it('shows a change made through one node there at once and on the other within about a second, long before the cache would let it go', { timeout: 60_000 }, async () => {
     const path = '/v1/businesses?q=bakery&limit=50';
     const [a, b] = await Promise.all(nodes.map((node) => node.get(path)));
     expect(b!.text).toBe(a!.text);
@@ -202,10 +202,10 @@ describe.skipIf(!onPostgres)('two search nodes on one PostgreSQL database, their
     expect(a!.text).toContain(shop.name);
     await nodes[0]!.directory.store.listings.upsert({ ...shop, name: 'Shop 5 bakery renamed by its owner', updatedAt: clock.now() });
 
+    // The node that wrote reads its own write before its next cached answer; the other within about a second.
+    expect((await nodes[0]!.get(path)).text).toContain('Shop 5 bakery renamed by its owner');
     const onOther = await shownWithin(nodes[1]!, path, 'Shop 5 bakery renamed by its owner', 3_000);
-    const onWriter = await shownWithin(nodes[0]!, path, 'Shop 5 bakery renamed by its owner', 3_000);
     expect(onOther, 'the other node still served its cached answer').not.toBeNull();
-    expect(onWriter, 'the writing node still served its cached answer').not.toBeNull();
     expect(onOther!).toBeLessThan(2_500);
     const [a2, b2] = await Promise.all(nodes.map((node) => node.get(path)));
     expect(b2!.text).toBe(a2!.text);

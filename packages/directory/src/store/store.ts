@@ -119,6 +119,12 @@ export interface ListingStore {
    * unseen, and each call is a round trip to the server.
    */
   readonly changesSeenLocally: boolean;
+  /**
+   * How many transactions writing listings this process has committed where `changesSeenLocally`
+   * is false: a change counted here is read before the next cached answer, without waiting for
+   * the once-a-second read of other processes' writes.
+   */
+  readonly committedHere: number;
   /** Moves whenever something search reads changes: count of listed listings and the latest content change. */
   contentStamp(): Promise<string>;
 }

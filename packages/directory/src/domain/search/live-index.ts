@@ -70,6 +70,11 @@ export class LiveIndex {
     return this.main.stats();
   }
 
+  /** The read of the change feed under way, if one is. */
+  get following(): Promise<void> | null {
+    return this.#following;
+  }
+
   /** Applies every write made since the last call (one call at a time; a second waits for the first). */
   follow(store: ListingStore): Promise<void> {
     this.#following ??= this.#follow(store).finally(() => {

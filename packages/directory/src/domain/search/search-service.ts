@@ -76,8 +76,9 @@ export class DirectorySearch {
   readonly #answers: AnswerCache<SearchAnswer>;
   /** Where each cached answer is kept: its cache key, its hour and the index's content mark it was searched at (answerHolds). */
   readonly #answerKeys = new WeakMap<object, { key: string; hourStart: number; content: number }>();
-  /** When the change feed was last read for cached answers (performance.now(); see FOLLOW_EVERY_MS). */
+  /** When the change feed was last read for cached answers (performance.now(); see FOLLOW_EVERY_MS), and this process's listing commits then. */
   #followedAt = Number.NEGATIVE_INFINITY;
+  #followedCommits = 0;
 
   readonly #deadlineMs: number;
   readonly #assembler: AnswerAssembler | null;
@@ -285,8 +286,11 @@ export class DirectorySearch {
     const listings = this.#ctx.store.listings;
     if (listings.changesSeenLocally) return state.index.follow(listings);
     const now = performance.now();
-    if (now - this.#followedAt < FOLLOW_EVERY_MS) return undefined;
+    // This process's own writes at once; other processes' at most every FOLLOW_EVERY_MS.
+    // A read under way (started by a replay's check) is waited for: it may hold this process's write.
+    if (listings.committedHere === this.#followedCommits && now - this.#followedAt < FOLLOW_EVERY_MS) return state.index.following ?? undefined;
     this.#followedAt = now;
+    this.#followedCommits = listings.committedHere;
     return state.index.follow(listings);
   }
 
@@ -316,7 +320,10 @@ export class DirectorySearch {
         return false;
       }
     } else {
+      const ownWrite = listings.committedHere !== this.#followedCommits;
       void this.#followForCache(state)?.catch(() => undefined);
+      // A write of this process not read yet: this request takes the route (which waits for the read).
+      if (ownWrite) return false;
     }
     return kept.content === state.index.contentSeen;
   }

@@ -62,6 +62,14 @@ function fromListingRow(row: Pick<Selectable<ListingsTable>, 'seq' | 'document'>
   return { ...(JSON.parse(row.document) as Omit<ListingRecord, 'seq'>), seq: row.seq };
 }
 
+/**
+ * Listing writes this process committed (PostgreSQL; SQLite's TableWrites sees them itself): a
+ * transaction's stores mark `wrote`, and the root store counts the commit.
+ */
+class ListingCommits {
+  count = 0;
+}
+
 class KyselyListingStore implements ListingStore {
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #sqlite: SqliteDatabase | null;
@@ -74,9 +82,21 @@ class KyselyListingStore implements ListingStore {
   readonly #engine: StorageEngine;
   readonly #revision: KeptRevision;
   readonly changesSeenLocally: boolean;
+  readonly #commits: ListingCommits;
+  /** In a transaction's store: set when it writes a listing, read by the transaction's owner after the commit. */
+  readonly #wrote: { listings: boolean } | null;
 
-  constructor(db: Kysely<DirectoryDatabase>, sqlite: SqliteDatabase | null, pages: PageRenderer | null, writes: TableWrites | null = null) {
+  constructor(
+    db: Kysely<DirectoryDatabase>,
+    sqlite: SqliteDatabase | null,
+    pages: PageRenderer | null,
+    writes: TableWrites | null = null,
+    commits: ListingCommits = new ListingCommits(),
+    wrote: { listings: boolean } | null = null,
+  ) {
     this.#db = db;
+    this.#commits = commits;
+    this.#wrote = wrote;
     this.#sqlite = sqlite;
     this.#pages = pages;
     this.#engine = engineOf(db);
@@ -97,12 +117,19 @@ class KyselyListingStore implements ListingStore {
     if (this.#engine !== 'postgres') return work(this);
     if (this.#db.isTransaction) {
       await lockUntilCommit(this.#db, LISTINGS_LOCK);
+      if (this.#wrote) this.#wrote.listings = true;
       return work(this);
     }
-    return transactionWithRetry(this.#db, async (trx) => {
+    const result = await transactionWithRetry(this.#db, async (trx) => {
       await lockUntilCommit(trx, LISTINGS_LOCK);
       return work(new KyselyListingStore(trx, null, this.#pages));
     });
+    this.#commits.count++;
+    return result;
+  }
+
+  get committedHere(): number {
+    return this.#commits.count;
   }
 
   /** Every write of a listing goes through here after its row: its page is rendered from the stored document. */
@@ -533,15 +560,23 @@ export class KyselyDirectoryStore implements DirectoryStore {
 
   readonly #pages: PageRenderer | null;
   readonly #writes: TableWrites | null;
+  readonly #commits: ListingCommits;
 
-  /** `writes` (the root store on SQLite, table-writes.ts): revisions are read again only after a write. */
-  constructor(db: Kysely<DirectoryDatabase>, options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null } = {}) {
+  /**
+   * `writes` (the root store on SQLite, table-writes.ts): revisions are read again only after a
+   * write. `commits`/`wrote`: a transaction's store marks its listing writes for the root's count.
+   */
+  constructor(
+    db: Kysely<DirectoryDatabase>,
+    options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null; commits?: ListingCommits; wrote?: { listings: boolean } } = {},
+  ) {
     this.#db = db;
     this.#inTransaction = options.inTransaction ?? false;
     this.#pages = options.pages ?? null;
     const writes = this.#inTransaction ? null : (options.writes ?? null);
     this.#writes = writes;
-    this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes);
+    this.#commits = options.commits ?? new ListingCommits();
+    this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes, this.#commits, options.wrote ?? null);
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.jobs = new KyselyJobStore(db);
@@ -559,7 +594,10 @@ export class KyselyDirectoryStore implements DirectoryStore {
   /** On PostgreSQL, a transaction that loses a race the database decides (a deadlock) runs again. */
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
-    return transactionWithRetry(this.#db, (trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
+    const wrote = { listings: false };
+    const result = await transactionWithRetry(this.#db, (trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages, commits: this.#commits, wrote })));
+    if (wrote.listings) this.#commits.count++;
+    return result;
   }
 
   #batch: WriteBatch<DirectoryDatabase> | null = null;
