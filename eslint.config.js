@@ -24,7 +24,7 @@ export default tseslint.config(
   { files: ['packages/*/test/**/*.ts', 'bench/**/*.ts', 'test-support/**/*.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   { files: ['packages/*/src/domain/**/*.ts'], rules: { 'no-restricted-imports': ['error', noDriverImports] } },
   {
-    files: ['scripts/**/*.mjs', '.ci/**/*.mjs'],
+    files: ['scripts/**/*.mjs', '.ci/**/*.mjs', 'bench/**/*.mjs'],
     languageOptions: { globals: globals.node },
   },
 );
