@@ -1,4 +1,4 @@
-// Runs the whole vitest suite on SQLite, then the storage-facing suites (vitest.postgres.config.ts)
+// Runs the whole vitest suite on SQLite, then every test file that opens a database (vitest.postgres.config.ts)
 // on a throwaway PostgreSQL (scripts/postgres.mjs), and ends with the plain line CI reads:
 // "N passed, N failed" over both. When no PostgreSQL can be started here the second run is skipped
 // with one line saying why, unless REQUIRE_POSTGRES=1 (CI), where that is a failure.
@@ -38,7 +38,7 @@ const runs = [vitest('sqlite', '.test-results/vitest.json', [], env)];
 
 const pg = await startPostgres();
 if (pg.url) {
-  console.log(`postgres: ${pg.version} on ${pg.url} (throwaway); the storage-facing suites again on it`);
+  console.log(`postgres: ${pg.version} on ${pg.url} (throwaway); every test file that opens a database again on it`);
   try {
     runs.push(vitest('postgres', '.test-results/vitest-postgres.json', ['--config', 'vitest.postgres.config.ts', '--passWithNoTests'], { ...env, TEST_POSTGRES_URL: pg.url }));
   } finally {
