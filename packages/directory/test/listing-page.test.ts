@@ -216,7 +216,8 @@ describe('pages over HTTP', () => {
     expect(await pageCount()).toBe(listings.length);
   });
 
-  it('answers the same bytes from pages as from documents, and renders missing and stale pages again', async () => {
+  // Every page rendered again twice, in batches of seven: a transaction each, round trips on PostgreSQL.
+  it('answers the same bytes from pages as from documents, and renders missing and stale pages again', { timeout: 120_000 }, async () => {
     for (const at of [MONDAY, AFTER_RULES_7 + 3 * HOUR]) {
       clock.nowMs = at;
       const nearest = at >= AFTER_RULES_7 ? ['/v1/businesses?near=41.15,-8.61&radius_km=1000&order=nearest&limit=30'] : [];
