@@ -472,7 +472,8 @@ describe('on the demo data, every listing\'s words and doors say what its fields
     await seedDemoDirectory(t.directory.store, 3000, MONDAY);
     await t.directory.search.hour();
     clock.nowMs = MONDAY + 40 * MINUTE; // the order is 40 minutes old: some members stopped answering since
-  }, 60_000);
+    // 3,000 demo listings stored: on PostgreSQL a round trip for every statement.
+  }, 180_000);
   afterAll(() => t.close());
 
   it('answering, not_answering_since, doors, level, has_inbox and why agree for every listing of every page', async () => {
