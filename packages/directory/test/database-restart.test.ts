@@ -54,6 +54,7 @@ describe.skipIf(skip !== null)(skip ?? 'a directory node under uncached searches
         DATA_DIR: dataDir,
         DIRECTORY_PORT: String(port),
         DIRECTORY_DATABASE_URL: url,
+        DIRECTORY_PUBLIC_URL: `http://127.0.0.1:${port}`,
         DIRECTORY_DATABASE_CONNECT_TIMEOUT_MS: '2000',
         DIRECTORY_ANSWER_CACHE: 'off',
         DIRECTORY_ANSWER_WORKERS: '1',
