@@ -11,7 +11,11 @@ import { loadIdentityKeys } from './domain/identity/identity-keys.js';
 import { defaultFromAddress, type MailServices } from './domain/mail/mail-services.js';
 import { NOTICE_JOB } from './domain/mail/notices.js';
 import { SEND_MAIL_JOB } from './domain/mail/queued-mail.js';
-import { noticeHandler, sendMailHandler } from './jobs/mail-job.js';
+import { noticeHandler, reminderHandler, sendMailHandler } from './jobs/mail-job.js';
+import { REMINDER_JOB } from './domain/mail/reminders.js';
+import { OWNER_MAIL_JOB, OWNER_NOTICE_RETENTION_MS, OWNER_PUSH_JOB } from './domain/notifications/owner-notices.js';
+import { ownerMailHandler, ownerPushHandler } from './jobs/owner-notice-jobs.js';
+import { loadVapidKeys } from './notifications/vapid-keys.js';
 import { installEmailInbound } from './doors/rest/email-inbound-route.js';
 import { ISSUE_JOB, OUTCOMES_JOB } from './domain/identity/item-identity.js';
 import { issuePersonHandler, reportOutcomesHandler } from './networks/person-jobs.js';
@@ -64,6 +68,8 @@ export interface InboxOptions {
   allowLocalFeeds?: boolean;
   /** Development: register and send webhooks to 127.0.0.1 over http. Off by default. */
   allowLocalWebhooks?: boolean;
+  /** Development and tests: push subscriptions whose endpoint is on 127.0.0.1 over http. Off by default. */
+  allowLocalPush?: boolean;
   /** Start the webhook dispatcher (default: as runJobs; tests may drain it by hand). */
   runWebhooks?: boolean;
   /** Where mail goes; by default SMTP at INBOX_SMTP_URL, else the development sink under the data folder (docs/mail.md). */
@@ -109,9 +115,14 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
     allowLocalFeeds,
     allowLocalWebhooks: options.allowLocalWebhooks ?? false,
     allowLocalNetworks: options.allowLocalNetworks ?? false,
+    allowLocalPush: options.allowLocalPush ?? false,
+    pushPublicKey: undefined as string | undefined,
   };
   // Mail: SMTP when set, else the development sink; the pepper keys codes, addresses and reply tokens (docs/mail.md).
   const identityKeys = await loadIdentityKeys(store, secrets, clock.now());
+  // Web Push: the instance's VAPID pair, made once and kept sealed (docs/web.md "Push").
+  const vapid = await loadVapidKeys(store, secrets, clock.now());
+  config.pushPublicKey = vapid.keys.publicKey;
   const mailSettings = mailEnvironment('INBOX', defaultFromAddress(config.publicBaseUrl));
   const fromAddress = options.mailFrom ?? mailSettings.from;
   if (!isMailAddress(fromAddress)) throw new Error(`INBOX_MAIL_FROM must be a plain mail address, such as inbox@salon.example, not ${fromAddress}`);
@@ -155,6 +166,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
   installEmailInbound(http, { domain: () => ({ store, clock, receipts }), keys: identityKeys });
   if (mailer.kind === 'sink' && !options.mailer) installSinkPage(http, sinkFolder);
+  if (vapid.replaced) http.log.warn('The push key could not be opened with this secret key; a new one was made, and browsers that had turned on notifications must turn them on again.');
   if (signingKey === 'replaced') http.log.warn('The signing key could not be opened with this secret key; a new one was made. Receipts signed before stay verifiable by their published keys.');
   const webhooks = new WebhookDispatcher({
     store,
@@ -183,6 +195,9 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
       [NOTICE_JOB]: noticeHandler(store, clock, mail),
       [SEND_MAIL_JOB]: sendMailHandler(store, clock, mail, secrets),
+      [REMINDER_JOB]: reminderHandler(store, clock, mail),
+      [OWNER_MAIL_JOB]: ownerMailHandler(store, clock, mail),
+      [OWNER_PUSH_JOB]: ownerPushHandler(store, clock, mail, () => ({ vapid: vapid.keys, subject: `mailto:${fromAddress}`, allowLocal: config.allowLocalPush })),
       [ISSUE_JOB]: issuePersonHandler(store, clock, networkSigner),
       [OUTCOMES_JOB]: reportOutcomesHandler(store, networkSigner),
     },
@@ -197,6 +212,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
         { everyMs: SIGNATURE_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.identity.pruneSignatures(nowMs)) },
         // New items since a network's last ping: pinged now, so its activity counts are minutes old (network-jobs.ts).
         { everyMs: ACTIVITY_CHECK_EVERY_MS, run: (nowMs) => pingAfterActivity(store, nowMs) },
+        { everyMs: DELIVERY_PRUNE_EVERY_MS, run: async (nowMs) => void (await store.notifications.pruneNotices(nowMs - OWNER_NOTICE_RETENTION_MS)) },
       ],
     },
   );

@@ -14,6 +14,8 @@ export interface InboxEnvironment {
   allowLocalFeeds: boolean;
   /** Development: register and send webhooks to 127.0.0.1 over http (INBOX_ALLOW_LOCAL_WEBHOOKS=1). */
   allowLocalWebhooks: boolean;
+  /** Development: push subscriptions whose endpoint is on 127.0.0.1 over http (INBOX_ALLOW_LOCAL_PUSH=1). */
+  allowLocalPush: boolean;
   /** A directory network to register with on first start (INBOX_DIRECTORY_URL); none by default. */
   directoryUrl: string | null;
   /** PostgreSQL instead of the SQLite file (INBOX_DATABASE_URL, a postgres:// URL); null: SQLite. */
@@ -40,6 +42,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): InboxEnvi
     allowLocalNetworks: env.INBOX_ALLOW_LOCAL_NETWORKS === 'true',
     allowLocalFeeds: env.INBOX_ALLOW_LOCAL_FEEDS === '1' || env.INBOX_ALLOW_LOCAL_FEEDS === 'true',
     allowLocalWebhooks: env.INBOX_ALLOW_LOCAL_WEBHOOKS === '1' || env.INBOX_ALLOW_LOCAL_WEBHOOKS === 'true',
+    allowLocalPush: env.INBOX_ALLOW_LOCAL_PUSH === '1' || env.INBOX_ALLOW_LOCAL_PUSH === 'true',
     directoryUrl: env.INBOX_DIRECTORY_URL || null,
     databaseUrl: env.INBOX_DATABASE_URL || null,
   };

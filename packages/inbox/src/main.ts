@@ -21,6 +21,7 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     allowLocalNetworks: env.allowLocalNetworks,
     allowLocalFeeds: env.allowLocalFeeds,
     allowLocalWebhooks: env.allowLocalWebhooks,
+    allowLocalPush: env.allowLocalPush,
     // Jobs start once the server listens, so a network verifying us finds us up.
     runJobs: false,
   });

@@ -16,6 +16,7 @@ const DEFAULTS = {
   booking: { cancellationWindowMinutes: 1440, lateCancellation: 'record', autoCompleteHours: 48 },
   orders: { payDays: 14 },
   quotes: { defaultValidityHours: 336 },
+  notifications: { ownerEmail: null, customerReminders: true },
 };
 
 describe('settings', () => {

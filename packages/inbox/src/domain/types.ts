@@ -60,7 +60,15 @@ export interface SignedAgent {
 
 /** An authenticated owner-side principal, or a customer (anonymous capability holder, maybe a signed agent). */
 export type Caller =
-  | { kind: 'customer'; actor: Actor; channel: Channel; agent?: SignedAgent | undefined; identity?: CallIdentity | undefined }
+  | {
+      kind: 'customer';
+      actor: Actor;
+      channel: Channel;
+      agent?: SignedAgent | undefined;
+      identity?: CallIdentity | undefined;
+      /** The item whose page (docs/web.md "The customer's page") this call comes from, its page session checked by the page. */
+      pageItem?: string | undefined;
+    }
   | { kind: 'owner'; actor: Actor; channel: Channel; keyId: string | null; scopes: readonly string[] }
   | { kind: 'system'; actor: Actor; channel: Channel };
 

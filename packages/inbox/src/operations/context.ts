@@ -19,6 +19,10 @@ export interface InboxConfigView {
   allowLocalWebhooks?: boolean;
   /** Development: networks on 127.0.0.1 / localhost over http may be set in settings.networks (INBOX_ALLOW_LOCAL_NETWORKS). */
   allowLocalNetworks?: boolean;
+  /** The instance's VAPID public key (docs/web.md "Push"). */
+  pushPublicKey?: string;
+  /** Development and tests: push endpoints on 127.0.0.1 over http (INBOX_ALLOW_LOCAL_PUSH). */
+  allowLocalPush?: boolean;
 }
 
 export interface OperationContext {

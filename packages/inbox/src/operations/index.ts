@@ -16,6 +16,7 @@ import * as business from './public-business.js';
 import * as items from './public-items.js';
 import * as receipts from './public-receipts.js';
 import * as customers from './public-customers.js';
+import { PUSH_OPERATIONS } from './owner-push.js';
 
 export const PUBLIC_OPERATIONS: readonly AnyOperation<OperationContext>[] = [
   business.getBusinessProfile,
@@ -84,6 +85,7 @@ export const OWNER_OPERATIONS: readonly AnyOperation<OperationContext>[] = [
   webhooks.replayWebhookDeliveryOperation,
   webhooks.replayMissingWebhookDeliveriesOperation,
   events.listEventsOperation,
+  ...PUSH_OPERATIONS,
 ];
 
 export const OPERATIONS: readonly AnyOperation<OperationContext>[] = [...PUBLIC_OPERATIONS, ...OWNER_OPERATIONS];

@@ -24,4 +24,6 @@ export interface SigningKeyStore {
   getSecret(name: string): Promise<string | null>;
   /** Keeps a sealed secret under a name unless one is already kept; false when one was. */
   addSecret(name: string, sealed: string, atMs: number): Promise<boolean>;
+  /** Keeps a sealed secret under a name in place of the one kept (one that can no longer be opened). */
+  replaceSecret(name: string, sealed: string, atMs: number): Promise<void>;
 }

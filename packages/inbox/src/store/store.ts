@@ -90,6 +90,8 @@ export interface ItemStore {
   hasOtherWithEmail(email: string, excludeItemId: string): Promise<boolean>;
   /** Items created since an instant, by type (sandbox ones left out): what an inbox reports to networks. */
   countCreatedSince(sinceMs: number): Promise<Partial<Record<ItemType, number>>>;
+  /** Open real items in the given states of their type: what waits for the owner (the owner app's title). */
+  countAwaiting(states: AwaitingStates): Promise<number>;
 }
 
 export interface StoredAnswer {
@@ -175,6 +177,7 @@ import type { ReceiptPublicationStore } from './receipt-publication-store.js';
 import type { OwnerSessionStore } from './owner-session-store.js';
 import type { IdentityStore, PersonLinkStore } from './identity-store.js';
 import type { MailStore } from './mail-store.js';
+import type { AwaitingStates, NotificationStore } from './notification-store.js';
 
 /**
  * What an answer kept in memory may be built from (ChangeStamps). `owner_pages`: everything the owner
@@ -183,7 +186,7 @@ import type { MailStore } from './mail-store.js';
  * `sessions`: the owner app's sessions and the keys they were opened with. `any_table`: every table,
  * bookkeeping included (the owner app's screens of keys, deliveries, grants and feed runs).
  */
-export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks' | 'owner_pages' | 'sessions' | 'any_table';
+export type ChangeTopic = 'profile' | 'settings' | 'services' | 'products' | 'schedule' | 'items' | 'rules' | 'webhooks' | 'owner_pages' | 'sessions' | 'push_subscriptions' | 'any_table';
 
 /** Tells whether what an answer was built from may have changed since (answers kept in memory, operations/kept-answers.ts). */
 export interface ChangeStamps {
@@ -229,6 +232,8 @@ export interface InboxStore {
   readonly mail: MailStore;
   /** Passes presented per item and each network's status for it (docs/identity.md). */
   readonly persons: PersonLinkStore;
+  /** The owner's push subscriptions and notices (docs/mail.md "The owner's notices"). */
+  readonly notifications: NotificationStore;
   /** Runs `work` atomically; inside a transaction, nested calls join it. */
   transaction<T>(work: (store: InboxStore) => Promise<T>): Promise<T>;
   /**

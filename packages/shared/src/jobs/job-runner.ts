@@ -41,7 +41,7 @@ export interface RunnerClock {
 }
 
 const DAY_MS = 86_400_000;
-/** Finished jobs are kept a week, failed ones a month (to look into), then deleted. */
+/** Finished (and cancelled) jobs are kept a week, failed ones a month (to look into), then deleted. */
 export const JOB_RETENTION = { doneMs: 7 * DAY_MS, deadMs: 30 * DAY_MS, pruneEveryMs: 3_600_000 } as const;
 
 export class JobRunner<Tx extends { jobs: JobStore }> {
@@ -71,6 +71,7 @@ export class JobRunner<Tx extends { jobs: JobStore }> {
       everyMs: JOB_RETENTION.pruneEveryMs,
       run: async (nowMs: number) => {
         await host.jobs.prune('done', nowMs - JOB_RETENTION.doneMs);
+        await host.jobs.prune('cancelled', nowMs - JOB_RETENTION.doneMs);
         await host.jobs.prune('dead', nowMs - JOB_RETENTION.deadMs);
       },
     };

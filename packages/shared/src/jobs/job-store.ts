@@ -18,6 +18,11 @@ export interface NewJob {
   runAt: number;
   /** A pending job with the same key is moved to the new time instead of adding a second one. */
   dedupeKey: string | null;
+  /**
+   * `keep_earlier`: a job with the same key already pending keeps its time when that is earlier (a
+   * batch gathers until its first member's deadline however many join); by default it moves.
+   */
+  whenPending?: 'move' | 'keep_earlier';
 }
 
 export interface JobStore {
@@ -25,11 +30,13 @@ export interface JobStore {
   /** Leases up to `limit` due jobs (pending, or running with an expired lease after a crash). */
   claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]>;
   finish(id: string, nowMs: number): Promise<void>;
+  /** Cancels the pending job with this dedupe key, if there is one (what it was for no longer applies). */
+  cancel(dedupeKey: string, nowMs: number): Promise<boolean>;
   retry(id: string, runAt: number, error: string, nowMs: number): Promise<void>;
   bury(id: string, error: string, nowMs: number): Promise<void>;
   list(kind?: string): Promise<JobRecord[]>;
   /** When the longest-waiting due job became due (null when none waits): the queue's lag. */
   oldestDueAt(nowMs: number): Promise<number | null>;
   /** Deletes finished jobs last touched before an instant; failed ('dead') ones are kept longer by the caller. */
-  prune(status: 'done' | 'dead', before: number): Promise<number>;
+  prune(status: 'done' | 'dead' | 'cancelled', before: number): Promise<number>;
 }

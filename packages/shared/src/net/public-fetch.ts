@@ -24,7 +24,7 @@ export class PublicFetchError extends Error {
 export interface PublicFetchOptions {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Uint8Array;
   timeoutMs: number;
   maxBytes: number;
   /**

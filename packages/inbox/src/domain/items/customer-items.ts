@@ -13,7 +13,7 @@ import type { ReceiptRecord } from '../../store/receipt-store.js';
 import { accessTokenMatches, newAccessToken } from './access-token.js';
 import { addToSearchText, moveItem, openMoves, recordSideEvent, writeNewItem, type Mover } from './item-writer.js';
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
-import { conversationEntry, itemView, type ItemView } from './views.js';
+import { customerConversationEntry, itemView, type ItemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
 import { itemNetworkStatuses, passesToKeep, presentedPersonOwns, recordNewItemIdentity } from '../identity/item-identity.js';
 
@@ -181,7 +181,7 @@ export async function statusView(ctx: DomainContext, item: ItemRecord, actor: Ac
 
 /** The status view of an item whose customer-visible messages and receipts the caller has. */
 async function statusViewOf(ctx: DomainContext, item: ItemRecord, actor: Actor, messages: readonly MessageRecord[], receipts: readonly ReceiptRecord[]) {
-  const moves = await openMoves(ctx, item, actor);
+  const [moves, { profile }] = await Promise.all([openMoves(ctx, item, actor), loadProfile(ctx.store)]);
   return {
     ...itemView(item),
     next: moves.map((row) => ({
@@ -189,7 +189,7 @@ async function statusViewOf(ctx: DomainContext, item: ItemRecord, actor: Actor, 
       operation: CUSTOMER_OPERATION[row.event] ?? 'send_message',
       label: row.label,
     })),
-    conversation: messages.map(conversationEntry),
+    conversation: messages.map((m) => customerConversationEntry(m, profile.name)),
     receipts: receipts.map(receiptView),
   };
 }
@@ -209,6 +209,8 @@ export async function loadOwnedItem(ctx: DomainContext, itemId: string, accessTo
     const signer = await ctx.store.identity.itemAgent(item.id);
     if (signer !== null && signer.jkt === agent.jkt) return item;
   }
+  // The item's own page, whose session the page checked (docs/web.md "The customer's page").
+  if (caller?.kind === 'customer' && caller.pageItem === item.id) return item;
   // A person's pass opens what the business knows them by (inbox spec §4).
   if (caller && (await presentedPersonOwns(ctx, item, caller))) return item;
   if (!accessToken) {

@@ -14,6 +14,7 @@ import { checkGuards } from './guards.js';
 import { scheduleRules } from '../rules/schedule-rules.js';
 import { recordEvent } from '../events/record-event.js';
 import { noticeOf, queueNotice } from '../mail/notices.js';
+import { followReminder } from '../mail/reminders.js';
 import { queueOutcomeReports } from '../identity/item-identity.js';
 import { issueReceipts } from '../receipts/issue-receipts.js';
 
@@ -231,6 +232,8 @@ export async function moveItem(ctx: DomainContext, mover: Mover, item: ItemRecor
   // The customer hears of it by mail when the move tells them something (docs/mail.md).
   const notice = noticeOf(`${item.type}.${row.event}`);
   if (notice) await queueNotice(ctx, draft, notice, { seq: draft.version });
+  // A confirmed booking's reminder the day before; cancelled when it leaves `confirmed` (docs/mail.md "Reminders").
+  await followReminder(ctx, item, draft);
   // A presented customer's outcome goes to the networks that presented them (docs/identity.md).
   if (!draft.isOpen || row.effects.length > 0) await queueOutcomeReports(ctx, draft);
   return draft;

@@ -166,6 +166,15 @@ export function conversationEntry(m: MessageRecord): z.infer<typeof conversation
   };
 }
 
+/**
+ * A conversation entry as the customer sees it: the business answers under its own name; which key,
+ * app or rule wrote the words stays in the owner's own history (docs/items.md).
+ */
+export function customerConversationEntry(m: MessageRecord, businessName: string): z.infer<typeof conversationEntrySchema> {
+  const entry = conversationEntry(m);
+  return entry.from === 'business' ? { ...entry, authorName: businessName } : entry;
+}
+
 export function eventView(e: ItemEventRecord): z.infer<typeof eventViewSchema> {
   return {
     id: e.id,

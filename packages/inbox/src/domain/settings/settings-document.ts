@@ -51,6 +51,16 @@ export const settingsSchema = z
         defaultValidityHours: z.number().int().min(1).max(24 * 365).describe('Validity of a quote sent without a date.'),
       })
       .strict(),
+    notifications: z
+      .object({
+        ownerEmail: z
+          .email()
+          .max(254)
+          .nullable()
+          .describe("Where the owner's notices go (new requests, customers' messages, payments), gathered for up to 30 seconds into one mail; null: none by mail."),
+        customerReminders: z.boolean().describe('Mail the customer a reminder the day before a confirmed booking.'),
+      })
+      .strict(),
   })
   .strict();
 
@@ -63,6 +73,7 @@ export const DEFAULT_SETTINGS: Settings = Object.freeze({
   booking: { cancellationWindowMinutes: 24 * 60, lateCancellation: 'record', autoCompleteHours: 48 },
   orders: { payDays: 14 },
   quotes: { defaultValidityHours: 14 * 24 },
+  notifications: { ownerEmail: null, customerReminders: true },
 }) as Settings;
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

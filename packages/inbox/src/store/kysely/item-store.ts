@@ -3,6 +3,7 @@ import { compileOnce, conditionalWriteMissed, engineOf, slotsOf, type CompiledOn
 import type { Kysely, Selectable } from 'kysely';
 import type { ActorKind, Channel, ItemEventRecord, ItemRecord, ItemType, MessageRecord } from '../../domain/types.js';
 import type { BusyBooking, ItemFilter, ItemStore, PageRequest } from '../store.js';
+import type { AwaitingStates } from '../notification-store.js';
 import { escapeLike } from './catalogue-store.js';
 import { eventFromRow } from './event-stream-store.js';
 import type { Database, ItemEventsTable, ItemsTable, MessagesTable } from './schema.js';
@@ -188,6 +189,19 @@ export class KyselyItemStore implements ItemStore {
 
   async hasOtherWithEmail(email: string, excludeItemId: string): Promise<boolean> {
     return (await anyOtherWithEmail.first(this.#db, { email: email.toLowerCase(), excludeItemId })) !== undefined;
+  }
+
+  async countAwaiting(states: AwaitingStates): Promise<number> {
+    const pairs = Object.entries(states).filter((entry): entry is [string, readonly string[]] => (entry[1]?.length ?? 0) > 0);
+    if (pairs.length === 0) return 0;
+    const row = await this.#db
+      .selectFrom('items')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('is_open', '=', 1)
+      .where('sandbox', '=', 0)
+      .where((eb) => eb.or(pairs.map(([type, list]) => eb.and([eb('type', '=', type), eb('state', 'in', [...list])]))))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 }
 

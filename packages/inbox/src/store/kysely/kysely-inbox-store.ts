@@ -14,6 +14,7 @@ import { KyselyReceiptPublicationStore } from './receipt-publication-store.js';
 import { KyselyOwnerSessionStore } from './owner-session-store.js';
 import { KyselyIdentityStore } from './identity-store.js';
 import { KyselyMailStore } from './mail-store.js';
+import { KyselyNotificationStore } from './notification-store.js';
 import { KyselyPersonLinkStore } from './person-link-store.js';
 import { KyselyEventStreamStore, PendingStreamRows } from './event-stream-store.js';
 import { KyselyWebhookStore, OutboxSignal } from './webhook-store.js';
@@ -69,6 +70,9 @@ const SHOWN_ON_OWNER_PAGES: Record<keyof Database, boolean> = {
   signature_uses: false,
   customer_codes: false,
   outbound_mail: false,
+  // The owner's devices (Setup › Notifications reads them under any_table) and the notices' bookkeeping.
+  push_subscriptions: false,
+  owner_notices: false,
 };
 
 /** The tables each topic is read from. */
@@ -82,6 +86,7 @@ const TOPIC_TABLES: Record<ChangeTopic, readonly (keyof Database)[]> = {
   rules: ['rules'],
   webhooks: ['webhook_endpoints'],
   sessions: ['owner_sessions', 'api_keys'],
+  push_subscriptions: ['push_subscriptions'],
   owner_pages: (Object.keys(SHOWN_ON_OWNER_PAGES) as (keyof Database)[]).filter((table) => SHOWN_ON_OWNER_PAGES[table]),
   any_table: Object.keys(SHOWN_ON_OWNER_PAGES) as (keyof Database)[],
 };
@@ -122,6 +127,7 @@ export class KyselyInboxStore implements InboxStore {
   readonly identity;
   readonly mail;
   readonly persons;
+  readonly notifications;
   readonly #outbox: OutboxSignal;
   readonly #db: Kysely<Database>;
   readonly #inTransaction: boolean;
@@ -161,6 +167,7 @@ export class KyselyInboxStore implements InboxStore {
     this.identity = new KyselyIdentityStore(db);
     this.mail = new KyselyMailStore(db);
     this.persons = new KyselyPersonLinkStore(db);
+    this.notifications = new KyselyNotificationStore(db);
   }
 
   /**

@@ -2,6 +2,7 @@
  * Table shapes as Kysely sees them. Times are INTEGER milliseconds since the epoch (UTC);
  * documents are JSON TEXT; booleans are INTEGER 0/1. Only code under store/kysely reads these.
  */
+import type { OwnerNoticesTable, PushSubscriptionsTable } from './notification-tables.js';
 import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
@@ -195,6 +196,8 @@ export interface Database {
   inbound_mail: InboundMailTable;
   item_persons: ItemPersonsTable;
   item_networks: ItemNetworksTable;
+  push_subscriptions: PushSubscriptionsTable;
+  owner_notices: OwnerNoticesTable;
 }
 
 export interface RulesTable {

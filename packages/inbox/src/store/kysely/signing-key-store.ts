@@ -59,6 +59,14 @@ export class KyselySigningKeyStore implements SigningKeyStore {
       .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
   }
+
+  async replaceSecret(name: string, sealed: string, atMs: number): Promise<void> {
+    await this.#db
+      .insertInto('instance_secrets')
+      .values({ name, sealed, created_at: atMs })
+      .onConflict((oc) => oc.column('name').doUpdateSet({ sealed, created_at: atMs }))
+      .execute();
+  }
 }
 
 function toRecord(row: Selectable<SigningKeysTable>): SigningKeyRecord {
