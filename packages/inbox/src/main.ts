@@ -7,7 +7,7 @@ import { createOwnerKey } from './domain/access/api-keys.js';
 import { loadSettings } from './domain/context.js';
 import { networkOrigin } from './domain/settings/network-origins.js';
 import { applySettingsWrite } from './domain/settings/settings-document.js';
-import { seedDemoBusiness } from './demo/seed-demo.js';
+import { seedDemoBusiness, seedDemoOwnerAddress } from './demo/seed-demo.js';
 import { scheduleNetworkRegistrations } from './networks/network-jobs.js';
 
 export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv = process.env): Promise<{ inbox: Inbox; lines: string[]; keyLines: string[] }> {
@@ -27,6 +27,7 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
   });
   const nowMs = inbox.clock.now();
   const seeded = env.seedDemo ? await seedDemoBusiness({ store: inbox.store, clock: inbox.clock }) : false;
+  if (seeded) await seedDemoOwnerAddress({ store: inbox.store, clock: inbox.clock });
 
   if (directoryOrigin !== null) {
     const origin = directoryOrigin;
@@ -56,7 +57,7 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
   await inbox.webhooks.start();
 
   const base = env.publicBaseUrl;
-  const { security } = (await loadSettings(inbox.store)).settings;
+  const { security, notifications } = (await loadSettings(inbox.store)).settings;
   const lines = [
     `Business inbox running at ${base}`,
     `  data folder      ${env.dataDir}${seeded ? ' (demo business "Salão Aurora" created)' : ''}`,
@@ -72,6 +73,10 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
     // Said at every start (docs/mail.md): where customer mail goes, and the mail door.
     `  mail             ${inbox.mail.mailer.describe}; from ${inbox.mail.fromAddress} (INBOX_SMTP_URL, INBOX_MAIL_FROM)`,
     `  email door       POST ${base}/v1/email/inbound (raw MIME; header X-Inbox-Email-Secret = settings email.inboundSecret)`,
+    // Said at every start (docs/mail.md "The owner's notices"): where the owner hears of new requests.
+    notifications.ownerEmail
+      ? `  owner notices    mailed to ${notifications.ownerEmail}${inbox.mail.mailer.kind === 'sink' ? ` (so into the sink: ${base}/dev/mail)` : ''}; push to browsers turned on in ${base}/app/setup/notifications`
+      : `  owner notices    none by mail (no address yet); set one, or turn on push, in ${base}/app/setup/notifications`,
     // Said plainly at every start (docs/keys-and-scopes.md): logged-first is the contract's default.
     security.enforceScopes
       ? '  scopes           ENFORCED: calls outside a key\'s or AI app\'s scopes are refused (403) and recorded'

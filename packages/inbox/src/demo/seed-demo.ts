@@ -2,7 +2,8 @@
  * The demo business `npm start` makes on an empty data folder: a hair salon and shop in Lisbon with
  * services of every price model, products, opening hours in Europe/Lisbon and a closure.
  */
-import type { DomainContext } from '../domain/context.js';
+import { loadSettings, type DomainContext } from '../domain/context.js';
+import { applySettingsWrite } from '../domain/settings/settings-document.js';
 import { setClosures, setOpeningHours, updateProfile, upsertProduct, upsertService } from '../domain/catalogue/catalogue-service.js';
 import { serviceInput, productInput } from '../domain/catalogue/catalogue-schemas.js';
 
@@ -50,4 +51,17 @@ export async function seedDemoBusiness(ctx: DomainContext): Promise<boolean> {
     await setClosures(tx, [{ startDate: '2026-12-24', endDate: '2026-12-26', reason: 'Christmas' }]);
   });
   return true;
+}
+
+/** The demo owner's address: the owner's notices of the demo go there (into the development sink unless SMTP is set). */
+export const DEMO_OWNER_EMAIL = 'dono@salao-aurora.example';
+
+/**
+ * Gives the demo business an owner's address, so a newcomer sees the owner's notices arrive (docs/mail.md).
+ * Only `npm start`'s first start does this; tests set what they need themselves.
+ */
+export async function seedDemoOwnerAddress(ctx: DomainContext): Promise<void> {
+  const current = await loadSettings(ctx.store);
+  const next = applySettingsWrite(current.stored, { notifications: { ownerEmail: DEMO_OWNER_EMAIL } });
+  await ctx.store.settings.put(next, current.version === 0 ? null : current.version, ctx.clock.now());
 }

@@ -13,7 +13,11 @@ export const contactSchema = z
     name: z.string().trim().min(1).max(200).optional(),
     email: z.email().max(254).optional(),
     phone: z.string().trim().regex(/^\+?[0-9 ().-]{5,32}$/, 'phone must be digits, spaces and + ( ) . - only').optional(),
-    locale: z.string().regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'locale must be a BCP 47 tag such as pt-PT').optional(),
+    locale: z
+      .string()
+      .regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'locale must be a BCP 47 tag such as pt-PT')
+      .optional()
+      .describe("The customer's language (BCP 47, such as pt-PT): the business's mails and the item's page are written in it when the inbox writes that language, else in the business's."),
   })
   .strict()
   .describe('How the business can reach the customer; optional.');

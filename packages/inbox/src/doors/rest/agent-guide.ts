@@ -7,8 +7,15 @@ export const AGENT_GUIDE = `# Using this business inbox as an agent
    GET /v1/services and GET /v1/products (prices are integers in minor units).
 2. Book: GET /v1/availability?service=<id>&from=<date>&to=<date> lists free start times in the
    business's time zone; POST /v1/bookings {payload: {serviceId, startTime, partySize}, contact, message}.
+   Every time you send carries its offset (2026-12-04T11:00:00+00:00 or ...Z); a time without one is
+   refused, since it would name a different moment in each zone.
    Order: POST /v1/orders {payload: {lines: [{productId, quantity}]}}. Ask for a price:
    POST /v1/quotes {payload: {description}}. Write: POST /v1/messages {message}.
+   \`contact\` is how the business reaches the person you act for: {name, email, phone, locale}. With an
+   email the business mails them (a confirmation, a reply, a reminder the day before) with a link to a
+   page where they can read, reply and cancel; \`locale\` (a BCP 47 tag such as pt-PT) is the language
+   those mails and that page are written in. Send it whenever you know it; without it they are in the
+   business's language, which may not be the person's.
 3. Send an Idempotency-Key header (or idempotency_key) with every write: a fresh random one (a UUID)
    per request, and the same one when you retry it. A retry with the same key returns the first answer
    and never creates a second item. Keys are yours alone: they belong to the door you used (REST or
@@ -19,8 +26,16 @@ export const AGENT_GUIDE = `# Using this business inbox as an agent
    (POST /v1/items/{id}/cancel), answers offers (POST /v1/items/{id}/accept or /decline) and writes
    on the item (POST /v1/messages {item_id, message}); send it as Authorization: Bearer <accessToken>
    (or header x-access-token, or access_token in the query; in a signed request, a header or the body).
+   The person you act for can see the item in a browser, reply and cancel there:
+   /i/{id}?access_token=<accessToken> (the page swaps the token for a cookie at once and sends no Referer).
 5. The business sets prices: a price you send is kept as customerStatedPrice and never changes the
-   price. Nothing is confirmed until the business confirms it; \`next\` in the item says what you may do.
+   price. Nothing is confirmed until the business confirms it: a booking in state \`requested\` holds
+   no place, and the same time may still go to someone else. Follow it by reading its status,
+   GET /v1/items/{id} with its accessToken, now and then (every few minutes at first, then hourly; the
+   answer is small and never cached): \`state\` becomes confirmed, declined or proposed (another time,
+   in \`payload.proposal\`: accept it with POST /v1/items/{id}/accept), or needs_info (answer with
+   POST /v1/messages {item_id, message}); \`next\` says what you may do, and \`conversation\` holds what
+   the business wrote (its replies carry the business's name).
 6. Refusals are problem documents (application/problem+json) whose \`fields\` name what to fix. A time
    the business cannot take is 409 slot_taken with \`next_free\`: the nearest start times you can book.
    429 means wait \`Retry-After\` seconds; \`RateLimit\` says how many calls are left.

@@ -40,6 +40,7 @@ import { OAUTH_ROUTES, oauthRoutes } from './oauth-routes.js';
 import { refusePassesInUrl } from './passes-in-url.js';
 import { recordServedRoutes } from './served-routes.js';
 import { installOwnerApp } from '../web/owner-app.js';
+import { installCustomerPages } from '../web/customer-page.js';
 
 /**
  * Inbox spec §8: the profile and the manifest are cacheable for five minutes, services and products
@@ -292,6 +293,8 @@ export function buildHttpServer(options: HttpServerOptions): FastifyInstance {
 
   // The owner app (docs/web.md): pages over the same operation table, as the owner on channel owner_ui.
   installOwnerApp(app, { deps, operations });
+  // The customer's page of an item, opened by the link in every notice (docs/web.md "The customer's page").
+  installCustomerPages(app, { deps, operations });
 
   app.get('/docs/agents', async (_request, reply) => {
     reply.header('cache-control', UNCACHEABLE);

@@ -40,6 +40,8 @@ import { moveInputOf } from './views/move-forms.js';
 import { problemNotice } from './views/problem-notice.js';
 import { renderSignIn } from './views/sign-in.js';
 import { installSetupPages } from './setup-routes.js';
+import { installPushRoutes } from './push-routes.js';
+import { countAwaitingOwner } from '../../domain/notifications/owner-notices.js';
 
 /** Forms of the app are small; a rule or a long reply fits well within this. */
 const FORM_LIMIT_BYTES = 256 * 1024;
@@ -82,6 +84,7 @@ export function installOwnerApp(app: FastifyInstance, options: OwnerAppOptions):
     installInboxPages(routes);
     installSetupPages(routes);
     scope.get('/app/live', (request, reply) => serveLiveEvents(env, request, reply));
+    installPushRoutes(scope, env);
   });
 }
 
@@ -152,7 +155,9 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
   };
   /** A page's text and status (a page of a missing thing is a 404 page), the language remembered when it renders. */
   const renderText = async (app: AppCall, request: FastifyRequest, reply: FastifyReply, renderer: PageRenderer, problem: Problem | null): Promise<{ status: number; text: string }> => {
-    const layout = { lang: app.lang, t: app.t, businessName: app.profile.name, csrf: app.session.csrfToken, here: app.here, assets };
+    // The count of what waits for the owner goes in the title (docs/web.md "Push": the tab shows it).
+    const waiting = await countAwaitingOwner({ store: env.deps.store, clock: env.deps.clock });
+    const layout = { lang: app.lang, t: app.t, businessName: app.profile.name, csrf: app.session.csrfToken, here: app.here, assets, waiting };
     const problemHtml = problem ? problemNotice(app.t, problem) : null;
     try {
       const page = await renderer(app, request, problemHtml);

@@ -4,10 +4,11 @@
  */
 import { attr, html, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
+import { notificationTexts } from './messages-notifications.js';
 import type { PageRenderer } from './app-routes.js';
 import type { PageFrame } from './views/layout.js';
 
-export const SETUP_SECTIONS = ['profile', 'services', 'products', 'hours', 'rules', 'settings', 'keys', 'webhooks', 'ai-apps', 'networks', 'feeds'] as const;
+export const SETUP_SECTIONS = ['profile', 'services', 'products', 'hours', 'rules', 'settings', 'notifications', 'keys', 'webhooks', 'ai-apps', 'networks', 'feeds'] as const;
 export type SetupSection = (typeof SETUP_SECTIONS)[number];
 
 function sectionName(app: AppCall, section: SetupSection): string {
@@ -15,6 +16,7 @@ function sectionName(app: AppCall, section: SetupSection): string {
   const names: Record<SetupSection, string> = {
     profile: s.profile, services: s.services, products: s.products, hours: s.hours, rules: s.rules, settings: s.settings,
     keys: s.keys, webhooks: s.webhooks, 'ai-apps': s.aiApps, networks: s.networks, feeds: s.feeds,
+    notifications: notificationTexts(app.lang).section,
   };
   return names[section];
 }

@@ -10,6 +10,7 @@ import { installCataloguePages } from './setup-catalogue.js';
 import { installHoursPages } from './setup-hours.js';
 import { KEPT, setupNav } from './setup-kit.js';
 import { installSettingsPages } from './setup-settings.js';
+import { installNotificationPages } from './setup-notifications.js';
 
 export function installSetupPages(routes: AppRoutes): void {
   routes.page('/app/setup', async (app) => ({
@@ -23,4 +24,5 @@ export function installSetupPages(routes: AppRoutes): void {
   installHoursPages(routes);
   installSettingsPages(routes);
   installAccessPages(routes);
+  installNotificationPages(routes);
 }

@@ -14,6 +14,8 @@ async function refreshRegions(): Promise<void> {
   const response = await fetch(location.href, { headers: { accept: 'text/html' }, credentials: 'same-origin', cache: 'no-store' });
   if (!response.ok || response.redirected) return;
   const fresh = new DOMParser().parseFromString(await response.text(), 'text/html');
+  // The title carries the count of what waits for the owner: it follows the page.
+  if (fresh.title) document.title = fresh.title;
   for (const region of Array.from(document.querySelectorAll<HTMLElement>('[data-live-region]'))) {
     const name = region.dataset.liveRegion ?? '';
     const replacement = fresh.querySelector<HTMLElement>(`[data-live-region="${CSS.escape(name)}"]`);
@@ -100,6 +102,58 @@ function wireWeekEditor(): void {
   }
 }
 
+/** base64url (a VAPID public key) to the bytes PushManager.subscribe takes. */
+function bytesOfBase64url(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4));
+  const bytes = new Uint8Array(new ArrayBuffer(binary.length));
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/** A few words naming this device for the owner's list of devices. */
+function deviceLabel(): string {
+  const agent = navigator.userAgent;
+  const browser = /Edg\//.test(agent) ? 'Edge' : /Firefox\//.test(agent) ? 'Firefox' : /Chrome\//.test(agent) ? 'Chrome' : /Safari\//.test(agent) ? 'Safari' : 'Browser';
+  const system = /Android/.test(agent) ? 'Android' : /iPhone|iPad/.test(agent) ? 'iOS' : /Mac OS X/.test(agent) ? 'macOS' : /Windows/.test(agent) ? 'Windows' : /Linux/.test(agent) ? 'Linux' : '';
+  return system ? `${browser} · ${system}` : browser;
+}
+
+/** Setup › Notifications: the button registers the service worker, subscribes, and hands the subscription to the inbox. */
+function wirePush(): void {
+  const button = document.querySelector<HTMLButtonElement>('button[data-push-key]');
+  if (!button || !('serviceWorker' in navigator) || !('PushManager' in window) || typeof Notification === 'undefined') return;
+  const status = document.querySelector<HTMLElement>('[data-push-status]');
+  const say = (text: string | undefined) => {
+    if (status) status.textContent = text ?? '';
+  };
+  document.querySelector<HTMLElement>('[data-push-unavailable]')?.setAttribute('hidden', '');
+  button.hidden = false;
+  button.addEventListener('click', () => {
+    void (async () => {
+      if ((await Notification.requestPermission()) !== 'granted') return say(button.dataset.denied);
+      try {
+        const registration = await navigator.serviceWorker.register('/app/push-worker.js', { scope: '/app/' });
+        await navigator.serviceWorker.ready;
+        const subscription =
+          (await registration.pushManager.getSubscription()) ??
+          (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: bytesOfBase64url(button.dataset.pushKey ?? '') }));
+        const response = await fetch('/app/push/subscriptions', {
+          method: 'POST',
+          credentials: 'same-origin',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': button.dataset.csrf ?? '' },
+          body: JSON.stringify({ ...subscription.toJSON(), label: deviceLabel() }),
+        });
+        if (!response.ok) return say(button.dataset.failed);
+        say(button.dataset.on);
+        window.setTimeout(() => location.reload(), 800);
+      } catch {
+        say(button.dataset.failed);
+      }
+    })();
+  });
+}
+
 wireForms(document);
 wireWeekEditor();
+wirePush();
 startLive();

@@ -25,6 +25,8 @@ export interface LayoutContext {
   /** The current path and query, for the language links. */
   here: string;
   assets: LayoutAssets;
+  /** How many items wait for the owner: "(3)" before the title, so a tab in the background shows it. */
+  waiting?: number | undefined;
 }
 
 function languageLinks(ctx: LayoutContext): Html {
@@ -52,7 +54,7 @@ export function renderLayout(ctx: LayoutContext, page: PageFrame, notices: HtmlV
   const live = page.live ? html`${attr('data-live-since', page.live.since)}${attr('data-live-item', page.live.item)}` : null;
   const doc = html`<!doctype html>
 <html lang="${ctx.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex,nofollow"><title>${page.title} · ${ctx.businessName}</title>
+<meta name="robots" content="noindex,nofollow"><title>${ctx.waiting ? `(${ctx.waiting}) ` : ''}${page.title} · ${ctx.businessName}</title>
 <link rel="stylesheet" href="${ctx.assets.styles.path}">
 ${ctx.assets.script ? html`<script type="module" src="${ctx.assets.script.path}"></script>` : null}
 </head><body${live}>
