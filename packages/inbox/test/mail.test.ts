@@ -128,8 +128,9 @@ describe('outbound notices through SMTP', () => {
     expect(smtp.received).toHaveLength(2);
     const [confirmed, reply] = await Promise.all(smtp.received.map((m) => PostalMime.parse(m.raw)));
     expect(smtp.received.every((m) => m.to[0] === 'ana@example.com' && m.from === 'inbox@salon.example')).toBe(true);
-    expect(confirmed!.subject).toBe('Salão Aurora: booking confirmed');
-    expect(confirmed!.text).toContain('confirmed your booking of');
+    // No contact.locale: the business's language (pt-PT), its time as people write it in Lisbon.
+    expect(confirmed!.subject).toBe('Salão Aurora: a sua marcação está confirmada');
+    expect(confirmed!.text).toContain('Salão Aurora confirmou a sua marcação: Haircut, terça-feira, 24 de novembro, 10:00 (25,00\u00a0€).');
     expect(reply!.text).toContain('See you tomorrow — bring the photo.');
     expect(reply!.text).not.toContain('regular');
     expect(reply!.replyTo?.[0]).toMatchObject({ address: expect.stringMatching(new RegExp(`^inbox\\+r-${created.body.id.toLowerCase()}-[a-z0-9]{16}@salon\\.example$`)) });
@@ -166,7 +167,7 @@ describe('the development sink (no SMTP set)', () => {
     const page = await fetch(`${t.baseUrl}/dev/mail`);
     expect(page.status).toBe(200);
     const html = await page.text();
-    expect(html).toContain('booking confirmed');
+    expect(html).toContain('a sua marcação está confirmada');
     const one = await fetch(`${t.baseUrl}/dev/mail/${files[0]}`);
     const parsed = await PostalMime.parse(await one.text());
     expect(parsed.to?.[0]).toMatchObject({ address: 'ana@example.com' });

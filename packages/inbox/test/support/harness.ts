@@ -7,6 +7,7 @@ import { dropTestDatabase, expectFittingValues, testDatabaseUrl } from '../../..
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Mailer } from '@svc/shared';
 import { buildInbox, type Inbox } from '../../src/app.js';
 import { createOwnerKey } from '../../src/domain/access/api-keys.js';
 import { seedDemoBusiness } from '../../src/demo/seed-demo.js';
@@ -46,6 +47,10 @@ export interface StartOptions {
   allowLocalNetworks?: boolean;
   /** Burst budgets' scale (0, the tests' default, turns them off). */
   rateLimit?: number;
+  /** Where mail goes (an SMTP mailer of the test); the development sink under the data folder when absent. */
+  mailer?: Mailer;
+  /** Push subscriptions whose endpoint is on 127.0.0.1 over http (a test's push service). */
+  allowLocalPush?: boolean;
 }
 
 export async function startInbox(options: StartOptions = {}): Promise<TestInbox> {
@@ -63,6 +68,8 @@ export async function startInbox(options: StartOptions = {}): Promise<TestInbox>
     jobPollIntervalMs: 50,
     ...(options.allowLocalNetworks !== undefined ? { allowLocalNetworks: options.allowLocalNetworks } : {}),
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.mailer ? { mailer: options.mailer, mailFrom: 'inbox@salon.example' } : {}),
+    ...(options.allowLocalPush !== undefined ? { allowLocalPush: options.allowLocalPush } : {}),
   });
   if (options.seed ?? true) await seedDemoBusiness({ store: inbox.store, clock });
   const ownerKey = options.ownerKey ?? (await createOwnerKey(inbox.store, 'test owner', clock.now())).value;

@@ -29,7 +29,7 @@ export interface OutboundMail {
   /** Without the angle brackets: `<id>@<host>`. */
   messageId?: string;
   inReplyTo?: string;
-  /** Extra headers (names starting X-), values single-line. */
+  /** Extra headers (names starting X-, and Auto-Submitted of RFC 3834), values single-line. */
   headers?: Record<string, string>;
 }
 
@@ -93,7 +93,7 @@ function checked(mail: OutboundMail, defaultFrom: string) {
   if (mail.headers) {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(mail.headers)) {
-      if (!/^X-[A-Za-z0-9-]{1,60}$/.test(name)) throw new MailRefused(`${name} is not an X- header name`);
+      if (!/^X-[A-Za-z0-9-]{1,60}$/.test(name) && name !== 'Auto-Submitted') throw new MailRefused(`${name} is not an X- header name`);
       headers[name] = headerValue(name, value, 400);
     }
     message.headers = headers;

@@ -50,7 +50,7 @@ function format(reader: Reader, shape: 'day' | 'dayYear' | 'time' | 'ymd'): Intl
         : shape === 'dayYear'
           ? { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }
           : shape === 'time'
-            ? { hour: '2-digit', minute: '2-digit' }
+            ? { hour: 'numeric', minute: '2-digit' }
             : { year: 'numeric', month: '2-digit', day: '2-digit' };
     found = new Intl.DateTimeFormat(shape === 'ymd' ? 'en-CA' : reader.locale, { ...options, timeZone: reader.timeZone });
     if (formats.size < 500) formats.set(key, found);
