@@ -28,7 +28,7 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(options: { viewport?: { width: number; height: number }; isMobile?: boolean } = {}): Promise<BrowserSession> {
+export async function launchBrowser(options: { viewport?: { width: number; height: number }; isMobile?: boolean; javaScriptEnabled?: boolean } = {}): Promise<BrowserSession> {
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM as string,
@@ -36,6 +36,7 @@ export async function launchBrowser(options: { viewport?: { width: number; heigh
     args: FLAGS,
     viewport: options.viewport ?? { width: 1280, height: 900 },
     ...(options.isMobile ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
+    ...(options.javaScriptEnabled === false ? { javaScriptEnabled: false } : {}),
   });
   return {
     context,

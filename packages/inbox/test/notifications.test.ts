@@ -77,7 +77,8 @@ describe("the customer's mail", () => {
     const page = await fetch(`${t.baseUrl}/i/${created.id}`, { headers: { cookie: cookieLine.split(';')[0]! } });
     expect(page.status).toBe(200);
     expect(page.headers.get('cache-control')).toBe('no-store');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    // Its own address holds no token: nothing to other sites, and its forms carry their real Origin.
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     const html = await page.text();
     expect(html).toContain('<html lang="pt">');
     expect(html).toContain('Confirmada');
@@ -314,6 +315,7 @@ describe("the customer's page over HTTP", () => {
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('content-type')).toMatch(/^text\/html/);
     expect(wrong.headers.getSetCookie()).toEqual([]);
+    expect(wrong.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await wrong.text()).toContain('Esta ligação não abre esta página.');
     const other = await book('2026-12-04T15:00:00Z', { name: 'Rui', email: 'rui@example.com' });
     expect((await fetch(`${t.baseUrl}/i/${created.id}?access_token=${other.accessToken}`, { redirect: 'manual' })).status).toBe(401);

@@ -7,8 +7,8 @@
  *
  * The link carries a token (the page token of the mail, or the item's access token). On first open it
  * is swapped for a short-lived cookie scoped to this item's path and the browser is sent to the
- * address without it, so the token stays out of the history, of Referer headers (also
- * Referrer-Policy: no-referrer) and of any cache (no-store).
+ * address without it, so the token stays out of the history, of Referer headers (the answers to an
+ * address with a token say Referrer-Policy: no-referrer) and of any cache (no-store).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem, cookieValue, problemFromZod, randomToken, serveAssets, setPageHeaders, staticAsset, type AnyOperation } from '@svc/shared';
@@ -31,6 +31,8 @@ const FORM_LIMIT_BYTES = 64 * 1024;
 const ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const ENVELOPE: CallEnvelope = { channel: 'customer_page', doorFamily: 'customer_page', authorization: undefined, idempotencyKeyHeader: undefined, accessTokenHeader: undefined };
 const DONE = new Set(['replied', 'cancelled', 'accepted']);
+/** The page's own touches over the owner app's styles: the customer's messages to the right. */
+const CUSTOMER_STYLES = '.card>h2:first-child{margin-top:0}.conversation li.mine{background:var(--ok-bg);margin-left:auto}.conversation .text{white-space:pre-wrap;margin:.25rem 0 0}';
 
 export interface CustomerPageOptions {
   deps: RunnerDeps;
@@ -53,7 +55,7 @@ export function textsOf(reader: Reader): CustomerTexts {
 export function installCustomerPages(app: FastifyInstance, options: CustomerPageOptions): void {
   const publicUrl = new URL(options.deps.config.publicBaseUrl);
   const secure = publicUrl.protocol === 'https:';
-  const styles = staticAsset('/i-assets', 'page.css', APP_STYLES);
+  const styles = staticAsset('/i-assets', 'page.css', `${APP_STYLES}${CUSTOMER_STYLES}`);
   const env: PageEnvironment = {
     deps: options.deps,
     operations: new Map(options.operations.map((op) => [op.name, op])),
@@ -128,9 +130,14 @@ function sameOrigin(env: PageEnvironment, request: FastifyRequest): boolean {
   return site === undefined || site === 'same-origin' || site === 'none';
 }
 
-function send(reply: FastifyReply, status: number, lang: string, body: string): FastifyReply {
-  // No store anywhere, no referrer to any link: the address may have held the token.
-  return setPageHeaders(reply.code(status), { cacheControl: 'no-store', robots: 'noindex, nofollow', language: lang }).header('referrer-policy', 'no-referrer').send(body);
+/**
+ * Pages are never stored. An answer to an address that held a token (the swap's redirect, a refused
+ * link) sends no referrer at all; the page itself, whose address holds none, keeps the pages'
+ * `same-origin` (nothing to other sites), since a browser told no-referrer sends `Origin: null` with
+ * the page's own forms, and the forms' origin check needs the real one.
+ */
+function send(reply: FastifyReply, status: number, lang: string, body: string, referrer: 'no-referrer' | 'same-origin' = 'same-origin'): FastifyReply {
+  return setPageHeaders(reply.code(status), { cacheControl: 'no-store', robots: 'noindex, nofollow', language: lang }).header('referrer-policy', referrer).send(body);
 }
 
 async function readerFor(env: PageEnvironment, item: ItemRecord | null): Promise<{ profile: BusinessProfile; reader: Reader; t: CustomerTexts }> {
@@ -141,7 +148,7 @@ async function readerFor(env: PageEnvironment, item: ItemRecord | null): Promise
 
 async function refuseLink(env: PageEnvironment, reply: FastifyReply, item: ItemRecord | null, status: 401 | 404, why: 'wrong' | 'missing' | 'notFound'): Promise<FastifyReply> {
   const { profile, t } = await readerFor(env, item);
-  return send(reply, status, t.lang, renderLinkRefusal({ t, business: profile.name, styles: env.styles, why }));
+  return send(reply, status, t.lang, renderLinkRefusal({ t, business: profile.name, styles: env.styles, why }), 'no-referrer');
 }
 
 async function loadItem(request: FastifyRequest, env: PageEnvironment): Promise<ItemRecord | null> {

@@ -32,7 +32,7 @@ export interface CustomerPageState {
 function frame(lang: string, title: string, business: string, styles: string, body: Html): string {
   return html`<!doctype html>
 <html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex,nofollow"><meta name="referrer" content="no-referrer"><title>${title} · ${business}</title>
+<meta name="robots" content="noindex,nofollow"><title>${title} · ${business}</title>
 <link rel="stylesheet" href="${styles}">
 </head><body>
 <header class="top"><div class="bar"><span class="brand">${business}</span></div></header>
