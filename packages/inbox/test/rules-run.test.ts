@@ -246,7 +246,9 @@ describe('rules that act at once', () => {
       'booking.confirm:confirm-fixed',
       'booking.receipt_issued:confirm-fixed',
     ]);
-    expect((await status(t, id, accessToken)).conversation).toEqual([expect.objectContaining({ text: 'See you on Tuesday.', authorName: 'Confirmation note' })]);
+    // The customer reads the business's name; which rule wrote it stays in the owner's history (issue 37).
+    expect((await status(t, id, accessToken)).conversation).toEqual([expect.objectContaining({ text: 'See you on Tuesday.', authorName: 'Salão Aurora' })]);
+    expect(item.conversation).toEqual([expect.objectContaining({ text: 'See you on Tuesday.', authorName: 'Confirmation note' })]);
   });
 
   it('chains accept and request_payment with its payment URL', async () => {
@@ -322,7 +324,8 @@ describe('delayed rules', () => {
     t.clock.advance(HOUR);
     await ownerMove(t, id, 'request_info');
     t.clock.nowMs = createdAt + 48 * HOUR;
-    expect(await runAll(t)).toBe(1);
+    // The delayed rule, ending quietly, and the customer's mail asking for the details.
+    expect(await runAll(t)).toBe(2);
     const item = await ownerItem(t, id);
     expect(item).toMatchObject({ state: 'needs_info', version: 2 });
     expect(ruleEvents(item)).toEqual([]);

@@ -22,6 +22,7 @@ const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
   { name: 'Owner feeds', description: 'Product feeds imported into the catalogue.', paths: [/^\/v1\/owner\/feeds/] },
   { name: 'Owner webhooks', description: 'Webhook endpoints, their deliveries, tests and replays.', paths: [/^\/v1\/owner\/(webhooks|deliveries)/] },
   { name: 'Owner events', description: 'The event stream, polled.', paths: [/^\/v1\/owner\/events/] },
+  { name: 'Owner notifications', description: "Web Push to the owner's browsers: the instance's VAPID key and the browsers subscribed.", paths: [/^\/v1\/owner\/push\//] },
   { name: 'Webhook events', description: 'What the inbox POSTs to a registered webhook endpoint (Standard Webhooks v1): one entry per event type.', paths: [] },
 ];
 
