@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import PostalMime from 'postal-mime';
 import { decodeProtectedHeader, importJWK, jwtVerify } from 'jose';
 import { smtpMailer } from '@svc/shared';
-import { startInbox, haircutAt, type TestInbox } from './support/harness.js';
+import { startInbox, type TestInbox } from './support/harness.js';
 import { expectFieldProblem, expectProblem } from './support/customer-calls.js';
 import { startTestSmtp } from './support/test-smtp.js';
 import { browserKeys, startPushService } from './support/push-receiver.js';
