@@ -161,6 +161,25 @@ describe("the owner's notices by mail", () => {
     expect(message.text).toContain('“Posso levar o meu filho?”');
   });
 
+  it('makes one line of an item whose customer wrote and so answered a question', async () => {
+    const smtp = await withSmtp();
+    await setSettings({ notifications: { ownerEmail: 'dono@salao.example' } });
+    const created = await book('2026-12-04T11:00:00Z');
+    t.clock.advance(60_000);
+    await t.inbox.jobs.runDue();
+    expect((await t.owner('POST', `/v1/owner/items/${created.id}/transitions`, { body: { event: 'request_info' } })).status).toBe(200);
+    const answer = await t.request('POST', '/v1/messages', { body: { item_id: created.id, message: 'Cabelo comprido.' }, headers: { 'x-access-token': created.accessToken } });
+    expect(answer.body.state).toBe('requested');
+    t.clock.advance(30_000);
+    await t.inbox.jobs.runDue();
+    const toOwner = smtp.received.filter((m) => m.to[0] === 'dono@salao.example');
+    expect(toOwner).toHaveLength(2);
+    const mail = await parse(toOwner[1]!.raw);
+    expect(mail.subject).toBe('Salão Aurora: Nova mensagem na marcação');
+    expect(mail.text?.match(/^• /gm)).toHaveLength(1);
+    expect(mail.text).toContain('“Cabelo comprido.”');
+  });
+
   it('is a durable job: a notice queued before a restart goes out after it; the write never waits for the mail', async () => {
     let smtp = await withSmtp();
     await setSettings({ notifications: { ownerEmail: 'dono@salao.example' } });

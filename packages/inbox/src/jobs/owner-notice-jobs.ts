@@ -15,7 +15,7 @@ import { noticeTexts, type NoticeTexts } from '../domain/mail/notice-texts.js';
 import { readerOf, type Reader } from '../domain/mail/reader-language.js';
 import { OWNER_MAIL_JOB, OWNER_PUSH_JOB } from '../domain/notifications/owner-notices.js';
 import type { Clock } from '../domain/types.js';
-import type { OwnerNoticeRecord } from '../store/notification-store.js';
+import type { OwnerNoticeKind, OwnerNoticeRecord } from '../store/notification-store.js';
 import type { InboxStore } from '../store/store.js';
 import { sendPush, type PushOutcome, type PushSettings } from '../notifications/push-sender.js';
 
@@ -36,23 +36,33 @@ function snippet(text: string): string {
   return flat.length > SNIPPET_CHARS ? `${flat.slice(0, SNIPPET_CHARS - 1)}…` : flat;
 }
 
-/** One line per notice: what happened, who and which, and the link to the item in the owner app. */
+/** Which notice names an item's line when several of one batch are about it (a message that also answered a question). */
+const WEIGHT: Record<OwnerNoticeKind, number> = { new: 5, cancelled: 4, payment: 3, message: 2, answered: 1 };
+
+/**
+ * One line per item: what happened (the weightiest of its notices in this batch), who and which, a
+ * message's first words, and the link to the item in the owner app.
+ */
 async function linesOf(store: InboxStore, notices: readonly OwnerNoticeRecord[], reader: Reader, t: NoticeTexts, baseUrl: string, nowMs: number): Promise<NoticeLine[]> {
+  const byItem = new Map<string, OwnerNoticeRecord[]>();
+  for (const notice of notices) byItem.set(notice.itemId, [...(byItem.get(notice.itemId) ?? []), notice]);
   const lines: NoticeLine[] = [];
-  for (const notice of notices) {
-    const item = await store.items.get(notice.itemId);
+  for (const [itemId, ofItem] of byItem) {
+    const item = await store.items.get(itemId);
     if (!item) continue;
+    const kind = ofItem.reduce((best, n) => (WEIGHT[n.kind] > WEIGHT[best] ? n.kind : best), ofItem[0]!.kind);
     const parts: string[] = [];
     if (item.contact?.name) parts.push(item.contact.name);
     const detail = itemDetail(item, reader, nowMs, t);
     if (detail) parts.push(detail);
-    if (notice.kind === 'message') {
-      const event = (await store.items.listEvents(item.id)).find((e) => e.id === notice.eventId);
+    const messageNotice = ofItem.findLast((n) => n.kind === 'message');
+    if (messageNotice) {
+      const event = (await store.items.listEvents(item.id)).find((e) => e.id === messageNotice.eventId);
       const messageId = event?.data?.messageId;
       const message = (await store.items.listMessages(item.id, false)).find((m) => m.id === messageId);
       if (message) parts.push(`“${snippet(message.body)}”`);
     }
-    lines.push({ headline: t.owner.kind[notice.kind](item.type), detail: parts.join(' · '), link: `${baseUrl}/app/items/${item.id}`, itemId: item.id });
+    lines.push({ headline: t.owner.kind[kind](item.type), detail: parts.join(' · '), link: `${baseUrl}/app/items/${item.id}`, itemId: item.id });
   }
   return lines;
 }
