@@ -14,6 +14,11 @@ import { expectFieldProblem, expectProblem } from './support/customer-calls.js';
 import { startTestSmtp } from './support/test-smtp.js';
 import { browserKeys, startPushService } from './support/push-receiver.js';
 import { formBody, setCookies, signInToApp } from './support/owner-app.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startInboxFromEnvironment } from '../src/main.js';
+import { loadSettings } from '../src/domain/context.js';
 
 let t: TestInbox;
 const closers: (() => Promise<void> | void)[] = [];
@@ -267,6 +272,52 @@ describe('Web Push to the browsers the owner allowed', () => {
     expectProblem(await t.owner('DELETE', '/v1/owner/push/subscriptions/01JZZZZZZZZZZZZZZZZZZZZZZZ'), 404, 'not_found');
     expectProblem(await t.request('GET', '/v1/owner/push/subscriptions'), 401, 'unauthorized');
     expect((await t.owner('GET', '/v1/owner/push/subscriptions')).body.items).toEqual([]);
+  });
+});
+
+describe("the owner app's push button's door", () => {
+  it('takes the browser\'s subscription from a signed-in page with its CSRF token, and refuses others as problem documents', async () => {
+    t = await startInbox({ allowLocalPush: true });
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const browser = browserKeys();
+    const send = (body: unknown, headers: Record<string, string>) =>
+      fetch(`${t.baseUrl}/app/push/subscriptions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then(async (r) => ({
+        status: r.status,
+        type: r.headers.get('content-type'),
+        body: (await r.json()) as any,
+      }));
+    const subscription = { endpoint: 'http://127.0.0.1:9/push/1', expirationTime: null, keys: { p256dh: browser.p256dh, auth: browser.auth }, label: 'Chrome · Android' };
+    const noCsrf = await send(subscription, { cookie: app.cookie });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.type).toMatch(/^application\/problem\+json/);
+    expect(noCsrf.body.code).toBe('not_allowed');
+    expect((await send(subscription, { cookie: app.cookie, 'x-csrf-token': app.csrf, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await send(subscription, { 'x-csrf-token': app.csrf })).body.code).toBe('unauthorized');
+    const bad = await send({ ...subscription, keys: { p256dh: 'x', auth: browser.auth } }, { cookie: app.cookie, 'x-csrf-token': app.csrf });
+    expect(bad.status).toBe(422);
+    expect(bad.body.fields.map((f: { path: string }) => f.path)).toEqual(['keys.p256dh']);
+    const made = await send(subscription, { cookie: app.cookie, 'x-csrf-token': app.csrf });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body).toMatchObject({ label: 'Chrome · Android', push_service: 'http://127.0.0.1:9' });
+    // The worker is served under /app/ so its scope is the app, never cached for long.
+    const worker = await fetch(`${t.baseUrl}/app/push-worker.js`);
+    expect(worker.status).toBe(200);
+    expect(worker.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(worker.headers.get('cache-control')).toBe('no-cache');
+    // The screen lists the device.
+    expect((await app.get('/app/setup/notifications')).text).toContain('Chrome · Android');
+  });
+});
+
+describe('npm start', () => {
+  it('gives the demo owner an address and says where the owner\'s notices land', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'inbox-start-notices-'));
+    closers.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const started = await startInboxFromEnvironment({ DATA_DIR: dataDir, INBOX_PORT: '0', LOG_LEVEL: 'silent' });
+    closers.unshift(() => started.inbox.close());
+    const line = started.lines.find((l) => l.trimStart().startsWith('owner notices'));
+    expect(line).toMatch(/owner notices +mailed to dono@salao-aurora\.example \(so into the sink: http:\/\/127\.0\.0\.1:\d+\/dev\/mail\)/);
+    expect((await loadSettings(started.inbox.store)).settings.notifications.ownerEmail).toBe('dono@salao-aurora.example');
   });
 });
 
