@@ -200,6 +200,26 @@ describe("the owner's notices by mail", () => {
     expect((await parse(mails[0]!.raw)).subject).toBe('Salão Aurora: Novo pedido de marcação');
   });
 
+  it('never mails one notice from two jobs at once: a job takes its notices with a lease, and gives them back when its send fails', async () => {
+    const smtp = await withSmtp();
+    await setSettings({ notifications: { ownerEmail: 'dono@salao.example' } });
+    await book('2026-12-04T11:00:00Z');
+    await book('2026-12-04T15:00:00Z', { name: 'Rui', email: 'rui@example.com' });
+    const store = t.inbox.store.notifications;
+    const now = t.clock.now();
+    const [first, second] = await Promise.all([store.claimNotices('mail', now, 45_000, 50), store.claimNotices('mail', now, 45_000, 50)]);
+    expect(first.length + second.length).toBe(2);
+    expect(new Set([...first, ...second].map((n) => n.id)).size).toBe(2);
+    // Taken: a job running now finds nothing to mail; given back, the next one mails them.
+    t.clock.advance(30_000);
+    await t.inbox.jobs.runDue();
+    expect(smtp.received.filter((m) => m.to[0] === 'dono@salao.example')).toHaveLength(0);
+    await store.releaseNotices('mail', [...first, ...second].map((n) => n.id));
+    await t.inbox.store.jobs.enqueue({ id: '01JZZZZZZZZZZZZZZZZZZZZZZZ', kind: 'owner.notice_mail', payload: {}, runAt: t.clock.now(), dedupeKey: null }, t.clock.now());
+    await t.inbox.jobs.runDue();
+    expect(smtp.received.filter((m) => m.to[0] === 'dono@salao.example')).toHaveLength(1);
+  });
+
   it('refuses an owner address that is not one (problem document), and keeps the settings as they were', async () => {
     t = await startInbox();
     const r = await t.owner('PUT', '/v1/owner/settings', { body: { settings: { notifications: { ownerEmail: 'not an address' } } } });

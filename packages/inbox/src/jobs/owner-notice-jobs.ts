@@ -1,10 +1,11 @@
 /**
- * The owner's notices as durable jobs (docs/mail.md "The owner's notices"): one mail gathering every
- * notice not mailed yet, and one push of every notice not pushed yet to each browser the owner allowed.
- * The network calls happen in `prepare`, outside any transaction; `commit` marks the notices done with
- * the job's finish, forgets browsers whose push service answered 404 or 410, and queues the job again
- * when more notices wait than one run takes. A mail that fails is retried with the runner's backoff;
- * so is a push that reached no browser at all.
+ * The owner's notices as durable jobs (docs/mail.md "The owner's notices"): a mail job takes every
+ * notice not mailed yet and mails them together, a push job every notice not pushed yet to each
+ * browser the owner allowed. Each notice has jobs of its own; the first due takes what waits, the
+ * later ones find it sent. The network calls happen in `prepare`, outside any transaction; `commit`
+ * marks the notices done with the job's finish, forgets browsers whose push service answered 404 or
+ * 410, and queues another job when more notices wait than one run takes. A mail that fails is retried
+ * with the runner's backoff; so is a push that reached no browser at all.
  */
 import { newId, type JobRecord } from '@svc/shared';
 import { loadProfile, readSettings } from '../domain/context.js';
@@ -22,6 +23,8 @@ import { sendPush, type PushOutcome, type PushSettings } from '../notifications/
 /** Notices one mail lists; more wait for the next run, queued at once. */
 const MAIL_BATCH = 50;
 const PUSH_BATCH = 20;
+/** How long a job holds the notices it sends: shorter than the runner's job lease, so a crashed job run again finds them free. */
+const CLAIM_MS = 45_000;
 const SNIPPET_CHARS = 140;
 
 interface NoticeLine {
@@ -74,44 +77,68 @@ function ownerReader(profile: BusinessProfile): { reader: Reader; t: NoticeTexts
 
 type MailPrepared = { ids: string[]; more: boolean; sent: { to: string; subject: string; messageId: string } | null } | null;
 
+/** The mail of the notices a job took: one line per item, in the business's language. */
+async function mailNotices(
+  store: InboxStore,
+  clock: Clock,
+  mail: MailServices,
+  job: JobRecord,
+  notices: readonly OwnerNoticeRecord[],
+): Promise<{ to: string; subject: string; messageId: string } | null> {
+  const to = (await readSettings(store)).notifications.ownerEmail;
+  // The address was taken away meanwhile: these notices go by mail to nobody.
+  if (!to) return null;
+  const { profile } = await loadProfile(store);
+  const { reader, t } = ownerReader(profile);
+  const lines = await linesOf(store, notices, reader, t, mail.publicBaseUrl, clock.now());
+  if (lines.length === 0) return null;
+  const subject = lines.length === 1 ? t.owner.subjectOne(profile.name, lines[0]!.headline) : t.owner.subjectMany(profile.name, lines.length);
+  const text = [
+    t.owner.lead(lines.length),
+    '',
+    ...lines.flatMap((line) => [`• ${line.headline}${line.detail ? ` — ${line.detail}` : ''}`, `  ${line.link}`]),
+    '',
+    t.owner.open,
+    `${mail.publicBaseUrl}/app/inbox`,
+    '',
+    '-- ',
+    t.owner.settingsHint,
+    '',
+  ].join('\n');
+  const host = mail.fromAddress.slice(mail.fromAddress.lastIndexOf('@') + 1);
+  const messageId = `${job.id.toLowerCase()}.${notices[0]!.id.toLowerCase()}@${host}`;
+  await mail.mailer.send({
+    to,
+    from: `"${profile.name.replace(/["\\\r\n]/g, '')}" <${mail.fromAddress}>`,
+    subject: subject.replace(/[\r\n]+/g, ' '),
+    text,
+    messageId,
+    headers: { 'Auto-Submitted': 'auto-generated' },
+  });
+  return { to, subject, messageId };
+}
+
+/**
+ * Takes the notices a job sends (claimNotices: never two jobs the same notice), runs `send`, and gives
+ * them back at once when it fails, so this job's retry, or the next notice's job, takes them.
+ */
+async function withClaimed<T>(store: InboxStore, clock: Clock, channel: 'mail' | 'push', limit: number, send: (notices: OwnerNoticeRecord[]) => Promise<T>): Promise<{ ids: string[]; more: boolean; result: T } | null> {
+  const notices = await store.notifications.claimNotices(channel, clock.now(), CLAIM_MS, limit);
+  if (notices.length === 0) return null;
+  const ids = notices.map((n) => n.id);
+  try {
+    return { ids, more: notices.length === limit, result: await send(notices) };
+  } catch (error) {
+    await store.notifications.releaseNotices(channel, ids);
+    throw error;
+  }
+}
+
 export function ownerMailHandler(store: InboxStore, clock: Clock, mail: MailServices) {
   return {
     prepare: async (job: JobRecord): Promise<MailPrepared> => {
-      const notices = await store.notifications.pendingNotices('mail', MAIL_BATCH);
-      if (notices.length === 0) return null;
-      const ids = notices.map((n) => n.id);
-      const more = notices.length === MAIL_BATCH;
-      const to = (await readSettings(store)).notifications.ownerEmail;
-      // The address was taken away meanwhile: these notices go by mail to nobody.
-      if (!to) return { ids, more, sent: null };
-      const { profile } = await loadProfile(store);
-      const { reader, t } = ownerReader(profile);
-      const lines = await linesOf(store, notices, reader, t, mail.publicBaseUrl, clock.now());
-      if (lines.length === 0) return { ids, more, sent: null };
-      const subject = lines.length === 1 ? t.owner.subjectOne(profile.name, lines[0]!.headline) : t.owner.subjectMany(profile.name, lines.length);
-      const text = [
-        t.owner.lead(lines.length),
-        '',
-        ...lines.flatMap((line) => [`• ${line.headline}${line.detail ? ` — ${line.detail}` : ''}`, `  ${line.link}`]),
-        '',
-        t.owner.open,
-        `${mail.publicBaseUrl}/app/inbox`,
-        '',
-        '-- ',
-        t.owner.settingsHint,
-        '',
-      ].join('\n');
-      const host = mail.fromAddress.slice(mail.fromAddress.lastIndexOf('@') + 1);
-      const messageId = `${job.id.toLowerCase()}.${ids[0]!.toLowerCase()}@${host}`;
-      await mail.mailer.send({
-        to,
-        from: `"${profile.name.replace(/["\\\r\n]/g, '')}" <${mail.fromAddress}>`,
-        subject: subject.replace(/[\r\n]+/g, ' '),
-        text,
-        messageId,
-        headers: { 'Auto-Submitted': 'auto-generated' },
-      });
-      return { ids, more, sent: { to, subject, messageId } };
+      const taken = await withClaimed(store, clock, 'mail', MAIL_BATCH, (notices) => mailNotices(store, clock, mail, job, notices));
+      return taken && { ids: taken.ids, more: taken.more, sent: taken.result };
     },
     commit: async (_job: JobRecord, tx: InboxStore, prepared: unknown): Promise<void> => {
       const done = prepared as MailPrepared;
@@ -121,7 +148,7 @@ export function ownerMailHandler(store: InboxStore, clock: Clock, mail: MailServ
       if (done.sent) {
         await tx.mail.addOutbound({ id: newId(nowMs), kind: 'owner:notices', itemId: null, to: done.sent.to, subject: done.sent.subject, sealedText: null, messageId: done.sent.messageId, status: 'sent', createdAt: nowMs, sentAt: nowMs });
       }
-      if (done.more) await tx.jobs.enqueue({ id: newId(nowMs), kind: OWNER_MAIL_JOB, payload: {}, runAt: nowMs, dedupeKey: OWNER_MAIL_JOB }, nowMs);
+      if (done.more) await tx.jobs.enqueue({ id: newId(nowMs), kind: OWNER_MAIL_JOB, payload: {}, runAt: nowMs, dedupeKey: null }, nowMs);
     },
   };
 }
@@ -140,28 +167,29 @@ function pushMessage(profile: BusinessProfile, lines: readonly NoticeLine[], t: 
   });
 }
 
+/** Pushes the notices a job took to every subscribed browser; throws when none took it (to be retried). */
+async function pushNotices(store: InboxStore, clock: Clock, mail: MailServices, settings: PushSettings, notices: readonly OwnerNoticeRecord[]): Promise<{ id: string; outcome: PushOutcome }[]> {
+  const subscriptions = await store.notifications.listSubscriptions();
+  if (subscriptions.length === 0) return [];
+  const { profile } = await loadProfile(store);
+  const { reader, t } = ownerReader(profile);
+  const lines = await linesOf(store, notices, reader, t, mail.publicBaseUrl, clock.now());
+  if (lines.length === 0) return [];
+  const message = pushMessage(profile, lines, t, reader.locale, mail.publicBaseUrl);
+  const outcomes = await Promise.all(subscriptions.map(async (s) => ({ id: s.id, outcome: await sendPush(s, message, settings) })));
+  // No browser reached and none gone for good: the push service is down or slow; try again later.
+  if (outcomes.every((o) => o.outcome.kind === 'failed')) {
+    const first = outcomes[0]!.outcome;
+    throw new Error(`no push service took the notice (${first.kind === 'failed' ? first.error : ''})`);
+  }
+  return outcomes;
+}
+
 export function ownerPushHandler(store: InboxStore, clock: Clock, mail: MailServices, push: () => PushSettings) {
   return {
     prepare: async (): Promise<PushPrepared> => {
-      const notices = await store.notifications.pendingNotices('push', PUSH_BATCH);
-      if (notices.length === 0) return null;
-      const ids = notices.map((n) => n.id);
-      const more = notices.length === PUSH_BATCH;
-      const subscriptions = await store.notifications.listSubscriptions();
-      if (subscriptions.length === 0) return { ids, more, outcomes: [] };
-      const { profile } = await loadProfile(store);
-      const { reader, t } = ownerReader(profile);
-      const lines = await linesOf(store, notices, reader, t, mail.publicBaseUrl, clock.now());
-      if (lines.length === 0) return { ids, more, outcomes: [] };
-      const message = pushMessage(profile, lines, t, reader.locale, mail.publicBaseUrl);
-      const settings = push();
-      const outcomes = await Promise.all(subscriptions.map(async (s) => ({ id: s.id, outcome: await sendPush(s, message, settings) })));
-      // No browser reached and none gone for good: the push service is down or slow; try again later.
-      if (outcomes.every((o) => o.outcome.kind === 'failed')) {
-        const first = outcomes[0]!.outcome;
-        throw new Error(`no push service took the notice (${first.kind === 'failed' ? first.error : ''})`);
-      }
-      return { ids, more, outcomes };
+      const taken = await withClaimed(store, clock, 'push', PUSH_BATCH, (notices) => pushNotices(store, clock, mail, push(), notices));
+      return taken && { ids: taken.ids, more: taken.more, outcomes: taken.result };
     },
     commit: async (_job: JobRecord, tx: InboxStore, prepared: unknown): Promise<void> => {
       const done = prepared as PushPrepared;
@@ -173,7 +201,7 @@ export function ownerPushHandler(store: InboxStore, clock: Clock, mail: MailServ
         else if (outcome.kind === 'sent') await tx.notifications.recordPushOutcome(id, { sentAt: nowMs, error: null });
         else await tx.notifications.recordPushOutcome(id, { sentAt: null, error: outcome.error });
       }
-      if (done.more) await tx.jobs.enqueue({ id: newId(nowMs), kind: OWNER_PUSH_JOB, payload: {}, runAt: nowMs, dedupeKey: OWNER_PUSH_JOB }, nowMs);
+      if (done.more) await tx.jobs.enqueue({ id: newId(nowMs), kind: OWNER_PUSH_JOB, payload: {}, runAt: nowMs, dedupeKey: null }, nowMs);
     },
   };
 }

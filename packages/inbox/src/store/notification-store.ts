@@ -40,8 +40,13 @@ export interface NotificationStore {
   removeSubscription(id: string): Promise<boolean>;
   recordPushOutcome(id: string, outcome: { sentAt: number | null; error: string | null }): Promise<void>;
   addNotice(record: OwnerNoticeRecord): Promise<void>;
-  /** Notices not mailed (or not pushed) yet, oldest first. */
-  pendingNotices(channel: 'mail' | 'push', limit: number): Promise<OwnerNoticeRecord[]>;
+  /**
+   * Takes up to `limit` notices not mailed (or not pushed) yet and not taken by another job, oldest
+   * first, for `leaseMs`: two jobs running at once (several processes on PostgreSQL) never send one twice.
+   */
+  claimNotices(channel: 'mail' | 'push', nowMs: number, leaseMs: number, limit: number): Promise<OwnerNoticeRecord[]>;
+  /** Gives claimed notices back (their send failed): the next job takes them. */
+  releaseNotices(channel: 'mail' | 'push', ids: readonly string[]): Promise<void>;
   markNotices(channel: 'mail' | 'push', ids: readonly string[], atMs: number): Promise<void>;
   /** Deletes notices made before an instant. */
   pruneNotices(before: number): Promise<number>;

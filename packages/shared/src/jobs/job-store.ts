@@ -18,11 +18,6 @@ export interface NewJob {
   runAt: number;
   /** A pending job with the same key is moved to the new time instead of adding a second one. */
   dedupeKey: string | null;
-  /**
-   * `keep_earlier`: a job with the same key already pending keeps its time when that is earlier (a
-   * batch gathers until its first member's deadline however many join); by default it moves.
-   */
-  whenPending?: 'move' | 'keep_earlier';
 }
 
 export interface JobStore {

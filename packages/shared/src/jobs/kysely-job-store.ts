@@ -4,7 +4,7 @@
  * makes it atomic; on PostgreSQL the pick is FOR UPDATE SKIP LOCKED, so processes claiming at once
  * each take other jobs and none waits for another (docs/storage.md "Concurrency").
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { columnTypes } from '../storage/column-types.js';
 import { engineOf } from '../storage/engine.js';
 import { compileOnce } from '../storage/compiled-query.js';
@@ -78,36 +78,6 @@ const enqueueJob = compileOnce((db: Kysely<JobsDatabase>, p: { id: string; kind:
     ),
 );
 
-/** The same, when a job already pending keeps the earlier of its time and the new one (a batch's deadline). */
-const enqueueKeepingEarlier = compileOnce((db: Kysely<JobsDatabase>, p: { id: string; kind: string; payload: string; runAt: number; dedupeKey: string | null; nowMs: number }) =>
-  db
-    .insertInto('jobs')
-    .values({
-      id: p.id,
-      kind: p.kind,
-      payload: p.payload,
-      run_at: p.runAt,
-      dedupe_key: p.dedupeKey,
-      status: 'pending',
-      attempts: 0,
-      lease_until: null,
-      last_error: null,
-      created_at: p.nowMs,
-      updated_at: p.nowMs,
-    })
-    .onConflict((oc) =>
-      oc.column('dedupe_key').doUpdateSet({
-        payload: p.payload,
-        run_at: sql<number>`case when jobs.status = 'pending' and jobs.run_at < excluded.run_at then jobs.run_at else excluded.run_at end`,
-        status: 'pending',
-        attempts: 0,
-        lease_until: null,
-        last_error: null,
-        updated_at: p.nowMs,
-      }),
-    ),
-);
-
 export class KyselyJobStore implements JobStore {
   readonly #db: Kysely<JobsDatabase>;
   /** Any Kysely handle whose database has the jobs table. */
@@ -116,7 +86,7 @@ export class KyselyJobStore implements JobStore {
   }
 
   async enqueue(job: NewJob, nowMs: number): Promise<void> {
-    await (job.whenPending === 'keep_earlier' ? enqueueKeepingEarlier : enqueueJob).run(this.#db, { id: job.id, kind: job.kind, payload: JSON.stringify(job.payload), runAt: job.runAt, dedupeKey: job.dedupeKey, nowMs });
+    await enqueueJob.run(this.#db, { id: job.id, kind: job.kind, payload: JSON.stringify(job.payload), runAt: job.runAt, dedupeKey: job.dedupeKey, nowMs });
   }
 
   async claimDue(nowMs: number, leaseMs: number, limit: number): Promise<JobRecord[]> {

@@ -2,9 +2,9 @@
  * Telling the owner (docs/mail.md "The owner's notices"): an event that needs the owner (a new
  * request, a customer's message or answer or cancellation, payment news from a payment provider) is
  * kept as a notice in the same transaction as the event, with two durable jobs: one pushes at once to
- * the browsers the owner allowed, one mails the owner's address. The mail gathers: its job is due 30
- * seconds after the first notice of a quiet spell and later notices join it, so a burst of requests
- * makes one mail, and none waits more than a minute. Test (sandbox) items tell nobody, and neither
+ * the browsers the owner allowed, one mails the owner's address. The mail gathers: a notice's mail job
+ * is due 30 seconds after it, and takes every notice not mailed by then, so a burst of requests makes
+ * one mail (the later notices' jobs find them sent), and none waits more than a minute. Test (sandbox) items tell nobody, and neither
  * does what the owner's own side did.
  */
 import { newId } from '@svc/shared';
@@ -61,13 +61,10 @@ export async function queueOwnerNotice(ctx: DomainContext, event: ItemEventRecor
     mailedAt: mail ? null : nowMs,
     pushedAt: push ? null : nowMs,
   });
-  if (push) await ctx.store.jobs.enqueue({ id: newId(nowMs), kind: OWNER_PUSH_JOB, payload: {}, runAt: nowMs, dedupeKey: OWNER_PUSH_JOB }, nowMs);
-  if (mail) {
-    await ctx.store.jobs.enqueue(
-      { id: newId(nowMs), kind: OWNER_MAIL_JOB, payload: {}, runAt: nowMs + OWNER_MAIL_GATHER_MS, dedupeKey: OWNER_MAIL_JOB, whenPending: 'keep_earlier' },
-      nowMs,
-    );
-  }
+  // A job of its own per notice, only inserted: no row every write would update (and lock, on
+  // PostgreSQL). The first job due takes every notice waiting then; the later ones find theirs sent.
+  if (push) await ctx.store.jobs.enqueue({ id: newId(nowMs), kind: OWNER_PUSH_JOB, payload: {}, runAt: nowMs, dedupeKey: null }, nowMs);
+  if (mail) await ctx.store.jobs.enqueue({ id: newId(nowMs), kind: OWNER_MAIL_JOB, payload: {}, runAt: nowMs + OWNER_MAIL_GATHER_MS, dedupeKey: null }, nowMs);
 }
 
 /**

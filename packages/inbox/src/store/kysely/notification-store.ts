@@ -1,4 +1,5 @@
 /** The notification tables (migration 0020), on SQLite or PostgreSQL. */
+import { engineOf } from '@svc/shared';
 import type { Kysely, Selectable } from 'kysely';
 import type { NotificationStore, OwnerNoticeKind, OwnerNoticeRecord, PushSubscriptionRecord } from '../notification-store.js';
 import type { OwnerNoticesTable, PushSubscriptionsTable } from './notification-tables.js';
@@ -78,14 +79,40 @@ export class KyselyNotificationStore implements NotificationStore {
   async addNotice(r: OwnerNoticeRecord): Promise<void> {
     await this.#db
       .insertInto('owner_notices')
-      .values({ id: r.id, event_id: r.eventId, item_id: r.itemId, kind: r.kind, created_at: r.createdAt, mailed_at: r.mailedAt, pushed_at: r.pushedAt })
+      .values({
+        id: r.id,
+        event_id: r.eventId,
+        item_id: r.itemId,
+        kind: r.kind,
+        created_at: r.createdAt,
+        mailed_at: r.mailedAt,
+        pushed_at: r.pushedAt,
+        mail_claimed_until: null,
+        push_claimed_until: null,
+      })
       .execute();
   }
 
-  async pendingNotices(channel: 'mail' | 'push', limit: number): Promise<OwnerNoticeRecord[]> {
-    const column = channel === 'mail' ? 'mailed_at' : 'pushed_at';
-    const rows = await this.#db.selectFrom('owner_notices').selectAll().where(column, 'is', null).orderBy('id').limit(limit).execute();
-    return rows.map(noticeOf);
+  async claimNotices(channel: 'mail' | 'push', nowMs: number, leaseMs: number, limit: number): Promise<OwnerNoticeRecord[]> {
+    const done = channel === 'mail' ? 'mailed_at' : 'pushed_at';
+    const claim = channel === 'mail' ? 'mail_claimed_until' : 'push_claimed_until';
+    let free = this.#db
+      .selectFrom('owner_notices')
+      .select('id')
+      .where(done, 'is', null)
+      .where((eb) => eb.or([eb(claim, 'is', null), eb(claim, '<', nowMs)]))
+      .orderBy('id')
+      .limit(limit);
+    // Rows another process is claiming right now are passed over, not waited for.
+    if (engineOf(this.#db) === 'postgres') free = free.forUpdate().skipLocked();
+    const rows = await this.#db.updateTable('owner_notices').set({ [claim]: nowMs + leaseMs }).where('id', 'in', free).returningAll().execute();
+    return rows.map(noticeOf).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  async releaseNotices(channel: 'mail' | 'push', ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const claim = channel === 'mail' ? 'mail_claimed_until' : 'push_claimed_until';
+    await this.#db.updateTable('owner_notices').set({ [claim]: null }).where('id', 'in', [...ids]).execute();
   }
 
   async markNotices(channel: 'mail' | 'push', ids: readonly string[], atMs: number): Promise<void> {

@@ -20,4 +20,7 @@ export interface OwnerNoticesTable {
   created_at: number;
   mailed_at: number | null;
   pushed_at: number | null;
+  /** Taken by a job sending it until then (a crashed job's claim runs out). */
+  mail_claimed_until: number | null;
+  push_claimed_until: number | null;
 }

@@ -1,7 +1,8 @@
 /**
  * Telling the owner (docs/mail.md "The owner's notices", docs/web.md "Push"): the browsers the owner
  * allowed to receive Web Push (endpoint and the keys its messages are encrypted to), and the notices
- * of what happened, each marked once mailed and once pushed, so a batch goes out once.
+ * of what happened, each claimed by the job sending it (a lease) and marked once mailed and once
+ * pushed, so a notice goes out once however many jobs run at a time.
  */
 import { columnTypes } from '@svc/shared';
 import type { Kysely } from 'kysely';
@@ -29,6 +30,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', t.bigint, (c) => c.notNull())
     .addColumn('mailed_at', t.bigint)
     .addColumn('pushed_at', t.bigint)
+    .addColumn('mail_claimed_until', t.bigint)
+    .addColumn('push_claimed_until', t.bigint)
     .execute();
   await db.schema.createIndex('owner_notices_mailed').on('owner_notices').columns(['mailed_at', 'id']).execute();
   await db.schema.createIndex('owner_notices_pushed').on('owner_notices').columns(['pushed_at', 'id']).execute();
