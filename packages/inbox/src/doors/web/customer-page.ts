@@ -29,7 +29,7 @@ import { renderCustomerPage, renderLinkRefusal, type CustomerPageState } from '.
 const SESSION_MS = 12 * 3_600_000;
 const FORM_LIMIT_BYTES = 64 * 1024;
 const ID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const ENVELOPE: CallEnvelope = { channel: 'customer_page', doorFamily: 'customer_page', authorization: undefined, idempotencyKeyHeader: undefined, accessTokenHeader: undefined };
+const ENVELOPE: CallEnvelope = { channel: 'customer_page', authorization: undefined, idempotencyKeyHeader: undefined, accessTokenHeader: undefined };
 const DONE = new Set(['replied', 'cancelled', 'accepted']);
 /** The page's own touches over the owner app's styles: the customer's messages to the right. */
 const CUSTOMER_STYLES = '.card>h2:first-child{margin-top:0}.conversation li.mine{background:var(--ok-bg);margin-left:auto}.conversation .text{white-space:pre-wrap;margin:.25rem 0 0}';
@@ -225,7 +225,8 @@ async function act(env: PageEnvironment, request: FastifyRequest, reply: Fastify
   try {
     const parsed = op.input.safeParse(Object.fromEntries(Object.entries(action.input).filter(([, value]) => value !== undefined)));
     if (!parsed.success) throw problemFromZod(parsed.error);
-    await runOperation(env.deps, op, parsed.data as Record<string, unknown>, ENVELOPE, { caller: callerOf(item.id), standing: undefined });
+    // The page's keys are scoped like an anonymous caller's: its own door and the visitor's address.
+    await runOperation(env.deps, op, parsed.data as Record<string, unknown>, { ...ENVELOPE, clientAddress: request.ip }, { caller: callerOf(item.id), standing: undefined });
   } catch (error) {
     if (!(error instanceof Problem)) throw error;
     const fresh = (await env.deps.store.items.get(item.id)) ?? item;

@@ -24,8 +24,8 @@ export function installPushRoutes(scope: FastifyInstance, env: AppEnvironment): 
   const worker = workerBytes();
   if (worker) {
     scope.get('/app/push-worker.js', async (_request, reply) =>
-      // A service worker is checked for updates on each visit: never cached for long.
-      reply.header('cache-control', 'no-cache').header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(worker),
+      // A service worker is checked for updates on each visit; kept nowhere, like every answer but the catalogue's (docs/http.md).
+      reply.header('cache-control', 'no-store').header('x-content-type-options', 'nosniff').type('text/javascript; charset=utf-8').send(worker),
     );
   }
   scope.post('/app/push/subscriptions', async (request, reply) => {
