@@ -18,7 +18,7 @@ const CACHEABLE: Record<string, string> = {
   '/v1/services': 'public, max-age=60',
   '/v1/products': 'public, max-age=60',
 };
-const HASHED_ASSET = /^\/app\/assets\/[a-z-]+\.[A-Za-z0-9_-]{12}\.(css|js)$/;
+const HASHED_ASSET = /^\/(app\/assets|i-assets)\/[a-z-]+\.[A-Za-z0-9_-]{12}\.(css|js)$/;
 const ASSET_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 const UNKNOWN_ID = '01JZZZZZZZZZZZZZZZZZZZZZZZ';
 
