@@ -33,6 +33,8 @@ import { CheckWorker } from './checks/check-worker.js';
 import { readOwnerChoice } from './checks/owner-file.js';
 import { defaultCrawlerSettings } from './checks/site-fetcher.js';
 import type { DirectoryStore } from './store/store.js';
+import { loadNetworkKey } from './domain/evidence/network-key.js';
+import { HEAD_EVERY_MS, VerifiableOrder } from './domain/evidence/verifiable-order.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
 
@@ -81,6 +83,8 @@ export interface Directory {
   businesses: BusinessViews;
   /** The nightly reputation snapshots (also run by their job at each midnight). */
   snapshots: ReputationSnapshots;
+  /** The evidence log, the network's key and the hours' statements. */
+  order: VerifiableOrder;
   jobs: JobRunner<DirectoryStore>;
   /** Starts the job runner (when built with runJobs: false, e.g. to load the demo first). */
   startJobs(): void;
@@ -149,8 +153,11 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
         })
       : null;
   const snapshots = new ReputationSnapshots(context);
+  // The evidence log, the network's key and each hour's signed statement (docs/verifiable-order.md).
+  const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl));
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
     standings: (hourStart) => snapshots.standingsFor(hourStart),
+    onOrder: async (hourStart, rules, facts) => void (await order.statements.record(hourStart, rules.version, facts)),
     cacheAnswers: options.cacheAnswers ?? process.env.DIRECTORY_ANSWER_CACHE !== 'off',
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
@@ -162,7 +169,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const crawler = defaultCrawlerSettings(baseUrl, checkSettings.localWeb);
   const http = buildDirectoryHttp({
     operations: DIRECTORY_OPERATIONS,
-    context: { domain: context, search, businesses, checks, stats, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
+    context: { domain: context, search, businesses, checks, stats, order, readOwnerChoice: (domain) => readOwnerChoice(domain, crawler) },
     softwareVersion: DIRECTORY_VERSION,
     logLevel,
     storageHealth: store.storageHealth,
@@ -171,6 +178,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     ...(options.logStream ? { logStream: options.logStream } : {}),
     validateOutput: process.env.VALIDATE_OUTPUT === '1',
   });
+  search.reportOrderFailures((error) => http.log.error({ err: error }, 'the hour\'s statement could not be made'));
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
   // Persons, keys and passes (docs/identity.md "The network side"); keys go out by mail.
@@ -193,6 +201,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       // Signatures past their keeping time are forgotten (a replay is refused until expires + 60 s, docs/signatures.md).
       chores: [
         { everyMs: 600_000, run: async (nowMs) => void (await store.replays.prune(Math.floor(nowMs / 1000))) },
+        // The evidence log's head is signed anew when it grew (and at every hour's statement).
+        { everyMs: HEAD_EVERY_MS, run: async () => void (await order.signHead()) },
         // Listings waiting for their tally are also brought up to date at every pass.
         { everyMs: 0, run: async () => void (await listingSync.flush()) },
       ],
@@ -234,6 +244,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     search,
     businesses,
     snapshots,
+    order,
     jobs,
     startJobs,
     context,

@@ -24,11 +24,12 @@ import {
 } from '@svc/shared';
 import type { DirectoryContext } from '../domain/context.js';
 import type { HeldReceipt } from '../domain/receipts/held-receipt.js';
-import { recordReceipt } from '../domain/receipts/intake.js';
+import { recordAcknowledgement, recordReceipt } from '../domain/receipts/intake.js';
+import { memberRef, recordMember } from '../domain/evidence/evidence-log.js';
 import { followTally } from '../domain/receipts/listing-sync.js';
 import type { ReputationSnapshots } from '../domain/reputation/snapshot.js';
 import { DAY_MS, nightOf, midnightOf } from '../domain/reputation/reputation.js';
-import type { InstanceRecord } from '../store/store.js';
+import type { DirectoryStore, InstanceRecord } from '../store/store.js';
 import { chance, hashString, int, sfc32, type Rand } from './prng.js';
 
 const HOUR_MS = 3_600_000;
@@ -174,7 +175,9 @@ function history(instance: InstanceRecord, seed: number, agents: readonly DemoKe
 
 /**
  * Makes up and holds the demo inboxes' receipts, brings their listings up to date and runs the last
- * midnight's snapshot. Returns how many receipts were held.
+ * midnight's snapshot. Returns how many receipts were held. Every demo member enters the evidence log
+ * at its verification, and its receipts and acknowledgements at their arrival, all in one timeline
+ * across the demo inboxes (the log's times never fall), so each keeps its own times.
  */
 export async function seedDemoEvidence(ctx: DirectoryContext, snapshots: ReputationSnapshots, seed: number, nowMs: number): Promise<number> {
   const { store } = ctx;
@@ -183,14 +186,29 @@ export async function seedDemoEvidence(ctx: DirectoryContext, snapshots: Reputat
   const demo = (await store.instances.list()).filter(isDemoInstance);
   let held = 0;
   const touched: string[] = [];
+  /** What happened, in the order it happened: members verified (0), receipts arriving (1), acknowledgements arriving (2). */
+  const events: { at: number; rank: number; run: (tx: DirectoryStore) => Promise<void> }[] = [];
   for (const instance of demo) {
+    const verifiedAt = instance.verifiedAt as number;
+    if (!(await store.evidence.byRef(memberRef(instance.domain)))) {
+      events.push({ at: verifiedAt, rank: 0, run: async (tx) => void (await recordMember(tx, instance.domain, instance.origin, verifiedAt)) });
+    }
     if ((await store.receipts.heldFrom(instance.domain)).held > 0) continue;
     const receipts = history(instance, seed, agents, lastMidnight);
     if (receipts.length === 0) continue;
-    await store.transaction(async (tx) => {
-      for (const receipt of receipts) if (await recordReceipt(tx, receipt, nowMs)) held += 1;
-    });
+    for (const receipt of receipts) {
+      const bare = { ...receipt, ack: null };
+      events.push({ at: receipt.arrivedAt, rank: 1, run: async (tx) => void ((await recordReceipt(tx, bare, nowMs)) && (held += 1)) });
+      const ack = receipt.ack;
+      if (ack) events.push({ at: ack.at, rank: 2, run: async (tx) => void (await recordAcknowledgement(tx, bare, ack, nowMs)) });
+    }
     touched.push(instance.domain);
+  }
+  events.sort((a, b) => a.at - b.at || a.rank - b.rank);
+  for (let i = 0; i < events.length; i += 500) {
+    await store.transaction(async (tx) => {
+      for (const event of events.slice(i, i + 500)) await event.run(tx);
+    });
   }
   // The listings show their tallies now, and the night scores them.
   for (const domain of touched) await store.transaction((tx) => followTally(tx, domain, nowMs));

@@ -7,6 +7,7 @@ import type { DirectorySearch } from '../domain/search/search-service.js';
 import type { SignedCaller } from '../domain/signed/signed-call.js';
 import type { CheckService } from '../domain/checks/check-service.js';
 import type { NetworkStats } from '../domain/stats/network-stats.js';
+import type { VerifiableOrder } from '../domain/evidence/verifiable-order.js';
 
 export interface DirectoryOperationContext {
   domain: DirectoryContext;
@@ -17,6 +18,8 @@ export interface DirectoryOperationContext {
   checks: CheckService;
   /** GET /v1/stats's answer, kept a moment while nothing it reads was written. */
   stats: NetworkStats;
+  /** The evidence log, the network's key and the hours' statements (docs/verifiable-order.md). */
+  order: VerifiableOrder;
   /** Reads a site's /.well-known/svc-check.json now (the owner's choice for its result). */
   readOwnerChoice: (domain: string) => Promise<'hidden' | 'shown' | null>;
   /** Who is calling (the client's address), for per-caller budgets; set per request by the doors. */

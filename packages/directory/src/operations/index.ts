@@ -6,6 +6,7 @@ import { publishReceipt } from './receipt-operations.js';
 import { getBusiness, searchBusinesses } from './search-operations.js';
 import { getStats } from './stats-operations.js';
 import { checkBusiness, getCheckResult, getLeaderboard, getScoreRules, updateCheckVisibility } from './check-operations.js';
+import { LOG_OPERATIONS } from './log-operations.js';
 import { getPlaceCategory, getRankingRules, listAttributes, listCategories } from './vocabulary-operations.js';
 
 export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationContext>[] = [
@@ -25,6 +26,7 @@ export const DIRECTORY_OPERATIONS: readonly AnyOperation<DirectoryOperationConte
   registerInstanceOperation,
   pingInstanceOperation,
   publishReceipt,
+  ...LOG_OPERATIONS,
 ];
 assertOperationTable(DIRECTORY_OPERATIONS);
 

@@ -276,7 +276,79 @@ export interface CheckStore {
   putDoorHistory(domain: string, history: ReadonlyMap<string, DoorHistory>): Promise<void>;
 }
 
+/** One entry of the evidence log (docs/verifiable-order.md), its bytes as hashed. */
+export interface EvidenceRow {
+  index: number;
+  at: number;
+  kind: string;
+  /** What it records, unique in the log: `r <domain> <receipt id>`, `a <domain> <receipt id>`, `m <domain>`, `n <night>`. */
+  ref: string;
+  entry: string;
+  leafHash: Buffer;
+}
+
+/** A signed head of the evidence log. */
+export interface StoredCheckpoint {
+  size: number;
+  root: Buffer;
+  note: string;
+  signedAt: number;
+}
+
+/**
+ * The append-only evidence log. There is no way to change or remove an entry here (and the
+ * database's triggers refuse it). Appends run in a transaction: next() takes the log's turn until
+ * the commit, so entries are numbered without gaps in the order they commit.
+ */
+export interface EvidenceStore {
+  /** The next entry's index and the earliest time it may carry (the last entry's); holds the log until commit. */
+  next(): Promise<{ index: number; minAt: number }>;
+  /** Writes the entry at the index next() gave; false when an entry with its ref is in the log already. */
+  append(row: EvidenceRow): Promise<boolean>;
+  byRef(ref: string): Promise<EvidenceRow | null>;
+  size(): Promise<number>;
+  /** How many entries arrived before an instant (ms): the log's prefix before it, times never falling. */
+  sizeBefore(atMs: number): Promise<number>;
+  /** Entries [start, end) in order. */
+  entries(start: number, end: number): Promise<EvidenceRow[]>;
+  leafHashes(start: number, end: number): Promise<Buffer[]>;
+  /** Roots of whole tiles of 256 entries kept so far, from tile `from` on, in order. */
+  blocks(from: number): Promise<Buffer[]>;
+  putBlocks(blocks: readonly { index: number; hash: Buffer }[]): Promise<void>;
+  latestCheckpoint(): Promise<StoredCheckpoint | null>;
+  putCheckpoint(checkpoint: StoredCheckpoint): Promise<void>;
+}
+
+/** An hour's signed statement as kept (domain/evidence/hour-statement.ts). */
+export interface StoredStatement {
+  hourStart: number;
+  rulesVersion: number;
+  shuffleDay: string;
+  night: number | null;
+  logSize: number;
+  logRoot: Buffer;
+  orderSize: number;
+  orderRoot: Buffer;
+  note: string;
+  createdAt: number;
+}
+
+export interface StatementStore {
+  get(hourStart: number): Promise<StoredStatement | null>;
+  /** Keeps the statement and what its leaves say; false when the hour has one already. */
+  put(statement: StoredStatement, leaves: { facts: Buffer; tileRoots: Buffer }): Promise<boolean>;
+  leafFacts(hourStart: number): Promise<{ facts: Buffer; tileRoots: Buffer } | null>;
+  /** Forgets what leaves said of hours before `beforeHour` (the statements stay). */
+  pruneLeafFacts(beforeHour: number): Promise<void>;
+  /** The id and domain of listings by seq (what an order leaf names). */
+  listingKeys(seqs: readonly number[]): Promise<Map<number, { id: string; domain: string }>>;
+}
+
 export interface DirectoryStore {
+  /** The append-only evidence log of what reputation is computed from (docs/verifiable-order.md). */
+  readonly evidence: EvidenceStore;
+  /** Each hour's signed statement of its order. */
+  readonly statements: StatementStore;
   /** Persons, keys, passes and presentations (docs/identity.md "The network side"). */
   readonly persons: PersonStore;
   readonly listings: ListingStore;

@@ -46,6 +46,10 @@ export interface OpenApiInfo {
    * components.headers and on each of those responses (the inbox: `Svc-Signature`).
    */
   publicAnswerHeaders?: Record<string, JsonSchema>;
+   * Path items of routes outside the operation table that answer something other than JSON (a text
+   * note, bytes), written by the service; merged into `paths`, their tags counted as used.
+   */
+  extraPaths?: Record<string, Record<string, unknown>>;
   /** OpenAPI 3.1 `webhooks` (path items keyed by event type) and the component schemas they use. */
   webhooks?: { items: Record<string, unknown>; schemas: Record<string, JsonSchema> };
 }
@@ -150,6 +154,11 @@ export function buildOpenApiDocument<Ctx>(
   for (const op of operations) {
     const pathItem = (paths[op.http.path] ??= {});
     pathItem[op.http.method.toLowerCase()] = builder.operation(op);
+  }
+
+  for (const [path, item] of Object.entries(info.extraPaths ?? {})) {
+    paths[path] = { ...(paths[path] ?? {}), ...item };
+    for (const operation of Object.values(item as Record<string, { tags?: string[] }>)) for (const tag of operation.tags ?? []) builder.usedTags.add(tag);
   }
 
   const declaredTags = new Set((info.tags ?? []).map((t) => t.name));

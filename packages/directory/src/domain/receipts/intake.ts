@@ -22,6 +22,7 @@ import { businessSide } from '../reputation/arithmetic.js';
 import { requireCaller, takeSignature, type SignedCaller } from '../signed/signed-call.js';
 import type { HeldAcknowledgement, HeldReceipt } from './held-receipt.js';
 import type { DirectoryStore } from '../../store/store.js';
+import { ackRef, appendEvidence, evidenceTurn, receiptRef, writeEvidence } from '../evidence/evidence-log.js';
 
 /** A receipt's iat may be at most this far ahead of the network's clock. */
 export const RECEIPT_MAX_AHEAD_SEC = 300;
@@ -124,20 +125,47 @@ function heldReceipt(caller: SignedCaller, jws: string, checked: Awaited<ReturnT
 /**
  * Holds a verified receipt and keeps every count that reads it current, in the caller's transaction:
  * its business's tally (issued, acknowledged, distinct customers, last arrival) and, for an outcome,
- * which outcome stands for its promise. Sandbox receipts are held and counted for nothing. Also used
+ * which outcome stands for its promise. A counted receipt (and its acknowledgement, when it came with
+ * one) is appended to the evidence log in the same transaction, and its arrival is its time there
+ * (docs/verifiable-order.md). Sandbox receipts are held, counted for nothing and not logged. Also used
  * by the demo (demo/demo-evidence.ts), so its listings come from the same path. False when held already.
  * The caller has the business's listing follow (ctx.receiptsChanged, listing-sync.ts).
  */
 export async function recordReceipt(store: DirectoryStore, receipt: HeldReceipt, nowMs: number): Promise<boolean> {
-  if (!(await store.receipts.insert(receipt))) return false;
-  if (receipt.counted) {
-    const newCustomer = await store.receipts.addCustomer(receipt.domain, receipt.sub);
-    await store.receipts.addToTally(receipt.domain, { issued: 1, acknowledged: receipt.ack ? 1 : 0, customers: newCustomer ? 1 : 0, lastAt: receipt.arrivedAt }, nowMs);
-    if (receipt.knd === 'outcome' && receipt.ref !== null && receipt.out !== null) {
+  const turn = receipt.counted ? await evidenceTurn(store, receipt.arrivedAt) : null;
+  const held: HeldReceipt = turn ? { ...receipt, arrivedAt: turn.at, ack: receipt.ack ? { ...receipt.ack, at: Math.max(receipt.ack.at, turn.at) } : null } : receipt;
+  if (!(await store.receipts.insert(held))) return false;
+  if (held.counted) {
+    await writeEvidence(store, turn as { index: number }, receiptRef(held.domain, held.receiptId), { v: 1, kind: 'receipt', at: held.arrivedAt, jws: held.jws });
+    if (held.ack) await logAcknowledgement(store, held, held.ack);
+    const newCustomer = await store.receipts.addCustomer(held.domain, held.sub);
+    await store.receipts.addToTally(held.domain, { issued: 1, acknowledged: held.ack ? 1 : 0, customers: newCustomer ? 1 : 0, lastAt: held.arrivedAt }, nowMs);
+    if (held.knd === 'outcome' && held.ref !== null && held.out !== null) {
       // The store keeps the one that stands by outcomeStands' rule (reputation/arithmetic.ts).
-      await store.receipts.offerOutcome(receipt.domain, { ref: receipt.ref, receiptId: receipt.receiptId, code: receipt.out, iat: receipt.iat, businessBroken: businessSide(receipt.out) === 'broken' });
+      await store.receipts.offerOutcome(held.domain, { ref: held.ref, receiptId: held.receiptId, code: held.out, iat: held.iat, businessBroken: businessSide(held.out) === 'broken' });
     }
   }
+  return true;
+}
+
+/** The acknowledgement's entry: the receipt it binds and the SHA-256 of its bytes (its agent key is not made public). */
+async function logAcknowledgement(store: DirectoryStore, held: Pick<HeldReceipt, 'domain' | 'iss' | 'receiptId'>, ack: HeldAcknowledgement): Promise<HeldAcknowledgement> {
+  const turn = await appendEvidence(store, ackRef(held.domain, held.receiptId), ack.at, (at) => ({ v: 1, kind: 'ack', at, iss: held.iss, receipt_id: held.receiptId, ack_sha256: receiptSha256(ack.jws) }));
+  return turn ? { ...ack, at: turn.at } : ack;
+}
+
+/**
+ * Adds the customer's acknowledgement to a receipt held without one, in the caller's transaction:
+ * logged (a counted receipt's), its time there its arrival, and counted in the tally. False when the
+ * receipt has one already.
+ */
+export async function recordAcknowledgement(store: DirectoryStore, held: HeldReceipt, ack: HeldAcknowledgement, nowMs: number): Promise<boolean> {
+  if (!held.counted) return store.receipts.acknowledge(held.domain, held.receiptId, ack);
+  const turn = await evidenceTurn(store, ack.at);
+  const dated = { ...ack, at: turn.at };
+  if (!(await store.receipts.acknowledge(held.domain, held.receiptId, dated))) return false;
+  await writeEvidence(store, turn, ackRef(held.domain, held.receiptId), { v: 1, kind: 'ack', at: turn.at, iss: held.iss, receipt_id: held.receiptId, ack_sha256: receiptSha256(ack.jws) });
+  await store.receipts.addToTally(held.domain, { issued: 0, acknowledged: 1, customers: 0, lastAt: null }, nowMs);
   return true;
 }
 
@@ -179,15 +207,15 @@ export async function takeReceipt(ctx: DirectoryContext, caller: SignedCaller | 
   // One commit for the receipts arriving together (each in its own savepoint: a refusal undoes its writes only).
   const result = await ctx.store.batchedTransaction(async (store): Promise<{ status: 200 | 201; answer: IntakeAnswer }> => {
     await takeSignature(store, signer, nowMs);
-    const receipt = heldReceipt(signer, body.receipt, checked, nowMs);
+    // Arrived now (its time in the evidence log is taken inside this transaction, recordReceipt).
+    const receipt = heldReceipt(signer, body.receipt, checked, ctx.clock.now());
     if (await recordReceipt(store, receipt, nowMs)) return { status: 201, answer: answer(receipt.ack ? 'acknowledged' : 'issued', false, receipt.counted) };
     // Held already: the same receipt (perhaps with an acknowledgement it lacked), or another under its id.
     const held = (await store.receipts.get(signer.domain, receiptId)) as HeldReceipt;
     if (held.sha256 !== checked.sha256) {
       throw refused('bad_receipt', 'id_reused', `Another receipt with id ${receiptId} is held from ${held.iss}; a receipt id names one receipt only.`);
     }
-    if (checked.ack && !held.ack && (await store.receipts.acknowledge(held.domain, receiptId, checked.ack))) {
-      if (held.counted) await store.receipts.addToTally(held.domain, { issued: 0, acknowledged: 1, customers: 0, lastAt: null }, nowMs);
+    if (checked.ack && !held.ack && (await recordAcknowledgement(store, held, { ...checked.ack, at: ctx.clock.now() }, nowMs))) {
       return { status: 200, answer: answer('acknowledged', true, held.counted) };
     }
     return { status: 200, answer: answer(held.ack ? 'acknowledged' : 'issued', true, held.counted) };

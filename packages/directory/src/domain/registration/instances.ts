@@ -5,6 +5,7 @@
  */
 import { Problem, PublicFetchError, canonicalJson, newId, publicFetch, sha256Hex, type JobRecord } from '@svc/shared';
 import type { DirectoryContext } from '../context.js';
+import { recordMember } from '../evidence/evidence-log.js';
 import type { DirectoryStore, InstanceRecord } from '../../store/store.js';
 import { instanceStanding } from '../reputation/standing.js';
 import { requireCaller, takeSignature, type SignedCaller } from '../signed/signed-call.js';
@@ -220,13 +221,15 @@ export function verificationHandler(ctx: DirectoryContext) {
       if (fetched.ok) {
         try {
           const reading = readManifest(fetched.manifest, instance.origin, instance.domain, nowMs, ctx.resolveCategories);
+          // A member from its first verification: the evidence log records it, and its time there is its verification time.
+          const verifiedAt = instance.verifiedAt ?? (await recordMember(store, instance.domain, instance.origin, nowMs));
           const existing = await store.listings.byDomain(instance.domain);
           const saved = await store.listings.upsert({
             ...reading.listing,
             id: existing?.id ?? newId(nowMs),
             createdAt: existing?.createdAt ?? nowMs,
             memberSince: existing?.source === 'member' ? (existing.memberSince ?? nowMs) : nowMs,
-            verifiedAt: instance.verifiedAt ?? nowMs,
+            verifiedAt,
             lastPingAt: instance.lastPingAt,
             software: instance.software,
             delistedAt: instance.delistedAt,
@@ -239,7 +242,7 @@ export function verificationHandler(ctx: DirectoryContext) {
             status: 'verified',
             manifest: fetched.manifest as Record<string, unknown>,
             listingId: saved.id,
-            verifiedAt: instance.verifiedAt ?? nowMs,
+            verifiedAt,
             lastCheckedAt: nowMs,
             failCount: 0,
             attempts,

@@ -19,6 +19,7 @@ import type { DirectoryContext } from '../context.js';
 import type { Standing } from '../ranking/hourly-order.js';
 import { rulesInForce } from '../ranking/rules.js';
 import type { DirectoryStore } from '../../store/store.js';
+import { recordNightBegun } from '../evidence/evidence-log.js';
 import { evidencePieces, scoreBusiness } from './arithmetic.js';
 import { DAY_MS, listingReputationOf, midnightOf, nextNight, nightOf, type MemberReputation, type ReputationNight } from './reputation.js';
 
@@ -65,8 +66,14 @@ export class ReputationSnapshots {
     const scoringTime = midnightOf(night);
     let record = await store.reputation.night(night);
     if (!record) {
-      record = { night, scoringTime, rulesVersion: rulesInForce(scoringTime).version, status: 'computing', cursor: null, members: 0, startedAt: clock.now(), computedAt: null, publishedAt: null };
-      await store.reputation.putNight(record);
+      const begun: ReputationNight = { night, scoringTime, rulesVersion: rulesInForce(scoringTime).version, status: 'computing', cursor: null, members: 0, startedAt: clock.now(), computedAt: null, publishedAt: null };
+      // The evidence log marks where the night begins: every receipt before its midnight has committed
+      // once this holds the log's turn, and none after it is dated before (docs/verifiable-order.md).
+      await store.transaction(async (tx) => {
+        await recordNightBegun(tx, night, scoringTime, clock.now());
+        await tx.reputation.putNight(begun);
+      });
+      record = begun;
     }
     while (record.status === 'computing') record = await this.#computeBatch(record);
     while (record.status === 'computed') record = await this.#publishBatch(record);

@@ -32,6 +32,9 @@ export const FOLLOW_EVERY_MS = 1_000;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 
+/** Called with each hour's order this process computed and stored, and the facts it was made from, in place order. */
+export type OrderStored = (hourStart: number, rules: PublishedRules, facts: readonly RankFacts[]) => Promise<void>;
+
 /** The reputation each listing stands with in an hour's order (the nightly snapshot, domain/reputation/snapshot.ts), by listing seq. */
 export type StandingsOfHour = (hourStartMs: number) => Promise<ReadonlyMap<number, Standing>>;
 
@@ -83,18 +86,20 @@ export class DirectorySearch {
   readonly #deadlineMs: number;
   readonly #assembler: AnswerAssembler | null;
   readonly #standings: StandingsOfHour;
+  readonly #onOrder: OrderStored | null;
 
   /** `assembler`: where answers are assembled besides this thread (answer workers); `standings`: the reputation each hour's order reads (none: nobody is ranked). */
   constructor(
     ctx: DirectoryContext,
     vocab: VocabularyHooks,
-    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour } = {},
+    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored } = {},
   ) {
     this.#ctx = ctx;
     this.#vocab = vocab;
     this.#deadlineMs = options.deadlineMs ?? SEARCH_DEADLINE_MS;
     this.#assembler = options.assembler ?? null;
     this.#standings = options.standings ?? (async () => new Map());
+    this.#onOrder = options.onOrder ?? null;
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
@@ -135,7 +140,9 @@ export class DirectorySearch {
       facts = [];
       for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING));
       const order = computeOrder(facts, rules);
-      await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
+      const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
+      // The order this process stored: its signed statement, made from it and its facts (docs/verifiable-order.md).
+      if (won) await this.#orderStored(hourStart, rules, facts);
       // Another process may have stored the hour first: the stored order is the one that stands.
       stored = (await store.orders.get(hourStart)) ?? { hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() };
       await store.orders.prune(hourStart - ORDER_RETENTION_MS);
@@ -156,6 +163,22 @@ export class DirectorySearch {
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
     this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings };
     return this.#state;
+  }
+
+  /** Hands the order just stored and its facts on (its statement); a failure there is reported and never holds the hour back. */
+  async #orderStored(hourStart: number, rules: PublishedRules, facts: readonly RankFacts[]): Promise<void> {
+    if (!this.#onOrder) return;
+    try {
+      await this.#onOrder(hourStart, rules, facts);
+    } catch (error) {
+      this.#onOrderFailed?.(error);
+    }
+  }
+
+  /** Where a failure of onOrder is reported (the server's log). */
+  #onOrderFailed: ((error: unknown) => void) | null = null;
+  reportOrderFailures(report: (error: unknown) => void): void {
+    this.#onOrderFailed = report;
   }
 
   async #rankRows(): Promise<RankInputs[]> {

@@ -32,10 +32,15 @@ import { directoryBudgetOf } from './rate-budgets.js';
 import { installCheckResultSpellings } from './check-result-route.js';
 import { DISCOVERY_ROUTES, installDiscoveryDocuments } from './discovery-routes.js';
 import { PERSON_ROUTES } from './person-routes.js';
+import { LOG_ROUTES, installLogRoutes } from './log-routes.js';
+import { LOG_OPERATIONS } from '../../operations/log-operations.js';
 import { INSTANCE_SIGNED, type DirectoryOperationContext } from '../../operations/context.js';
 
 /** Writes the MCP door offers besides the reads: asking for a check (registration and pings stay REST-only). */
 const MCP_WRITES = new Set(['check_business']);
+
+/** Reads that are no tools: the evidence log's proofs and the hours' statements are for programs that check them (log-operations.ts). */
+const REST_ONLY_READS: ReadonlySet<string> = new Set(LOG_OPERATIONS.map((op) => op.name));
 
 /** Directory bodies are small (a domain, a ping); 64 KiB is plenty. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -146,6 +151,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
       ...DISCOVERY_ROUTES,
       ...PAGE_ROUTES.map((path) => ({ method: 'GET' as const, path })),
       ...PERSON_ROUTES,
+      ...LOG_ROUTES,
       { method: 'GET', path: '/dev/mail' },
       { method: 'GET', path: '/dev/mail/{file}' },
     ],
@@ -174,6 +180,9 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
 
   // The page each found listing's about_url names (why listed, how to correct, how to opt out).
   installFoundAboutPages(app, { baseUrl, listingByDomain: (domain) => context.domain.store.listings.byDomain(domain) });
+
+  // The evidence log's signed head and tiles (not JSON: outside the table).
+  installLogRoutes(app, { order: context.order, store: context.domain.store });
 
   // The pages people read (docs/web.md), each built from an operation's answer: its JSON alternate.
   installPublicPages(app, { operations, context, baseUrl });
@@ -223,7 +232,7 @@ export function buildDirectoryHttp(options: DirectoryHttpOptions): FastifyInstan
     path: '/mcp',
     serverInfo: { name: 'svc-directory', version: options.softwareVersion },
     instructions: MCP_INSTRUCTIONS,
-    operations: operations.filter((op) => op.kind === 'read' || MCP_WRITES.has(op.name)),
+    operations: operations.filter((op) => (op.kind === 'read' && !REST_ONLY_READS.has(op.name)) || MCP_WRITES.has(op.name)),
     problemsBase,
     // Public reads, the same for every caller: any web origin (docs/http.md).
     allowedOrigins: 'any',

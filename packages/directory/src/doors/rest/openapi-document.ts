@@ -2,6 +2,7 @@
  * What the directory's /openapi.json says beyond the operation table: licence, contact, tags, and
  * that no operation needs authentication (directory spec §5). See docs/openapi.md.
  */
+import { LOG_PATHS } from './log-routes.js';
 import { PROJECT_LICENSE, type OpenApiInfo, type OpenApiTag, type OperationMeta } from '@svc/shared';
 
 const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
@@ -11,6 +12,12 @@ const TAGS: readonly (OpenApiTag & { paths: readonly RegExp[] })[] = [
   { name: 'Agentic check', description: 'The agentic score: its published rules, check results of sites, asking for a check, and the leaderboard. The score never changes the search order.', paths: [/^\/v1\/score-rules$/, /^\/b\//, /^\/check/, /^\/leaderboard/] },
   { name: 'Instances', description: 'Registration of inboxes with the network, their pings and status.', paths: [/^\/v1\/instances/] },
   { name: 'Receipts', description: 'Receipts an inbox signed for the promises it made and kept, published to the network.', paths: [/^\/v1\/receipts$/] },
+  {
+    name: 'Verifiable order',
+    description:
+      'The evidence log every reputation is computed from (an append-only Merkle log: signed heads, tiles, inclusion and consistency proofs) and each hour\'s signed statement of its order, so anyone can recompute both (docs/verifiable-order.md; the verifier: npx @svc/verify).',
+    paths: [/^\/v1\/log\//, /^\/v1\/orders\//],
+  },
 ];
 
 export function directoryTagOf(op: Pick<OperationMeta, 'name' | 'http'>): string {
@@ -33,5 +40,6 @@ export function directoryOpenApi(baseUrl: string): Omit<OpenApiInfo, 'version'> 
     idempotentWrites: false,
     inputProblem: 'bad_request',
     rateLimits: 'The network may limit any caller (limits not fixed yet); wait Retry-After seconds.',
+    extraPaths: LOG_PATHS,
   };
 }

@@ -8,6 +8,7 @@
  * listing write and keeps it to its commit, so writers of listings commit one at a time (a ping is
  * one short transaction; docs/storage.md "Commit order").
  */
+import { KyselyEvidenceStore, KyselyStatementStore } from './evidence-store.js';
 import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, engineOf, inList, lockUntilCommit, transactionWithRetry, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
@@ -546,6 +547,8 @@ class KyselyOrderStore implements OrderStore {
 }
 
 export class KyselyDirectoryStore implements DirectoryStore {
+  readonly evidence;
+  readonly statements;
   readonly persons;
   readonly listings;
   readonly instances;
@@ -585,6 +588,8 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.reputation = new KyselyReputationStore(db);
     this.checks = new KyselyCheckStore(db, writes);
     this.persons = new KyselyPersonStore(db);
+    this.evidence = new KyselyEvidenceStore(db);
+    this.statements = new KyselyStatementStore(db);
   }
 
   ownWritesStamp(tables: readonly string[]): string | null {

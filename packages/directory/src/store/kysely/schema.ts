@@ -204,6 +204,7 @@ export interface CheckCallersTable {
   window_start: number;
   count: number;
 }
+import type { EvidenceBlocksTable, EvidenceCheckpointsTable, EvidenceLogTable, OrderLeafFactsTable, OrderStatementsTable } from './evidence-tables.js';
 import type { IssuancesTable, PassesTable, PersonKeysTable, PersonOutcomesTable, PersonsTable, PresentationsTable } from './person-tables.js';
 
 export interface DirectoryDatabase {
@@ -229,4 +230,9 @@ export interface DirectoryDatabase {
   presentations: PresentationsTable;
   person_outcomes: PersonOutcomesTable;
   issuances: IssuancesTable;
+  evidence_log: EvidenceLogTable;
+  evidence_blocks: EvidenceBlocksTable;
+  evidence_checkpoints: EvidenceCheckpointsTable;
+  order_statements: OrderStatementsTable;
+  order_leaf_facts: OrderLeafFactsTable;
 }

@@ -298,7 +298,8 @@ export class KyselyReceiptStore implements ReceiptStore {
         'aut',
         'counted',
         'arrived_at',
-        sql<number>`CASE WHEN ack_jws IS NOT NULL THEN 1 ELSE 0 END`.as('acknowledged'),
+        // Acknowledged by the scoring time: one that arrived later counts from the next night (a night is computed alike whenever it runs).
+        sql<number>`CASE WHEN ack_jws IS NOT NULL AND ack_at < ${arrivedBefore} THEN 1 ELSE 0 END`.as('acknowledged'),
       ])
       .where('domain', '=', domain)
       .where('arrived_at', '<', arrivedBefore)

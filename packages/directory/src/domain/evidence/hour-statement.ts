@@ -1,0 +1,188 @@
+/**
+ * Each hour's signed statement (docs/verifiable-order.md "The hour's statement"), built from the order
+ * just computed and what it was computed from, never by computing it again: the rules version, the
+ * shuffle's day, the night whose reputation it read and the evidence log's head that night was
+ * scored from, and the Merkle root of one leaf per place (@svc/verify order.ts). The leaves are not
+ * stored as text: each place's facts fit in 32 bits (kept with the roots of its whole tiles, as long
+ * as the hour's order is kept), and a leaf is written again from them, the stored order and the
+ * listing's id and domain when it is asked for.
+ */
+import {
+  HASH_BYTES,
+  TILE_WIDTH,
+  bufferSource,
+  inclusionProof,
+  leafHash,
+  orderLeafText,
+  statementText,
+  subtreeRoot,
+  treeRoot,
+  type HashSource,
+  type OrderLeaf,
+  type Tier,
+} from '@svc/verify';
+import type { DirectoryContext } from '../context.js';
+import { HOUR_MS, shuffleDay, type RankFacts } from '../ranking/hourly-order.js';
+import { nightOf } from '../reputation/reputation.js';
+import type { StoredStatement } from '../../store/store.js';
+import { signHead, type EvidenceTree } from './log-tree.js';
+import { networkHostOf, type NetworkKey } from './network-key.js';
+
+/** What leaves say is kept as long as the hour's order itself (search-service.ts keeps 48 hours). */
+export const LEAVES_KEPT_MS = 48 * HOUR_MS;
+
+const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
+
+type LeafFacts = Omit<OrderLeaf, 'pos' | 'id' | 'domain'>;
+
+/** member 1 bit, answering 1, reach 2, level 3, tier 2, score 14 (up to 10,000). */
+export function packFacts(f: LeafFacts): number {
+  return (f.member ? 1 : 0) | (f.answering ? 2 : 0) | (f.reach << 2) | (f.level << 4) | (TIERS.indexOf(f.tier) << 7) | (f.score << 9);
+}
+
+export function unpackFacts(n: number): LeafFacts {
+  return {
+    member: (n & 1) !== 0,
+    answering: (n & 2) !== 0,
+    reach: ((n >>> 2) & 3) as 1 | 2 | 3,
+    level: (n >>> 4) & 7,
+    tier: TIERS[(n >>> 7) & 3] as Tier,
+    score: (n >>> 9) & 0x3fff,
+  };
+}
+
+export interface StatementAnswer extends StoredStatement {
+  /** The signed note. */
+  note: string;
+}
+
+export class HourStatements {
+  readonly #ctx: DirectoryContext;
+  readonly #tree: EvidenceTree;
+  readonly #key: NetworkKey;
+
+  constructor(ctx: DirectoryContext, tree: EvidenceTree, key: NetworkKey) {
+    this.#ctx = ctx;
+    this.#tree = tree;
+    this.#key = key;
+  }
+
+  /**
+   * The statement of the order just computed and stored: `facts` in the order's place order, as
+   * computeOrder left them. Also signs the log's head, so a head covering the night's entries exists.
+   */
+  async record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[]): Promise<StoredStatement | null> {
+    const { store, clock } = this.#ctx;
+    const night = await store.reputation.latestComplete(nightOf(hourStart));
+    const logSize = night ? await store.evidence.sizeBefore(night.scoringTime) : 0;
+    const logRoot = await this.#tree.root(logSize);
+    const tiers = new Map<string, Tier>();
+    if (night) {
+      let after: string | null = null;
+      for (;;) {
+        const batch = await store.reputation.scores(night.night, after, 5_000);
+        for (const s of batch) tiers.set(s.domain, s.tier);
+        if (batch.length < 5_000) break;
+        after = (batch[batch.length - 1] as { domain: string }).domain;
+      }
+    }
+    const keys = await store.statements.listingKeys(facts.map((f) => f.seq));
+    const packed = new Uint32Array(facts.length);
+    const hashes = Buffer.allocUnsafe(facts.length * HASH_BYTES);
+    for (let i = 0; i < facts.length; i++) {
+      const f = facts[i] as RankFacts;
+      const key = keys.get(f.seq);
+      if (!key) throw new Error(`listing ${f.seq} of the hour's order is not stored`);
+      const leaf: LeafFacts = { member: f.member, answering: f.answering, reach: f.reach, level: f.level, tier: tiers.get(key.domain) ?? 'new', score: f.standing.scoreInt };
+      packed[i] = packFacts(leaf);
+      leafHash(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf })).copy(hashes, i * HASH_BYTES);
+    }
+    const tileRoots = new Map<number, Buffer>();
+    const source = bufferSource(hashes, tileRoots);
+    const orderRoot = treeRoot(source, facts.length);
+    const whole = Math.floor(facts.length / TILE_WIDTH);
+    const roots = Buffer.alloc(whole * HASH_BYTES);
+    for (let t = 0; t < whole; t++) (tileRoots.get(t) ?? subtreeRoot(source, t * TILE_WIDTH, (t + 1) * TILE_WIDTH)).copy(roots, t * HASH_BYTES);
+    const body = {
+      origin: `${networkHostOf(this.#ctx.settings.baseUrl)}/v1/orders`,
+      hour: hourStart,
+      rules: rulesVersion,
+      shuffleDay: shuffleDay(hourStart),
+      night: night ? night.scoringTime : null,
+      logSize,
+      logRoot,
+      orderSize: facts.length,
+      orderRoot,
+    };
+    const statement: StoredStatement = {
+      hourStart,
+      rulesVersion,
+      shuffleDay: body.shuffleDay,
+      night: body.night,
+      logSize,
+      logRoot,
+      orderSize: facts.length,
+      orderRoot,
+      note: this.#key.sign(statementText(body)),
+      createdAt: clock.now(),
+    };
+    const kept = await store.statements.put(statement, { facts: Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength), tileRoots: roots });
+    await store.statements.pruneLeafFacts(hourStart - LEAVES_KEPT_MS);
+    await signHead(store, this.#tree, this.#key, clock.now());
+    return kept ? statement : await store.statements.get(hourStart);
+  }
+
+  get(hourStart: number): Promise<StoredStatement | null> {
+    return this.#ctx.store.statements.get(hourStart);
+  }
+
+  /** Leaves [start, start + count) of the hour's order; null when they are no longer kept (or the hour has no statement). */
+  async leaves(hourStart: number, start: number, count: number): Promise<string[] | null> {
+    const kept = await this.#kept(hourStart);
+    if (!kept) return null;
+    const end = Math.min(kept.size, start + count);
+    return start >= end ? [] : this.#leafTexts(kept, start, end);
+  }
+
+  /** The leaf at a place (from 1) and its inclusion proof under the statement's order root. */
+  async proof(hourStart: number, position: number): Promise<{ leaf: string; proof: Buffer[]; size: number } | null> {
+    const kept = await this.#kept(hourStart);
+    if (!kept) return null;
+    const index = position - 1;
+    const tiles = new Set([Math.floor(index / TILE_WIDTH)]);
+    if (kept.size % TILE_WIDTH !== 0) tiles.add(Math.floor(kept.size / TILE_WIDTH));
+    const leaves = new Map<number, Buffer>();
+    let text = '';
+    for (const tile of tiles) {
+      const start = tile * TILE_WIDTH;
+      const texts = await this.#leafTexts(kept, start, Math.min(kept.size, start + TILE_WIDTH));
+      texts.forEach((t, k) => {
+        leaves.set(start + k, leafHash(t));
+        if (start + k === index) text = t;
+      });
+    }
+    const source: HashSource = {
+      leaf: (i) => leaves.get(i) as Buffer,
+      known: (start, n) => (n === TILE_WIDTH && (start / TILE_WIDTH + 1) * HASH_BYTES <= kept.tileRoots.length ? kept.tileRoots.subarray((start / TILE_WIDTH) * HASH_BYTES, (start / TILE_WIDTH + 1) * HASH_BYTES) : undefined),
+    };
+    return { leaf: text, proof: inclusionProof(source, index, kept.size), size: kept.size };
+  }
+
+  async #kept(hourStart: number): Promise<{ size: number; order: Int32Array; facts: Uint32Array; tileRoots: Buffer } | null> {
+    const store = this.#ctx.store;
+    const [statement, order, leafFacts] = await Promise.all([store.statements.get(hourStart), store.orders.get(hourStart), store.statements.leafFacts(hourStart)]);
+    if (!statement || !order || !leafFacts || order.order.length !== statement.orderSize) return null;
+    const facts = new Uint32Array(leafFacts.facts.buffer.slice(leafFacts.facts.byteOffset, leafFacts.facts.byteOffset + leafFacts.facts.byteLength));
+    return { size: statement.orderSize, order: order.order, facts, tileRoots: leafFacts.tileRoots };
+  }
+
+  async #leafTexts(kept: { order: Int32Array; facts: Uint32Array }, start: number, end: number): Promise<string[]> {
+    const seqs = Array.from(kept.order.subarray(start, end));
+    const keys = await this.#ctx.store.statements.listingKeys(seqs);
+    return seqs.map((seq, k) => {
+      const key = keys.get(seq);
+      if (!key) throw new Error(`listing ${seq} of a stored order is not stored`);
+      return orderLeafText({ pos: start + k + 1, id: key.id, domain: key.domain, ...unpackFacts(kept.facts[start + k] as number) });
+    });
+  }
+}
