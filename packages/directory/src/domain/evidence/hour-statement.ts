@@ -25,7 +25,7 @@ import type { DirectoryContext } from '../context.js';
 import { HOUR_MS, shuffleDay, type RankFacts } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
-import { signHead, type EvidenceTree } from './log-tree.js';
+import { Kept, signHead, type EvidenceTree } from './log-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
 
 /** What leaves say is kept as long as the hour's order itself (search-service.ts keeps 48 hours). */
@@ -51,6 +51,13 @@ export function unpackFacts(n: number): LeafFacts {
   };
 }
 
+interface KeptHour {
+  size: number;
+  order: Int32Array;
+  facts: Uint32Array;
+  tileRoots: Buffer;
+}
+
 export interface StatementAnswer extends StoredStatement {
   /** The signed note. */
   note: string;
@@ -60,6 +67,10 @@ export class HourStatements {
   readonly #ctx: DirectoryContext;
   readonly #tree: EvidenceTree;
   readonly #key: NetworkKey;
+  /** What the last hours' leaves are made from, and leaf hashes of their tiles: none of it ever changes. */
+  readonly #hours = new Kept<Promise<KeptHour | null>>(4);
+  readonly #tiles = new Kept<{ texts: string[]; hashes: Buffer[] }>(256);
+  readonly #roots = new Kept<Buffer>(50_000);
 
   constructor(ctx: DirectoryContext, tree: EvidenceTree, key: NetworkKey) {
     this.#ctx = ctx;
@@ -155,20 +166,44 @@ export class HourStatements {
     let text = '';
     for (const tile of tiles) {
       const start = tile * TILE_WIDTH;
-      const texts = await this.#leafTexts(kept, start, Math.min(kept.size, start + TILE_WIDTH));
-      texts.forEach((t, k) => {
-        leaves.set(start + k, leafHash(t));
-        if (start + k === index) text = t;
-      });
+      const cacheKey = `${hourStart}/${tile}`;
+      let read = this.#tiles.get(cacheKey);
+      if (!read) {
+        const texts = await this.#leafTexts(kept, start, Math.min(kept.size, start + TILE_WIDTH));
+        read = { texts, hashes: texts.map((t) => leafHash(t)) };
+        this.#tiles.set(cacheKey, read);
+      }
+      read.hashes.forEach((h, k) => leaves.set(start + k, h));
+      if (tile === Math.floor(index / TILE_WIDTH)) text = read.texts[index - start] as string;
     }
+    const roots = this.#roots;
     const source: HashSource = {
       leaf: (i) => leaves.get(i) as Buffer,
-      known: (start, n) => (n === TILE_WIDTH && (start / TILE_WIDTH + 1) * HASH_BYTES <= kept.tileRoots.length ? kept.tileRoots.subarray((start / TILE_WIDTH) * HASH_BYTES, (start / TILE_WIDTH + 1) * HASH_BYTES) : undefined),
+      known: (start, n) =>
+        n === TILE_WIDTH && (start / TILE_WIDTH + 1) * HASH_BYTES <= kept.tileRoots.length
+          ? kept.tileRoots.subarray((start / TILE_WIDTH) * HASH_BYTES, (start / TILE_WIDTH + 1) * HASH_BYTES)
+          : roots.get(`${hourStart}/${start}:${n}`),
+      remember: (start, n, root) => {
+        if (n >= 16) roots.set(`${hourStart}/${start}:${n}`, root);
+      },
     };
     return { leaf: text, proof: inclusionProof(source, index, kept.size), size: kept.size };
   }
 
-  async #kept(hourStart: number): Promise<{ size: number; order: Int32Array; facts: Uint32Array; tileRoots: Buffer } | null> {
+  #kept(hourStart: number): Promise<KeptHour | null> {
+    const key = String(hourStart);
+    let kept = this.#hours.get(key);
+    if (!kept) {
+      kept = this.#read(hourStart);
+      this.#hours.set(key, kept);
+      // Not found now may be found later (the hour's statement not made yet): not kept.
+      const forget = () => this.#hours.delete(key);
+      void kept.then((found) => found ?? forget(), forget);
+    }
+    return kept;
+  }
+
+  async #read(hourStart: number): Promise<KeptHour | null> {
     const store = this.#ctx.store;
     const [statement, order, leafFacts] = await Promise.all([store.statements.get(hourStart), store.orders.get(hourStart), store.statements.leafFacts(hourStart)]);
     if (!statement || !order || !leafFacts || order.order.length !== statement.orderSize) return null;
@@ -176,7 +211,7 @@ export class HourStatements {
     return { size: statement.orderSize, order: order.order, facts, tileRoots: leafFacts.tileRoots };
   }
 
-  async #leafTexts(kept: { order: Int32Array; facts: Uint32Array }, start: number, end: number): Promise<string[]> {
+  async #leafTexts(kept: KeptHour, start: number, end: number): Promise<string[]> {
     const seqs = Array.from(kept.order.subarray(start, end));
     const keys = await this.#ctx.store.statements.listingKeys(seqs);
     return seqs.map((seq, k) => {

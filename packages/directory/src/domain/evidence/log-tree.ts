@@ -28,7 +28,12 @@ export class EvidenceTree {
   readonly #blocks: Buffer[] = [];
   /** Roots of aligned subtrees larger than a tile, by "start:size". */
   readonly #roots = new Map<string, Buffer>();
+  /** Roots of aligned subtrees of 16 to 128 entries, computed lately (a proof reads a few of each tile it passes). */
+  readonly #small = new Kept<Buffer>(50_000);
   #loading: Promise<void> | null = null;
+  /** Leaf hashes of whole tiles read lately (they never change), and the bytes of whole tiles served lately. */
+  readonly #tileLeaves = new Kept<Buffer[]>(1_024);
+  readonly #tileBytes = new Kept<Buffer>(64);
 
   constructor(store: DirectoryStore) {
     this.#store = store;
@@ -75,18 +80,25 @@ export class EvidenceTree {
     if (size % TILE_WIDTH !== 0) tiles.add(Math.floor(size / TILE_WIDTH));
     for (const tile of tiles) {
       const start = tile * TILE_WIDTH;
-      const hashes = await this.#store.evidence.leafHashes(start, Math.min(size, start + TILE_WIDTH));
+      // A tile's leaves as of a width never change: the partial last tile is kept by its width too.
+      const key = `${tile}:${Math.min(size, start + TILE_WIDTH) - start}`;
+      const hashes = this.#tileLeaves.get(key) ?? (await this.#store.evidence.leafHashes(start, Math.min(size, start + TILE_WIDTH)));
+      this.#tileLeaves.set(key, hashes);
       hashes.forEach((h, k) => leaves.set(start + k, h));
     }
+    // An aligned subtree wholly inside the tree never changes (entries never do): kept whatever the size asked.
+    const whole = size;
     return {
       leaf: (i) => {
         const h = leaves.get(i);
         if (!h) throw new Error(`leaf ${i} was not read`);
         return h;
       },
-      known: (start, n) => (n === TILE_WIDTH ? this.#blocks[start / TILE_WIDTH] : this.#roots.get(`${start}:${n}`)),
+      known: (start, n) => (n === TILE_WIDTH ? this.#blocks[start / TILE_WIDTH] : n > TILE_WIDTH ? this.#roots.get(`${start}:${n}`) : n >= 16 && start + n <= whole ? this.#small.get(`${start}:${n}`) : undefined),
       remember: (start, n, root) => {
-        if (n > TILE_WIDTH && start + n <= this.#blocks.length * TILE_WIDTH) this.#roots.set(`${start}:${n}`, root);
+        if (start + n > whole) return;
+        if (n > TILE_WIDTH) this.#roots.set(`${start}:${n}`, root);
+        else if (n >= 16 && n < TILE_WIDTH) this.#small.set(`${start}:${n}`, root);
       },
     };
   }
@@ -103,8 +115,17 @@ export class EvidenceTree {
     return consistencyProof(await this.#source(second, [first - 1, first]), first, second);
   }
 
-  /** A hash tile's bytes, or a data tile's (entries as kept). */
+  /** A hash tile's bytes, or a data tile's (entries as kept); whole tiles served lately are kept (a tile never changes). */
   async tile(tile: TileName): Promise<Buffer> {
+    const key = `${tile.level}/${tile.index}/${tile.width}`;
+    const kept = this.#tileBytes.get(key);
+    if (kept) return kept;
+    const bytes = await this.#tileOf(tile);
+    if (tile.width === TILE_WIDTH) this.#tileBytes.set(key, bytes);
+    return bytes;
+  }
+
+  async #tileOf(tile: TileName): Promise<Buffer> {
     if (tile.level === 'entries') {
       const start = tile.index * TILE_WIDTH;
       const rows = await this.#store.evidence.entries(start, start + tile.width);
@@ -114,6 +135,31 @@ export class EvidenceTree {
     const span = leavesPerHash(tile.level);
     const size = (tile.index * TILE_WIDTH + tile.width) * span;
     return hashTile(await this.#source(size), { ...tile, level: tile.level });
+  }
+}
+
+/** A small map that forgets the entry used least lately. */
+export class Kept<T> {
+  readonly #max: number;
+  readonly #map = new Map<string, T>();
+  constructor(max: number) {
+    this.#max = max;
+  }
+  get(key: string): T | undefined {
+    const value = this.#map.get(key);
+    if (value !== undefined) {
+      this.#map.delete(key);
+      this.#map.set(key, value);
+    }
+    return value;
+  }
+  delete(key: string): void {
+    this.#map.delete(key);
+  }
+  set(key: string, value: T): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.#max) this.#map.delete(this.#map.keys().next().value as string);
   }
 }
 
