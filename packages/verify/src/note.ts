@@ -61,16 +61,24 @@ export function vkeyOf(name: string, publicKey: Uint8Array): string {
   return `${name}+${ed25519KeyId(name, publicKey).toString('hex')}+${Buffer.concat([Buffer.from([ED25519]), Buffer.from(publicKey)]).toString('base64')}`;
 }
 
+/** A vkey's three parts: the name and key ID hold no '+', the base64 key may. */
+function vkeyParts(vkey: string): [string, string, string] {
+  const first = vkey.indexOf('+');
+  const second = first < 0 ? -1 : vkey.indexOf('+', first + 1);
+  if (second < 0) throw new NoteError('not a verifier key (name+keyid+key)');
+  return [vkey.slice(0, first), vkey.slice(first + 1, second), vkey.slice(second + 1)];
+}
+
 export function ed25519PublicKeyOfVkey(vkey: string): Buffer {
-  const parts = vkey.split('+');
-  const key = Buffer.from(parts[2] ?? '', 'base64');
-  if (parts.length !== 3 || key.length !== 33 || key[0] !== ED25519) throw new NoteError('not an Ed25519 verifier key (name+keyid+key)');
+  const [, , encoded] = vkeyParts(vkey);
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length !== 33 || key[0] !== ED25519 || key.toString('base64') !== encoded) throw new NoteError('not an Ed25519 verifier key (name+keyid+key)');
   return key.subarray(1);
 }
 
 /** A verifier from a vkey; its key ID must be the one the key and name give. */
 export function noteVerifier(vkey: string): NoteVerifier {
-  const [name = '', hexId = ''] = vkey.split('+');
+  const [name, hexId] = vkeyParts(vkey);
   checkKeyName(name);
   const raw = ed25519PublicKeyOfVkey(vkey);
   const keyId = ed25519KeyId(name, raw);
