@@ -199,3 +199,46 @@ describe('the hour\'s statement and the verifier', () => {
     }
   });
 });
+
+describe('the verifier as a command anyone can run', () => {
+  it('works from its packed package (npm pack, installed alone), and says OK or the difference with its exit status', async () => {
+    const { execFile, execFileSync } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const { mkdtempSync, readdirSync, rmSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    // The network answers from this process: the command runs beside it, never blocking it.
+    const run = async (file: string, args: string[]) => {
+      try {
+        const { stdout } = await promisify(execFile)(file, args, { encoding: 'utf8' });
+        return { status: 0, stdout };
+      } catch (error) {
+        return { status: (error as { code: number }).code, stdout: String((error as { stdout: string }).stdout) };
+      }
+    };
+    const dir = mkdtempSync(join(tmpdir(), 'svc-verify-pack-'));
+    try {
+      execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: join(import.meta.dirname, '../../verify') });
+      const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz')) as string;
+      writeFileSync(join(dir, 'package.json'), '{"name":"checker","private":true}');
+      execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--silent', join(dir, tarball)], { cwd: dir });
+      const bin = join(dir, 'node_modules', '.bin', 'svc-verify');
+      const hour = new Date(s.hour).toISOString().slice(0, 13);
+      // The network's answers are those of the hour verified (the test's clock), so the hour is named.
+      const ok = await run(bin, [s.t.baseUrl, hour]);
+      expect(ok.status, ok.stdout).toBe(0);
+      expect(ok.stdout).toMatch(/^OK: /m);
+      expect(ok.stdout).toMatch(/reputations recomputed: 3 \(trusted 1, building 0, new 2\)/);
+      // A head of another log given as seen elsewhere: exit 1, the difference said.
+      const forged = join(dir, 'other-head.txt');
+      writeFileSync(forged, (await fetch(`${s.t.baseUrl}/v1/log/checkpoint`).then((r) => r.text())).replace(/\n[A-Za-z0-9+/]{43}=\n/, `\n${leafHash('forged').toString('base64')}\n`));
+      const differs = await run(bin, [s.t.baseUrl, hour, '--checkpoint', forged]);
+      expect(differs.status).toBe(1);
+      expect(differs.stdout).toMatch(/first difference \(signature\)/);
+      // Nothing to check: exit 2.
+      expect((await run(bin, ['http://127.0.0.1:1', hour])).status).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
