@@ -24,6 +24,7 @@ import { systemEventHandler } from './jobs/system-event-job.js';
 import { FEED_IMPORT_JOB, feedImportHandler } from './jobs/feed-import-job.js';
 import { DELAYED_RULE_JOB, RULES_JOB, delayedRuleHandler, rulesHandler } from './jobs/rules-job.js';
 import { ACTIVITY_CHECK_EVERY_MS, CHANGE_JOB, PING_JOB, REGISTER_JOB, pingAfterActivity, pingHandler, registerHandler, scheduleNetworkRegistrations } from './networks/network-jobs.js';
+import { LOG_CHECK_JOB, logCheckHandler } from './networks/log-check-job.js';
 import { publishHandler } from './networks/receipt-publication-job.js';
 import { PUBLISH_JOB } from './domain/receipts/publication-queue.js';
 import { loadSecretBox } from './domain/secrets/secret-box.js';
@@ -191,6 +192,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       [PING_JOB]: pingHandler(networkCaller),
       // A change to what it publishes is a ping too, sooner (networks/published-change.ts).
       [CHANGE_JOB]: pingHandler(networkCaller),
+      [LOG_CHECK_JOB]: logCheckHandler(networkCaller),
       [PUBLISH_JOB]: publishHandler(networkCaller),
       [FEED_IMPORT_JOB]: feedImportHandler({ store, clock, secrets, allowLocalFeeds }),
       [NOTICE_JOB]: noticeHandler(store, clock, mail),

@@ -61,6 +61,14 @@ export interface NetworkEntry {
     next_attempt_at: string | null;
     network_says: { accepted: number; acknowledged: number; at: string } | null;
   };
+  log: {
+    checked_at: string | null;
+    head_size: number | null;
+    logged: number;
+    missing: number;
+    first_missing: { receipt_id: string; since: string } | null;
+    problem: { message: string; at: string } | null;
+  };
   not_known: Partial<Record<keyof typeof NOT_KNOWN, string>>;
 }
 
@@ -81,9 +89,25 @@ export async function describeNetworks(store: InboxStore): Promise<NetworkEntry[
   const { settings } = await loadSettings(store);
   const recorded = new Map((await store.networkStatus.list()).map((r) => [r.origin, r]));
   const counts = await store.receiptPublications.countsByNetwork();
+  const logs = new Map((await Promise.all(Object.keys(settings.networks).map(async (origin) => [origin, await store.networkLogs.get(origin)] as const))));
+  const logCounts = await store.networkLogs.counts();
   return Object.entries(settings.networks)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([origin, entry]) => toEntry(origin, entry, recorded.get(origin), counts.get(origin) ?? NO_RECEIPTS));
+    .map(([origin, entry]) => {
+      const log = logs.get(origin) ?? null;
+      const found = logCounts.get(origin);
+      return {
+        ...toEntry(origin, entry, recorded.get(origin), counts.get(origin) ?? NO_RECEIPTS),
+        log: {
+          checked_at: iso(log?.checkedAt),
+          head_size: log?.size ?? null,
+          logged: found?.logged ?? 0,
+          missing: found?.missing ?? 0,
+          first_missing: found?.firstMissing ? { receipt_id: found.firstMissing.receiptId, since: new Date(found.firstMissing.since).toISOString() } : null,
+          problem: log?.problem && log.problemAt !== null ? { message: log.problem, at: new Date(log.problemAt).toISOString() } : null,
+        },
+      };
+    });
 }
 
 function toEntry(
@@ -91,11 +115,11 @@ function toEntry(
   entry: { enabled: boolean; issue?: boolean | undefined },
   status: NetworkStatusRecord | undefined,
   counts: PublicationCounts,
-): NetworkEntry {
+): Omit<NetworkEntry, 'log'> {
   const verification = registrationState(status?.verification);
   const standing = status?.standing && status.standingAt !== null ? { ...status.standing, reportedAt: status.standingAt } : null;
   const pending = counts.waiting + counts.held > 0;
-  const described: Omit<NetworkEntry, 'not_known'> = {
+  const described: Omit<NetworkEntry, 'not_known' | 'log'> = {
     origin,
     enabled: entry.enabled,
     issue: entry.issue ?? false,

@@ -22,6 +22,7 @@ import { wakePublisher } from '../domain/receipts/publication-queue.js';
 import type { InboxStore } from '../store/store.js';
 import type { NetworkStatusChange, PingSignatureState } from '../store/network-status-store.js';
 import { fewWords, invalidSignatureReason, parseInstanceStatus, parsePingAnswer, registrationStatus, type InstanceStatus, type PingAnswer } from './instance-status.js';
+import { logCheckJob } from './log-check-job.js';
 import { REPORT_RETRY, retryDelayMs } from './retry-delay.js';
 import { getJson, inboxDomain, networkUrl, postSigned, problemOf, type NetworkCaller } from './signed-requests.js';
 
@@ -239,6 +240,8 @@ export function pingHandler(caller: NetworkCaller) {
         const runAt = Math.max(nowMs, readAfter) + FOLLOW_UP_AFTER_MS;
         await tx.jobs.enqueue({ id: newId(nowMs), kind: CHANGE_JOB, payload: { origin, followUp: followUps + 1 }, runAt, dedupeKey: `change:${origin}:follow-up` }, nowMs);
       }
+      // The network answers: its evidence log is checked a moment later (log-check-job.ts), at most once per ping.
+      await tx.jobs.enqueue(logCheckJob(origin, nowMs + 60_000, nowMs), nowMs);
       // The network answers again (it was failing), or verified us at last (it held our receipts):
       // what waits for it goes now, not at the end of its wait. A Retry-After it gave is kept.
       const cameBack = before?.publishWait === 'failing';

@@ -67,6 +67,16 @@ const networkEntrySchema = z.object({
         .describe('How many of our receipts the network says it holds, as its last signed ping answered.'),
     })
     .describe('What this inbox published there (sandbox receipts never go to networks).'),
+  log: z
+    .object({
+      checked_at: instant.nullable().describe('When the network\'s evidence log was last checked (hourly, after a ping); null before, or for a network that publishes none.'),
+      head_size: z.number().int().min(0).nullable().describe('Entries in the last signed head checked.'),
+      logged: z.number().int().min(0).describe('Receipts found in the log, each with an inclusion proof under a signed head.'),
+      missing: z.number().int().min(0).describe('Receipts the network took more than an hour ago that its log does not hold (each told once as <type>.receipt_not_logged).'),
+      first_missing: z.object({ receipt_id: z.string(), since: instant }).nullable(),
+      problem: z.object({ message: z.string(), at: instant }).nullable().describe('A head signed by another key, one that does not extend the last checked (two different logs), or a proof that failed.'),
+    })
+    .describe('The network\'s public evidence log, as this inbox checks it (docs/verifiable-order.md).'),
   not_known: z.record(z.string(), z.string()).describe('Why each null part (rules, standing, ping_signature) is not known yet.'),
 });
 

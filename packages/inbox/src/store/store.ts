@@ -174,6 +174,7 @@ import type { FeedStore } from './feed-store.js';
 import type { SigningKeyStore } from './signing-key-store.js';
 import type { ReceiptStore } from './receipt-store.js';
 import type { ReceiptPublicationStore } from './receipt-publication-store.js';
+import type { NetworkLogStore } from './network-log-store.js';
 import type { OwnerSessionStore } from './owner-session-store.js';
 import type { IdentityStore, PersonLinkStore } from './identity-store.js';
 import type { MailStore } from './mail-store.js';
@@ -212,6 +213,8 @@ export interface InboxStore {
   /** The owner's rules (docs/rules.md). */
   readonly rules: RuleStore;
   readonly networkStatus: NetworkStatusStore;
+  /** Each network's evidence log as this inbox checks it (docs/receipts.md "The networks' logs"). */
+  readonly networkLogs: NetworkLogStore;
   /** Webhook endpoints and the delivery outbox (docs/webhooks.md). */
   readonly webhooks: WebhookStore;
   /** Item events in commit order: the polled stream (docs/webhooks.md). */

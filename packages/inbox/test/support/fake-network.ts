@@ -6,7 +6,10 @@
  * `http-message-signatures` library, which nobody here wrote. Receipts are verified against the same
  * keys and acknowledgements bound to them, as a network would. What it was sent is kept for the test.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import { arraySource, checkpointText, consistencyProof, ed25519NoteSigner, encodeEntry, inclusionProof, leafHash, rawEd25519PublicKey, signNote, treeRoot, vkeyOf } from '@svc/verify';
+import { createPublicKey } from 'node:crypto';
 import { createVerifier, httpbis } from 'http-message-signatures';
 import {
   MemoryReplayStore,
@@ -60,6 +63,17 @@ export class FakeNetwork {
   pingFailure: number | null = null;
   /** Answer pings 204 with this Svc-Signature header (a network that took the ping as unsigned). */
   pingSvcSignature: string | null = null;
+  /**
+   * An evidence log as a network publishes it (docs/verifiable-order.md), when true: every receipt
+   * taken is an entry, except those in `unlogged` (a network that drops them); heads signed with the
+   * network's key. False: the log routes answer 404 (a network that publishes none).
+   */
+  publishesLog = false;
+  readonly unlogged = new Set<string>();
+  /** Entries, as bytes; `forkedEntries`, when set, is the log shown instead (another log, signed as well). */
+  readonly logEntries: string[] = [];
+  forkedEntries: string[] | null = null;
+  readonly #logKey = generateKeyPairSync('ed25519').privateKey;
   #app: FastifyInstance;
   #origin = '';
   readonly #replays = new MemoryReplayStore();
@@ -97,6 +111,7 @@ export class FakeNetwork {
       this.calls.push({ method: 'GET', path: request.url, body: null, shared: { ok: false, reason: 'unsigned' }, library: null, keyid: null });
       return { domain: '127.0.0.1', ...this.status };
     });
+    this.#logRoutes();
     this.#app.post('/v1/receipts', async (request, reply) => {
       const call = await this.#check(request);
       const problem = (status: number, code: string, detail: string) => reply.code(status).type('application/problem+json').send({ type: `${this.#origin}/problems/${code}`, title: code, status, code, detail });
@@ -116,10 +131,36 @@ export class FakeNetwork {
       }
       const id = verified.claims.nonce;
       const before = this.receipts.get(id);
+      if (!before && !this.unlogged.has(id)) this.logEntries.push(encodeEntry({ v: 1, kind: 'receipt', at: this.now(), jws: receipt }));
       this.receipts.set(id, { jws: receipt, ack: ack ?? before?.ack ?? null, claims: verified.claims as unknown as Record<string, unknown> });
       const state = (ack ?? before?.ack) ? 'acknowledged' : 'issued';
       return reply.code(before ? 200 : 201).send({ ok: true, receipt_id: id, state, duplicate: before !== undefined, counted: verified.claims.sbx !== 1 });
     });
+  }
+
+  #logRoutes(): void {
+    const name = () => `${new URL(this.#origin).host}/v1/log`;
+    const shown = () => this.forkedEntries ?? this.logEntries;
+    const source = () => arraySource(shown().map((e) => leafHash(e)));
+    const absent = (reply: { code(n: number): { send(b: unknown): unknown } }) => reply.code(404).send({ code: 'not_found', status: 404 });
+    this.#app.get('/v1/log/key', async (_request, reply) => (this.publishesLog ? { vkey: vkeyOf(name(), rawEd25519PublicKey(createPublicKey(this.#logKey))) } : absent(reply)));
+    this.#app.get('/v1/log/checkpoint', async (_request, reply) => {
+      if (!this.publishesLog) return absent(reply);
+      const entries = shown();
+      const note = signNote(checkpointText({ origin: name(), size: entries.length, root: treeRoot(source(), entries.length), extensions: [] }), [ed25519NoteSigner(name(), this.#logKey)]);
+      return reply.type('text/plain').send(note);
+    });
+    this.#app.get<{ Querystring: { iss: string; receipt_id: string } }>('/v1/log/lookup', async (request, reply) => {
+      const index = shown().findIndex((e) => this.receipts.get(request.query.receipt_id)?.jws !== undefined && e.includes(this.receipts.get(request.query.receipt_id)?.jws as string));
+      if (!this.publishesLog || index < 0) return absent(reply);
+      return { receipt: { index, at: new Date(this.now()).toISOString(), leaf_hash: leafHash(shown()[index] as string).toString('base64'), entry: shown()[index] }, acknowledgement: null };
+    });
+    this.#app.get<{ Querystring: { index: string; size: string } }>('/v1/log/proof/inclusion', async (request) => ({
+      proof: inclusionProof(source(), Number(request.query.index), Number(request.query.size)).map((h) => h.toString('base64')),
+    }));
+    this.#app.get<{ Querystring: { from: string; to: string } }>('/v1/log/proof/consistency', async (request) => ({
+      proof: consistencyProof(source(), Number(request.query.from), Number(request.query.to)).map((h) => h.toString('base64')),
+    }));
   }
 
   async start(): Promise<string> {

@@ -81,7 +81,7 @@ export async function fullEnvelope(ctx: DomainContext, event: ItemEventRecord, i
     const message = messages.find((m) => m.id === messageId) ?? null;
     data.message = message ? conversationEntry(message) : null;
   }
-  if (event.event === 'receipt_issued' || event.event === 'receipt_acknowledged') {
+  if (event.event === 'receipt_issued' || event.event === 'receipt_acknowledged' || event.event === 'receipt_not_logged') {
     // The receipt as it stands now (with its acknowledgement once there is one), like the item.
     const id = typeof event.data?.receipt_id === 'string' ? event.data.receipt_id : null;
     const receipt = id ? await ctx.store.receipts.get(id) : null;
@@ -108,6 +108,9 @@ export function describeEvent(event: ItemEventRecord, item: ItemRecord): string 
   if (event.event === 'receipt_issued') {
     const outcome = typeof event.data?.outcome === 'string' ? `: ${event.data.outcome}` : '';
     return `The inbox signed a receipt (${String(event.data?.kind ?? 'receipt')}${outcome}) for ${item.type.replace('_', ' ')} ${item.id}${what}.`;
+  }
+  if (event.event === 'receipt_not_logged') {
+    return `The network ${String(event.data?.network ?? '')} took receipt ${String(event.data?.receipt_id ?? '')} of ${item.type.replace('_', ' ')} ${item.id}${what}, but its public evidence log does not hold it an hour later: it may not count it.`;
   }
   if (event.event === 'receipt_acknowledged') return `The customer's agent counter-signed receipt ${String(event.data?.receipt_id ?? '')} of ${item.type.replace('_', ' ')} ${item.id}${what}.`;
   const move = event.fromState === event.toState ? `(still ${event.toState})` : `from ${event.fromState ?? 'new'} to ${event.toState}`;

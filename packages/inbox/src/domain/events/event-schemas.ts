@@ -14,8 +14,11 @@ import { TEST_EVENT_TYPE } from '../webhooks/test-event.js';
 /** Events that are not transitions: they never bump the item's version. */
 export const SIDE_EVENTS = ['message', 'flags'] as const;
 
-/** Receipt events (docs/receipts.md): they never bump the item's version either. */
-export const RECEIPT_EVENTS = ['receipt_issued', 'receipt_acknowledged'] as const;
+/**
+ * Receipt events (docs/receipts.md): they never bump the item's version either. receipt_not_logged:
+ * a network took the receipt but its evidence log does not hold it an hour later (docs/verifiable-order.md).
+ */
+export const RECEIPT_EVENTS = ['receipt_issued', 'receipt_acknowledged', 'receipt_not_logged'] as const;
 
 /** Item types whose moves sign receipts, read off the machines. */
 export function receiptTypes(): ItemType[] {

@@ -93,7 +93,9 @@ function webhookEntry(type: string): Record<string, unknown> {
           ? ' The inbox signed a receipt in the same transaction as the move that made it due; the full body carries it as data.receipt. The version does not change.'
           : event === 'receipt_acknowledged'
             ? " The customer's agent counter-signed a receipt (acknowledge_receipt); the full body carries it as data.receipt. The version does not change."
-            : '';
+            : event === 'receipt_not_logged'
+              ? ' A network took this receipt but its public evidence log does not hold it an hour later (the inbox checks every hour; get_networks counts them); the full body carries the receipt as data.receipt. The version does not change.'
+              : '';
   const header = (name: string, description: string, schema: JsonSchema, required = true) => ({ name, in: 'header', required, description, schema });
   return {
     post: {

@@ -183,6 +183,7 @@ export const en = {
   networks: {
     intro: 'Directory networks this inbox reports to, and where you stand there. A change to your profile, hours, closures, services or products is sent to each within a minute, and each reads it again within a few minutes.',
     verified: 'Verified', listed: 'Listed', lastPing: 'Last ping', lastRead: 'Last read your business', upToDate: 'up to date', changeWaiting: 'your last change is not read yet', changeSent: 'Last change sent', lastError: 'Last error', standing: 'Standing', receipts: 'Receipts', notKnown: 'Not known yet',
+    log: 'Public record of receipts', logFound: 'receipts found in it', logMissing: 'receipts it does not hold, first since', logChecked: 'checked',
     on: 'On', off: 'Off', turnOn: 'Turn on', turnOff: 'Turn off',
   },
   feeds: {

@@ -181,6 +181,7 @@ export const pt: Messages = {
   networks: {
     intro: 'Redes de diretório a que esta caixa reporta, e a sua posição lá. Uma alteração ao perfil, horário, encerramentos, serviços ou produtos é enviada a cada uma em menos de um minuto, e cada uma volta a lê-la em poucos minutos.',
     verified: 'Verificada', listed: 'Listada', lastPing: 'Último ping', lastRead: 'Leu o seu negócio pela última vez', upToDate: 'em dia', changeWaiting: 'a sua última alteração ainda não foi lida', changeSent: 'Última alteração enviada', lastError: 'Último erro', standing: 'Posição', receipts: 'Recibos', notKnown: 'Ainda não se sabe',
+    log: 'Registo público de recibos', logFound: 'recibos encontrados nele', logMissing: 'recibos que não tem, o primeiro desde', logChecked: 'verificado',
     on: 'Ligada', off: 'Desligada', turnOn: 'Ligar', turnOff: 'Desligar',
   },
   feeds: {

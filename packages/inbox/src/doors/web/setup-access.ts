@@ -157,7 +157,18 @@ interface NetworkEntry {
   last_error: string | null;
   standing: Record<string, unknown> | null;
   receipts: Record<string, unknown> | null;
+  log?: { checked_at: string | null; logged: number; missing: number; first_missing: { since: string } | null; problem: { message: string; at: string } | null };
   not_known?: Record<string, string>;
+}
+
+/** What the inbox's hourly check of the network's public record found (docs/verifiable-order.md): an alarm first. */
+function logFacts(app: Parameters<SetupRenderer>[0], log: NetworkEntry['log']) {
+  const t = app.t.networks;
+  if (!log || log.checked_at === null) return html`${t.notKnown}`;
+  const parts = [html`${log.logged} ${t.logFound}`];
+  if (log.missing > 0 && log.first_missing) parts.push(html`<strong>${log.missing} ${t.logMissing} ${when(app, log.first_missing.since)}</strong>`);
+  if (log.problem) parts.push(html`<strong>${log.problem.message}</strong>`);
+  return html`${parts.map((p, i) => (i === 0 ? p : html`; ${p}`))} (${t.logChecked} ${when(app, log.checked_at)})`;
 }
 
 const renderNetworks: SetupRenderer = async (app, problem) => {
@@ -172,7 +183,8 @@ const renderNetworks: SetupRenderer = async (app, problem) => {
       network.up_to_date === false ? html` <span class="badge warn">${t.changeWaiting}</span>` : network.up_to_date ? html` <span class="badge accent">${t.upToDate}</span>` : null
     }</dd>${network.change_sent_at ? html`<dt>${t.changeSent}</dt><dd>${when(app, network.change_sent_at)}</dd>` : null}${network.last_error ? html`<dt>${t.lastError}</dt><dd>${network.last_error}</dd>` : null}
 <dt>${t.standing}</dt><dd>${network.standing ? html`<code>${JSON.stringify(network.standing)}</code>` : network.not_known?.standing ?? t.notKnown}</dd>
-<dt>${t.receipts}</dt><dd>${network.receipts ? html`<code>${JSON.stringify(network.receipts)}</code>` : network.not_known?.receipts ?? t.notKnown}</dd></dl>
+<dt>${t.receipts}</dt><dd>${network.receipts ? html`<code>${JSON.stringify(network.receipts)}</code>` : network.not_known?.receipts ?? t.notKnown}</dd>
+<dt>${t.log}</dt><dd>${logFacts(app, network.log)}</dd></dl>
 <div class="actions">${postForm('/app/setup/networks', app.session.csrfToken, app.formKey(), html`<input type="hidden" name="origin" value="${network.origin}"><input type="hidden" name="enabled" value="${network.enabled ? '0' : '1'}"><button type="submit">${network.enabled ? t.turnOff : t.turnOn}</button>`)}</div></section>`;
   });
   return setupPage(app, 'networks', problem, html`<p>${t.intro}</p>${list.length > 0 ? list : html`<p class="card muted">${app.t.setup.none}</p>`}`);

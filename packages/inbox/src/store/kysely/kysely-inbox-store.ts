@@ -1,4 +1,5 @@
 /** The InboxStore over Kysely (SQLite or PostgreSQL): one object per database handle, re-made for each transaction. */
+import { KyselyNetworkLogStore } from './network-log-store.js';
 import type { Kysely } from 'kysely';
 import type { ChangeStamps, ChangeTopic, DocumentCodec, InboxStore } from '../store.js';
 import { KyselyCatalogueStore } from './catalogue-store.js';
@@ -47,6 +48,7 @@ const SHOWN_ON_OWNER_PAGES: Record<keyof Database, boolean> = {
   feed_products: true,
   receipts: true,
   receipt_publications: true,
+  network_logs: true,
   agents: true,
   item_agents: true,
   item_proofs: true,
@@ -117,6 +119,7 @@ export class KyselyInboxStore implements InboxStore {
   readonly jobs;
   readonly rules;
   readonly networkStatus;
+  readonly networkLogs;
   readonly webhooks;
   readonly eventStream;
   readonly feeds;
@@ -156,6 +159,7 @@ export class KyselyInboxStore implements InboxStore {
     this.jobs = new KyselyJobStore(db);
     this.rules = new KyselyRuleStore(db);
     this.networkStatus = new KyselyNetworkStatusStore(db);
+    this.networkLogs = new KyselyNetworkLogStore(db);
     this.#outbox = outbox;
     this.webhooks = new KyselyWebhookStore(db, outbox, inTransaction);
     this.eventStream = new KyselyEventStreamStore(db, streamRows);

@@ -52,4 +52,19 @@ export interface ReceiptPublicationsTable {
   refused_at: number | null;
   queued_at: number;
   updated_at: number;
+  log_index: number | null; // where the network's evidence log holds it, once found there (migration 0021)
+  logged_at: number | null;
+  log_missing_since: number | null; // since when it is missing from that log, after the hour the network has
+}
+
+/** Each network's evidence log as this inbox checks it (migration 0021). */
+export interface NetworkLogsTable {
+  origin: string;
+  vkey: string | null;
+  checkpoint: string | null;
+  size: number | null;
+  checked_at: number | null;
+  problem: string | null;
+  problem_at: number | null;
+  updated_at: number;
 }

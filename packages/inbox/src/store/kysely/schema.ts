@@ -7,7 +7,7 @@ import type { JobsTable } from '@svc/shared';
 import type { Generated } from 'kysely';
 import type { OAuthClientsTable, OAuthCodesTable, OAuthGrantsTable, OAuthRequestsTable, OAuthTokensTable } from './oauth-schema.js';
 import type { NetworkStatusTable, ScopeMissesTable } from './access-network-tables.js';
-import type { InstanceSecretsTable, ReceiptPublicationsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
+import type { InstanceSecretsTable, NetworkLogsTable, ReceiptPublicationsTable, ReceiptsTable, SigningKeysTable } from './receipt-tables.js';
 import type { InboundMailTable, OutboundMailTable } from './mail-tables.js';
 import type { AgentsTable, CustomerCodesTable, ItemAgentsTable, ItemNetworksTable, ItemPersonsTable, ItemProofsTable, SignatureUsesTable } from './identity-tables.js';
 
@@ -186,6 +186,7 @@ export interface Database {
   instance_secrets: InstanceSecretsTable;
   receipts: ReceiptsTable;
   receipt_publications: ReceiptPublicationsTable;
+  network_logs: NetworkLogsTable;
   owner_sessions: OwnerSessionsTable;
   agents: AgentsTable;
   item_agents: ItemAgentsTable;
