@@ -148,7 +148,6 @@ async function readsPart(dir: string, logFile: string | null): Promise<void> {
   if ((await store.listings.countAll()) === 0) {
     await store.transaction((tx) => tx.listings.insertMany(generateListings({ count: 5_000, seed: 7, nowMs: NOW, placeCategoryOf: () => null })));
   }
-  const size = await store.evidence.size();
   await store.close();
   const server = await startServer('bench/directory-server.ts', { DATA_DIR: dataDir, BENCH_NOW: new Date(NOW).toISOString(), DIRECTORY_ANSWER_WORKERS: '0' });
   const base = `http://${server.address.replace(/^https?:\/\//, '')}`;

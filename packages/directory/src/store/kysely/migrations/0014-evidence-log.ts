@@ -70,6 +70,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await backfill(db);
 }
 
+/** The columns the backfill reads and writes, as this migration knows them. */
+interface BackfillTables {
+  instances: { domain: string; origin: string; verified_at: number | null };
+  receipts: { domain: string; iss: string; receipt_id: string; jws: string; arrived_at: number; ack_jws: string | null; ack_at: number | null; counted: number };
+  evidence_log: { idx: number; at: number; kind: string; ref: string; entry: string; leaf_hash: Buffer };
+}
+
 interface Pending {
   entry: EvidenceEntry;
   ref: string;
@@ -79,7 +86,7 @@ interface Pending {
 
 /** What was held before the log: written into it in the order it arrived. */
 async function backfill(db: Kysely<unknown>): Promise<void> {
-  const any = db as Kysely<any>;
+  const any = db as unknown as Kysely<BackfillTables>;
   const existing = await any.selectFrom('evidence_log').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   if (Number(existing.n) > 0) return;
   const pending: Pending[] = [];
