@@ -2,6 +2,7 @@
  * The directory's MCP door at /mcp (directory spec §1): the same reads as tools, driven with the SDK's
  * own client; business-written text fenced in the text content.
  */
+import { LOG_OPERATIONS } from '../src/operations/log-operations.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -38,7 +39,9 @@ function textOf(result: unknown): string {
 describe('the directory MCP server', () => {
   it('lists every read of the operation table as a tool, with its annotations and its REST schema', async () => {
     const { tools } = await client.listTools();
-    const reads = DIRECTORY_OPERATIONS.filter((op) => op.kind === 'read');
+    // Every read but the evidence log's proofs and the hours' statements (REST only: docs/verifiable-order.md).
+    const restOnly = new Set(LOG_OPERATIONS.map((op) => op.name));
+    const reads = DIRECTORY_OPERATIONS.filter((op) => op.kind === 'read' && !restOnly.has(op.name));
     // Reads, and asking for a check (the one write of the MCP door).
     expect(tools.map((tool) => tool.name).sort()).toEqual([...reads.map((op) => op.name), 'check_business'].sort());
     for (const op of reads) {

@@ -63,6 +63,7 @@ export const LOG_PATHS: Record<string, Record<string, unknown>> = {
       responses: {
         '200': { description: 'The signed head.', headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: { 'text/plain': { schema: { type: 'string' } } } },
         '304': { description: 'The head sent in If-None-Match is still the latest.' },
+        '404': problem('No evidence log is published at this network (this directory always publishes one; a client of other networks meets it).'),
       },
     },
   },
