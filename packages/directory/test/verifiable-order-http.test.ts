@@ -242,3 +242,19 @@ describe('the verifier as a command anyone can run', () => {
     }
   }, 120_000);
 });
+
+describe('after a restart', () => {
+  it('the same log, key and statements: the head signed before is consistent with the one after, and the hour verifies again', async () => {
+    const before = await head();
+    const { startDirectory } = await import('./support/harness.js');
+    await s.t.close({ removeData: false });
+    s.t = await startDirectory({ clock: s.clock, dataDir: s.t.dataDir, allowLocalInboxes: true, answerWorkers: 0 });
+    s.fetch = (await import('./support/evidence-scene.js')).fetchVia(s.t);
+    // A receipt after the restart: the log goes on from where it was, times never falling.
+    await s.closePromise(s.quiet, 'after-restart', 'booking.completed');
+    await s.t.directory.order.signHead();
+    const report = await verifyNetwork({ network: s.t.publicUrl, hour: s.hour, fetch: s.fetch, now: () => s.clock.now(), checkpoints: [before.note] });
+    expect(report.difference).toBeNull();
+    expect(report.checkpoint?.size).toBe(before.size + 3);
+  });
+});

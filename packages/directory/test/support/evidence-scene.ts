@@ -46,7 +46,7 @@ export async function evidenceScene(options: { found?: number; answerWorkers?: n
   const nowSec = () => Math.floor(clock.now() / 1000);
 
   const publish = async (inbox: SignedInbox, receipt: string, ack?: string) => {
-    const r = await signed(t, inbox, 'POST', '/v1/receipts', ack ? { receipt, ack } : { receipt });
+    const r = await signed(scene.t, inbox, 'POST', '/v1/receipts', ack ? { receipt, ack } : { receipt });
     if (r.status !== 201 && r.status !== 200) throw new Error(`publishing answered ${r.status}: ${JSON.stringify(r.body)}`);
     published.set(inbox.domain, [...(published.get(inbox.domain) ?? []), receipt]);
   };
@@ -82,10 +82,10 @@ export async function evidenceScene(options: { found?: number; answerWorkers?: n
       const midnight = Math.floor(clock.now() / DAY) * DAY + DAY;
       clock.set(new Date(midnight + minutes * 60_000).toISOString());
       // Every inbox answered in the last day (its ping at the new time).
-      for (const inbox of [strong, weak, quiet]) await signed(t, inbox, 'POST', pingPath(inbox.domain), {});
-      await t.directory.jobs.runDue();
+      for (const inbox of [strong, weak, quiet]) await signed(scene.t, inbox, 'POST', pingPath(inbox.domain), {});
+      await scene.t.directory.jobs.runDue();
       scene.hour = Math.floor(clock.now() / HOUR) * HOUR;
-      await t.directory.search.hour();
+      await scene.t.directory.search.hour();
     },
   };
   // Past the hold after verification (30 days, then 30 units a month until day 90), in the afternoon.
