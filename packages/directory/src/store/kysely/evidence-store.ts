@@ -47,9 +47,17 @@ export class KyselyEvidenceStore implements EvidenceStore {
   }
 
   async sizeBefore(atMs: number): Promise<number> {
-    // Times never fall along the log, so the first entry at or after the instant is where the prefix ends.
-    const first = await this.#db.selectFrom('evidence_log').select('idx').where('at', '>=', atMs).orderBy('at').orderBy('idx').limit(1).executeTakeFirst();
-    return first ? Number(first.idx) : this.size();
+    // Times never fall along the log, so the prefix is found by halving on the index (no index on the
+    // time: one B-tree fewer written per append); about 20 point reads at a million entries.
+    let low = 0;
+    let high = await this.size();
+    while (low < high) {
+      const mid = Math.floor((low + high) / 2);
+      const row = await this.#db.selectFrom('evidence_log').select('at').where('idx', '=', mid).executeTakeFirstOrThrow();
+      if (Number(row.at) < atMs) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
   async entries(start: number, end: number): Promise<EvidenceRow[]> {

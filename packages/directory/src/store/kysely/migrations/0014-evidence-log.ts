@@ -24,7 +24,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // An entry is written once per thing it records (a receipt, its acknowledgement, a member, a night).
   await db.schema.createIndex('evidence_log_ref').ifNotExists().unique().on('evidence_log').column('ref').execute();
-  await db.schema.createIndex('evidence_log_at').ifNotExists().on('evidence_log').column('at').execute();
   await db.schema.createTable('evidence_blocks').ifNotExists().addColumn('idx', t.bigint, (c) => c.primaryKey()).addColumn('hash', t.blob, (c) => c.notNull()).$call(t.keyedOnly).execute();
   await db.schema
     .createTable('evidence_checkpoints')
