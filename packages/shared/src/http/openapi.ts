@@ -46,6 +46,7 @@ export interface OpenApiInfo {
    * components.headers and on each of those responses (the inbox: `Svc-Signature`).
    */
   publicAnswerHeaders?: Record<string, JsonSchema>;
+  /**
    * Path items of routes outside the operation table that answer something other than JSON (a text
    * note, bytes), written by the service; merged into `paths`, their tags counted as used.
    */
