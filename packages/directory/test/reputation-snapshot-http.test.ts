@@ -129,6 +129,8 @@ describe('after the nightly snapshot at 00:00 UTC', () => {
       standing: { tier: 'trusted', score: 0.924108, ranked: true, kept: 20, broken: 0, customers: 20, as_of: '2027-02-27T00:00:00.000Z' },
       receipts: { accepted: 40, acknowledged: 20 },
       rules: 7,
+      // A ping naming no manifest hash: the manifest read at verification stands.
+      manifest: { current: true, read_at: '2027-02-27T00:00:00.000Z', read_after: null },
     });
   });
 

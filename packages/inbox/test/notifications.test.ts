@@ -323,7 +323,7 @@ describe("the owner app's push button's door", () => {
     const worker = await fetch(`${t.baseUrl}/app/push-worker.js`);
     expect(worker.status).toBe(200);
     expect(worker.headers.get('content-type')).toMatch(/^text\/javascript/);
-    expect(worker.headers.get('cache-control')).toBe('no-cache');
+    expect(worker.headers.get('cache-control')).toBe('no-store');
     // The screen lists the device.
     expect((await app.get('/app/setup/notifications')).text).toContain('Chrome · Android');
   });
