@@ -45,7 +45,7 @@ export async function openSqlite<DB>(
     throw error;
   }
   sqlite.exec(`DROP TABLE IF EXISTS ${OLD_PROBE_TABLE}`);
-  sqlite.exec(`CREATE TABLE IF NOT EXISTS ${PROBE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL, bytes BLOB NOT NULL)`);
+  sqlite.exec(`CREATE TABLE IF NOT EXISTS ${PROBE_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), at BIGINT NOT NULL, bytes BLOB NOT NULL)`);
   // The log is written again from its start once copied back, into space the file already holds, so
   // a write that lands proves little about the next: the file system must have room (STORAGE_ROOM_BYTES),
   // then a create's size of bytes (random: no file system compresses them away) must commit.
