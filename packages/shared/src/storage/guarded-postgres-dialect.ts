@@ -117,6 +117,7 @@ class GuardedPostgresDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const guarded = connection as GuardedConnection;
     const xid = await guarded.beforeCommit();
+    const sentAtMs = this.#options.health.now();
     try {
       await guarded.commit();
     } catch (error) {
@@ -130,7 +131,7 @@ class GuardedPostgresDriver implements Driver {
         throw unknown;
       }
     }
-    this.#options.health.noteCommitted();
+    this.#options.health.noteCommitted(sentAtMs);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -221,9 +222,10 @@ class GuardedConnection implements DatabaseConnection {
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const kind = compiledQuery.query.kind;
     if (this.#inTransaction && !READS.has(kind)) this.#mayHaveWritten = true;
+    const sentAtMs = this.#options.health.now();
     const { command, rowCount, rows } = await this.#run<R>(compiledQuery.sql, compiledQuery.parameters);
     // A write outside a transaction has committed; one inside commits with it (commitTransaction).
-    if (!this.#options.health.writable && !this.#inTransaction && WRITES.has(kind)) this.#options.health.noteCommitted();
+    if (!this.#options.health.writable && !this.#inTransaction && WRITES.has(kind)) this.#options.health.noteCommitted(sentAtMs);
     return {
       numAffectedRows: command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE' ? BigInt(rowCount ?? 0) : undefined,
       rows: rows ?? [],

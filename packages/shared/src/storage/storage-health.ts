@@ -153,6 +153,11 @@ export class StorageHealth {
     this.#probe = probe;
   }
 
+  /** The health's clock (ms): a write notes when it was sent, so a late answer is not taken for a recovery. */
+  now(): number {
+    return this.#now();
+  }
+
   get writable(): boolean {
     return this.#episode === null;
   }
@@ -185,9 +190,12 @@ export class StorageHealth {
    * still refuse a create (a small write fits where a create does not): that asks for a probe (at most
    * one a second), whose success ends the episode.
    */
-  noteCommitted(): void {
+  noteCommitted(sentAtMs?: number): void {
     const episode = this.#episode;
     if (!episode) return;
+    // A commit sent before the episode began was answered by the database as it was then (an old
+    // primary finishing its last commits): it proves nothing about the database now.
+    if (sentAtMs !== undefined && sentAtMs < episode.sinceMs) return;
     if (episode.kind === 'unreachable' || episode.kind === 'unknown_outcome') this.#end();
     else void this.#probeWhenDue();
   }
