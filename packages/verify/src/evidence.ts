@@ -8,14 +8,31 @@
  * - `receipt`: a receipt the network counts, the compact JWS as the inbox published it;
  * - `ack`: the customer's acknowledgement of a receipt held (`iss`, `receipt_id`), as its SHA-256;
  * - `member`: an inbox verified as a member (`domain`, `origin`): scoring counts from here;
- * - `night`: the nightly scoring began; every entry after it came after that midnight.
+ * - `night`: the nightly scoring began; every entry after it came after that midnight;
+ * - `check`: a check's result as the hour's order reads it, written when it lists, changes or withdraws
+ *   a found listing: `site` (SHA-256 of the registrable domain, base64url, so a site its owner hides or
+ *   the operator suppresses is never named), `listing` (the listing's id while it is listed, else
+ *   null) and each door of the listing with its level and whether it is live.
  */
+import { createHash } from 'node:crypto';
+
+/** Readiness levels, in rank order (listed 0 … payable 4). */
+export const DOOR_LEVELS = ['listed', 'readable', 'askable', 'bookable', 'payable'] as const;
+export type DoorLevel = (typeof DOOR_LEVELS)[number];
+
+export interface CheckedDoor {
+  /** The door's type (`inbox`, `mcp`, `a2a`, `openapi`, …). */
+  type: string;
+  level: DoorLevel;
+  status: 'live' | 'failing';
+}
 
 export type EvidenceEntry =
   | { v: 1; kind: 'receipt'; at: number; jws: string }
   | { v: 1; kind: 'ack'; at: number; iss: string; receipt_id: string; ack_sha256: string }
   | { v: 1; kind: 'member'; at: number; domain: string; origin: string }
-  | { v: 1; kind: 'night'; at: number; night: string };
+  | { v: 1; kind: 'night'; at: number; night: string }
+  | { v: 1; kind: 'check'; at: number; site: string; listing: string | null; doors: CheckedDoor[] };
 
 export type EvidenceKind = EvidenceEntry['kind'];
 
@@ -30,6 +47,8 @@ export function encodeEntry(entry: EvidenceEntry): string {
       return JSON.stringify({ v: 1, kind: 'member', at: entry.at, domain: entry.domain, origin: entry.origin });
     case 'night':
       return JSON.stringify({ v: 1, kind: 'night', at: entry.at, night: entry.night });
+    case 'check':
+      return JSON.stringify({ v: 1, kind: 'check', at: entry.at, site: entry.site, listing: entry.listing, doors: entry.doors.map((d) => ({ type: d.type, level: d.level, status: d.status })) });
   }
 }
 
@@ -65,6 +84,18 @@ export function parseEntry(bytes: Uint8Array | string): EvidenceEntry {
     case 'night':
       entry = { v: 1, kind: 'night', at, night: str(raw.night, 'night') };
       break;
+    case 'check': {
+      if (raw.listing !== null && typeof raw.listing !== 'string') throw new EntryError('listing is a string or null');
+      if (!Array.isArray(raw.doors)) throw new EntryError('doors is a list');
+      const doors = (raw.doors as unknown[]).map((d): CheckedDoor => {
+        const door = (d ?? {}) as Record<string, unknown>;
+        if (!DOOR_LEVELS.includes(door.level as DoorLevel)) throw new EntryError(`a door's level is one of ${DOOR_LEVELS.join(', ')}`);
+        if (door.status !== 'live' && door.status !== 'failing') throw new EntryError('a door\'s status is live or failing');
+        return { type: str(door.type, 'type'), level: door.level as DoorLevel, status: door.status };
+      });
+      entry = { v: 1, kind: 'check', at, site: str(raw.site, 'site'), listing: raw.listing === null ? null : str(raw.listing, 'listing'), doors };
+      break;
+    }
     default:
       throw new EntryError(`an entry of an unknown kind: ${String(raw.kind)}`);
   }
@@ -81,4 +112,26 @@ export function receiptClaimsOf(jws: string): Record<string, unknown> {
   } catch {
     throw new EntryError('a receipt\'s payload is not JSON');
   }
+}
+
+/** A site as check entries name it: SHA-256 of its registrable domain (lower case), base64url. */
+export function siteOf(domain: string): string {
+  return createHash('sha256').update(domain.toLowerCase(), 'utf8').digest('base64url');
+}
+
+/**
+ * What the hour's order reads of a listing's doors (GET /v1/ranking, rules 7): its level, the highest
+ * level of a live door (listed 0 when none), and whether it has a live agent door other than an inbox
+ * at askable or above (reach 2 for a business whose inbox did not answer, else 3).
+ */
+export function doorPlacement(doors: readonly CheckedDoor[]): { level: number; agentDoor: boolean } {
+  let level = 0;
+  let agentDoor = false;
+  for (const d of doors) {
+    if (d.status !== 'live') continue;
+    const rank = DOOR_LEVELS.indexOf(d.level);
+    if (rank > level) level = rank;
+    if (d.type !== 'inbox' && rank >= DOOR_LEVELS.indexOf('askable')) agentDoor = true;
+  }
+  return { level, agentDoor };
 }

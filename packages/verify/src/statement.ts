@@ -8,6 +8,9 @@
  *   shuffle <YYYY-MM-DD>
  *   night <YYYY-MM-DDT00:00:00Z, the scoring time of the reputation read> | night none
  *   log <size> <base64 root>      the evidence log's head the reputation was computed from
+ *   checks <from> <to>            the log's size before and after the order read its listings: the
+ *                                 doors of a checked listing are those of its newest check entry below
+ *                                 some size in [from, to] (absent in statements made before it was written)
  *   order <count> <base64 root>   the Merkle root of the order's leaves (order.ts)
  */
 import { HASH_BYTES } from './merkle.js';
@@ -23,6 +26,8 @@ export interface HourStatement {
   night: number | null;
   logSize: number;
   logRoot: Buffer;
+  /** The log's size before and after the order read its listings; null in statements without the line. */
+  checks: { from: number; to: number } | null;
   orderSize: number;
   orderRoot: Buffer;
 }
@@ -37,6 +42,7 @@ export function statementText(s: HourStatement): string {
     `shuffle ${s.shuffleDay}`,
     `night ${s.night === null ? 'none' : iso(s.night)}`,
     `log ${s.logSize} ${s.logRoot.toString('base64')}`,
+    ...(s.checks ? [`checks ${s.checks.from} ${s.checks.to}`] : []),
     `order ${s.orderSize} ${s.orderRoot.toString('base64')}`,
     '',
   ].join('\n');
@@ -55,8 +61,10 @@ function count(text: string | undefined): number {
 
 export function parseStatement(text: string): HourStatement {
   const lines = text.split('\n');
-  if (lines.pop() !== '' || lines.length !== 7) throw new NoteError('an hour\'s statement has seven lines');
-  const [origin, hour, rules, shuffle, night, log, order] = lines.map((l) => l.split(' ')) as string[][];
+  if (lines.pop() !== '' || (lines.length !== 7 && lines.length !== 8)) throw new NoteError('an hour\'s statement has seven or eight lines');
+  const split = lines.map((l) => l.split(' '));
+  const checksLine = split.length === 8 ? split.splice(6, 1)[0] : undefined;
+  const [origin, hour, rules, shuffle, night, log, order] = split as string[][];
   const field = (parts: string[] | undefined, name: string, n: number) => {
     if (!parts || parts[0] !== name || parts.length !== n + 1) throw new NoteError(`the statement's line ${name} is not as written`);
     return parts.slice(1);
@@ -71,6 +79,7 @@ export function parseStatement(text: string): HourStatement {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(shuffleDay)) throw new NoteError('shuffle is a date');
   const [logSize, logRoot] = field(log, 'log', 2);
   const [orderSize, orderRoot] = field(order, 'order', 2);
+  const [checksFrom, checksTo] = checksLine ? field(checksLine, 'checks', 2) : [];
   const statement: HourStatement = {
     origin: (origin ?? []).join(' '),
     hour: hourMs,
@@ -79,9 +88,11 @@ export function parseStatement(text: string): HourStatement {
     night: nightMs,
     logSize: count(logSize),
     logRoot: hashOf(logRoot),
+    checks: checksLine ? { from: count(checksFrom), to: count(checksTo) } : null,
     orderSize: count(orderSize),
     orderRoot: hashOf(orderRoot),
   };
+  if (statement.checks && statement.checks.from > statement.checks.to) throw new NoteError('checks names a size and a size not below it');
   if (!statement.origin || statementText(statement) !== text) throw new NoteError('the statement is not in its one written form');
   return statement;
 }

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { parseCheckpoint, type Checkpoint } from './checkpoint.js';
-import { parseEntry, receiptClaimsOf, type EvidenceEntry } from './evidence.js';
+import { DOOR_LEVELS, doorPlacement, parseEntry, receiptClaimsOf, siteOf, type EvidenceEntry } from './evidence.js';
 import { arraySource, leafHash, sameHash, treeRoot, verifyConsistency, type HashSource } from './merkle.js';
 import { noteVerifier, openNote, type NoteVerifier } from './note.js';
 import { compareLeaves, knowsRules, leafFactsProblem, parseOrderLeaf, shuffleKey, type OrderLeaf } from './order.js';
@@ -36,7 +36,7 @@ export interface VerifyOptions {
 
 export interface Difference {
   /** Which check found it. */
-  check: 'signature' | 'log' | 'fork' | 'reputation' | 'order' | 'page' | 'receipt' | 'statement';
+  check: 'signature' | 'log' | 'fork' | 'reputation' | 'check' | 'order' | 'page' | 'receipt' | 'statement';
   detail: string;
 }
 
@@ -54,7 +54,21 @@ export interface VerifyReport {
   checkpointNote: string | null;
   /** Every member's reputation as the log gives it at the statement's night. */
   reputations: MemberReputation[];
-  counts: { entries: number; receipts: number; acknowledgements: number; members: number; leaves: number; pages: number; listings: number; checkpoints: number; receipts_found: number };
+  counts: {
+    entries: number;
+    receipts: number;
+    acknowledgements: number;
+    members: number;
+    /** Check entries in the log. */
+    checks: number;
+    /** Places whose level and reach were recomputed from a logged check. */
+    checked_places: number;
+    leaves: number;
+    pages: number;
+    listings: number;
+    checkpoints: number;
+    receipts_found: number;
+  };
   difference: Difference | null;
 }
 
@@ -94,7 +108,7 @@ export async function verifyNetwork(options: VerifyOptions): Promise<VerifyRepor
     checkpoint: null,
     checkpointNote: null,
     reputations: [],
-    counts: { entries: 0, receipts: 0, acknowledgements: 0, members: 0, leaves: 0, pages: 0, listings: 0, checkpoints: 0, receipts_found: 0 },
+    counts: { entries: 0, receipts: 0, acknowledgements: 0, members: 0, checks: 0, checked_places: 0, leaves: 0, pages: 0, listings: 0, checkpoints: 0, receipts_found: 0 },
     difference: null,
   };
 
@@ -225,6 +239,12 @@ export async function verifyNetwork(options: VerifyOptions): Promise<VerifyRepor
       }
     }
     say(`order: ${parsed.length} places sorted as rules ${statement.rules} say`);
+
+    // 7b. What the order read of checks: each checked listing's level and reach from its check entry.
+    if (statement.checks) {
+      checkedPlaces(entries, statement.checks, parsed, report);
+      say(`checks: ${report.counts.checks} check entries; ${report.counts.checked_places} places' level and reach recomputed from them`);
+    }
 
     // 8. Pages: every listing at its place in the statement's order, with its shuffle key and reputation.
     for (const page of options.pages ?? []) {
@@ -380,6 +400,67 @@ function reputationsAt(prefix: readonly EvidenceEntry[], night: number | null, r
     result.set(member.domain, { ...score, domain: member.domain, origin: member.origin });
   }
   return result;
+}
+
+type CheckEntry = Extract<EvidenceEntry, { kind: 'check' }>;
+
+/**
+ * The places whose doors come from a check (docs/verifiable-order.md "What the verifier checks"):
+ * the order read its listings while the log grew from `from` to `to` entries, so what it read of a
+ * site is the site's newest check entry below one of those sizes: the newest below `from`, or one
+ * written in between. A place whose listing a check entry names must show the level and reach one of
+ * those entries gives; a listing a check withdrew before `from` must not be in the order; a listing
+ * listed before `from` and by every entry after must be.
+ */
+function checkedPlaces(entries: readonly EvidenceEntry[], window: { from: number; to: number }, leaves: readonly OrderLeaf[], report: VerifyReport): void {
+  if (window.to > entries.length) differ('log', `the statement's order read the log up to ${window.to} entries; its head has ${entries.length}`);
+  const bySite = new Map<string, { index: number; entry: CheckEntry }[]>();
+  for (let i = 0; i < window.to; i++) {
+    const entry = entries[i] as EvidenceEntry;
+    if (entry.kind !== 'check') continue;
+    report.counts.checks += 1;
+    const list = bySite.get(entry.site) ?? [];
+    list.push({ index: i, entry });
+    bySite.set(entry.site, list);
+  }
+  /** The entries the order may have read of a site: its newest below `from`, and each after it up to `to`. */
+  const readable = (list: readonly { index: number; entry: CheckEntry }[]) => {
+    const before = list.filter((c) => c.index < window.from);
+    return [...before.slice(-1), ...list.filter((c) => c.index >= window.from)];
+  };
+  const placed = new Set<string>();
+  for (const leaf of leaves) {
+    placed.add(leaf.id);
+    if (leaf.member) continue;
+    const list = bySite.get(siteOf(leaf.domain));
+    if (!list || !list.some((c) => c.entry.listing === leaf.id)) continue;
+    const candidates = readable(list);
+    const naming = candidates.filter((c) => c.entry.listing === leaf.id);
+    if (naming.length === 0) {
+      const last = candidates[candidates.length - 1] as { index: number };
+      differ('check', `${leaf.domain} is at place ${leaf.pos}; its check in the log (entry ${last.index}) withdrew it before the order read its listings`);
+    }
+    const fits = naming.some((c) => {
+      const p = doorPlacement(c.entry.doors);
+      return p.level === leaf.level && (leaf.answering ? 1 : p.agentDoor ? 2 : 3) === leaf.reach;
+    });
+    if (!fits) {
+      const c = naming[naming.length - 1] as { index: number; entry: CheckEntry };
+      const p = doorPlacement(c.entry.doors);
+      differ('check', `${leaf.domain} is placed at level ${DOOR_LEVELS[leaf.level] ?? leaf.level} (${leaf.level}), reach ${leaf.reach}; its check in the log (entry ${c.index}) gives level ${DOOR_LEVELS[p.level]} (${p.level}), reach ${p.agentDoor ? 2 : 3}`);
+    }
+    report.counts.checked_places += 1;
+  }
+  for (const list of bySite.values()) {
+    const candidates = readable(list);
+    const listed = candidates.filter((c) => c.entry.listing !== null);
+    // A listing first listed while the order read may or may not have been read.
+    if (listed.length === 0 || listed.length !== candidates.length || (candidates[0] as { index: number }).index >= window.from) continue;
+    if (!listed.some((c) => placed.has(c.entry.listing as string))) {
+      const c = listed[listed.length - 1] as { index: number; entry: CheckEntry };
+      differ('check', `the check at entry ${c.index} lists ${c.entry.listing}, which the hour's order leaves out`);
+    }
+  }
 }
 
 /** SHA-256 of a receipt's JWS, base64url, as acknowledgements bind it. */
