@@ -201,14 +201,16 @@ async function statementPart(dir: string): Promise<void> {
   const rules = rulesInForce(hourStart);
   t0 = performance.now();
   const facts: RankFacts[] = [];
+  const from = await store.evidence.size();
   for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, NO_STANDING));
+  const checks = { from, to: await store.evidence.size() };
   computeOrder(facts, rules);
   const orderMs = performance.now() - t0;
   const order = new VerifiableOrder(ctxOf(store), networkKeyFromSeed(randomBytes(32), '127.0.0.1'));
   global.gc?.();
   const cpu0 = process.cpuUsage();
   t0 = performance.now();
-  const statement = await order.statements.record(hourStart, rules.version, facts);
+  const statement = await order.statements.record(hourStart, rules.version, facts, checks);
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   const cpuMs = (cpu.user + cpu.system) / 1000;

@@ -157,7 +157,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl));
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
     standings: (hourStart) => snapshots.standingsFor(hourStart),
-    onOrder: async (hourStart, rules, facts) => void (await order.statements.record(hourStart, rules.version, facts)),
+    onOrder: async (hourStart, rules, facts, checks) => void (await order.statements.record(hourStart, rules.version, facts, checks)),
     cacheAnswers: options.cacheAnswers ?? process.env.DIRECTORY_ANSWER_CACHE !== 'off',
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,

@@ -16,7 +16,11 @@ import {
   checkpointText,
   consistencyProof,
   decodeDataTile,
+  doorPlacement,
   ed25519KeyId,
+  encodeEntry,
+  parseEntry,
+  siteOf,
   ed25519NoteSigner,
   encodeDataTile,
   inclusionProof,
@@ -144,8 +148,40 @@ describe('tiles, leaves and statements', () => {
     const leaf = { pos: 3, id: '01ABC', domain: 'salon.example', member: true, answering: true, reach: 1 as const, level: 3, tier: 'building' as const, score: 5234 };
     expect(parseOrderLeaf(orderLeafText(leaf))).toEqual(leaf);
     expect(() => parseOrderLeaf(orderLeafText(leaf).replace('score=5234', 'score=05234'))).toThrow();
-    const statement = { origin: 'network.example/v1/orders', hour: Date.parse('2027-02-27T01:00:00Z'), rules: 7, shuffleDay: '2027-02-27', night: Date.parse('2027-02-27T00:00:00Z'), logSize: 80, logRoot: leafHash('a'), orderSize: 9, orderRoot: leafHash('b') };
+    const statement = { origin: 'network.example/v1/orders', hour: Date.parse('2027-02-27T01:00:00Z'), rules: 7, shuffleDay: '2027-02-27', night: Date.parse('2027-02-27T00:00:00Z'), logSize: 80, logRoot: leafHash('a'), checks: { from: 91, to: 93 }, orderSize: 9, orderRoot: leafHash('b') };
+    expect(statementText(statement).split('\n')[6]).toBe('checks 91 93');
     expect(parseStatement(statementText(statement))).toEqual(statement);
     expect(parseStatement(statementText({ ...statement, night: null }))).toMatchObject({ night: null });
+    // A statement made before checks were logged has no such line, and reads as such.
+    expect(statementText({ ...statement, checks: null }).split('\n')).toHaveLength(8);
+    expect(parseStatement(statementText({ ...statement, checks: null }))).toMatchObject({ checks: null });
+    expect(() => parseStatement(statementText(statement).replace('checks 91 93', 'checks 93 91'))).toThrow();
+    expect(() => parseStatement(statementText(statement).replace('checks 91 93', 'checks 91'))).toThrow();
+  });
+
+  it('writes a check entry in one form, names the site by a hash, and places its doors as rules 7 reads them', () => {
+    const entry = {
+      v: 1 as const,
+      kind: 'check' as const,
+      at: 1_800_000_000_000,
+      site: siteOf('Padaria.example'),
+      listing: '01HZX',
+      doors: [
+        { type: 'inbox', level: 'payable' as const, status: 'live' as const },
+        { type: 'mcp', level: 'bookable' as const, status: 'live' as const },
+        { type: 'a2a', level: 'payable' as const, status: 'failing' as const },
+      ],
+    };
+    const text = encodeEntry(entry);
+    expect(text).toBe(`{"v":1,"kind":"check","at":1800000000000,"site":"${siteOf('padaria.example')}","listing":"01HZX","doors":[{"type":"inbox","level":"payable","status":"live"},{"type":"mcp","level":"bookable","status":"live"},{"type":"a2a","level":"payable","status":"failing"}]}`);
+    expect(text).not.toContain('padaria');
+    expect(parseEntry(text)).toEqual(entry);
+    expect(parseEntry(encodeEntry({ ...entry, listing: null, doors: [] }))).toMatchObject({ listing: null, doors: [] });
+    for (const bad of [text.replace('"bookable"', '"great"'), text.replace('"failing"', '"gone"'), text.replace('"listing":"01HZX"', '"listing":5'), text.replace('{"type":"mcp",', '{"kind":"mcp",')]) expect(() => parseEntry(bad), bad).toThrow();
+    // The best live door's level (a failing one counts for nothing); an inbox is no agent door.
+    expect(doorPlacement(entry.doors)).toEqual({ level: 4, agentDoor: true });
+    expect(doorPlacement([entry.doors[0] as never])).toEqual({ level: 4, agentDoor: false });
+    expect(doorPlacement([{ type: 'openapi', level: 'readable', status: 'live' }])).toEqual({ level: 1, agentDoor: false });
+    expect(doorPlacement([{ type: 'mcp', level: 'askable', status: 'failing' }])).toEqual({ level: 0, agentDoor: false });
   });
 });

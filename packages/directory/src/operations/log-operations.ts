@@ -175,7 +175,7 @@ export const getOrderStatement = directoryOperation({
   name: 'get_order_statement',
   title: 'The hour\'s signed statement',
   description:
-    'What the hour\'s order was made from and what it came to, signed by the network\'s key (a C2SP signed note): the rules version, the shuffle\'s day, the night whose reputation it read with the evidence log\'s head that night was scored from, and the Merkle root of one leaf per place. Kept at least 30 days; never changes once made.',
+    'What the hour\'s order was made from and what it came to, signed by the network\'s key (a C2SP signed note): the rules version, the shuffle\'s day, the night whose reputation it read with the evidence log\'s head that night was scored from, the log\'s sizes while it read the listings (their checks), and the Merkle root of one leaf per place. Kept at least 30 days; never changes once made.',
   audience: 'public',
   kind: 'read',
   http: { method: 'GET', path: '/v1/orders/{hour}' },
@@ -186,6 +186,10 @@ export const getOrderStatement = directoryOperation({
     shuffle_day: z.string(),
     night: z.string().nullable().describe('The scoring time of the reputation the order read; null when no night was scored yet.'),
     log: z.object({ size: z.number().int().min(0), root: hash }),
+    checks: z
+      .object({ from: z.number().int().min(0), to: z.number().int().min(0) })
+      .nullable()
+      .describe('The evidence log\'s size before and after the order read its listings: what it read of each checked listing is the site\'s newest check entry below one of those sizes. Null for statements made before check results were logged.'),
     order: z.object({ size: z.number().int().min(0), root: hash }),
     note: z.string().describe('The statement as a signed note: its text and the network\'s signature line.'),
   }),
@@ -202,6 +206,7 @@ export const getOrderStatement = directoryOperation({
       shuffle_day: s.shuffleDay,
       night: s.night === null ? null : new Date(s.night).toISOString(),
       log: { size: s.logSize, root: b64(s.logRoot) },
+      checks: s.checks,
       order: { size: s.orderSize, root: b64(s.orderRoot) },
       note: s.note,
     };

@@ -327,6 +327,8 @@ export interface StoredStatement {
   night: number | null;
   logSize: number;
   logRoot: Buffer;
+  /** The log's size before and after the order read its listings; null for statements made before it was kept. */
+  checks: { from: number; to: number } | null;
   orderSize: number;
   orderRoot: Buffer;
   note: string;

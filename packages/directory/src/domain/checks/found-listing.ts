@@ -13,6 +13,8 @@ import { parse } from 'tldts';
 import { IANAZone } from 'luxon';
 import { find as findTimeZones } from 'geo-tz/all';
 import type { DirectoryStore } from '../../store/store.js';
+import { evidenceTurn, writeCheck } from '../evidence/evidence-log.js';
+import { isListed } from '../listings/regulated.js';
 import type { Door, Fact, ListingRecord, ListingService, Place } from '../listings/listing.js';
 import type { CategoryResolution } from '../registration/member-listing.js';
 import { attributeKey } from '../vocab/attributes.js';
@@ -168,7 +170,9 @@ export async function memberHolds(store: DirectoryStore, domain: string): Promis
 
 /**
  * Writes (or withdraws) the found listing of a finished check, in the caller's transaction. A
- * listing of another source on the domain (a member, a registered business) is never touched.
+ * listing of another source on the domain (a member, a registered business) is never touched. What
+ * the hour's order reads of it (its id while listed, its doors) is appended to the evidence log in
+ * the same transaction (a `check` entry), whenever it is written or withdrawn.
  */
 export async function syncFoundListing(
   store: DirectoryStore,
@@ -182,15 +186,25 @@ export async function syncFoundListing(
   if (existing && existing.source !== 'found') return 'unchanged';
   const listable = outcome !== null && notListedBecause(outcome, hidden) === null && !(await memberHolds(store, domain));
   if (listable) {
-    await store.listings.upsert(foundListing(outcome, existing, resolveCategories));
+    const turn = await evidenceTurn(store, nowMs);
+    const listing = foundListing(outcome, existing, resolveCategories);
+    await store.listings.upsert(listing);
+    await writeCheck(store, turn, domain, isListed(listing) ? listing : null);
     return 'listed';
   }
   if (existing && existing.delistedAt === null) {
-    const { seq: _seq, ...rest } = existing;
-    await store.listings.upsert({ ...rest, delistedAt: nowMs, updatedAt: nowMs });
+    await withdraw(store, existing, nowMs);
     return 'withdrawn';
   }
   return 'unchanged';
+}
+
+/** A found listing delisted, and its check entry saying so. */
+async function withdraw(store: DirectoryStore, existing: ListingRecord, nowMs: number): Promise<void> {
+  const turn = await evidenceTurn(store, nowMs);
+  const { seq: _seq, ...rest } = existing;
+  await store.listings.upsert({ ...rest, delistedAt: nowMs, updatedAt: nowMs });
+  await writeCheck(store, turn, existing.domain, null);
 }
 
 /** A member was verified: a found entry for its registrable domain gives way to it. */
@@ -199,6 +213,5 @@ export async function retireFoundListingFor(store: DirectoryStore, memberDomain:
   if (domain === memberDomain) return;
   const existing = await store.listings.byDomain(domain);
   if (!existing || existing.source !== 'found' || existing.delistedAt !== null) return;
-  const { seq: _seq, ...rest } = existing;
-  await store.listings.upsert({ ...rest, delistedAt: nowMs, updatedAt: nowMs });
+  await withdraw(store, existing, nowMs);
 }

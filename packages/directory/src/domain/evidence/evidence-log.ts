@@ -1,18 +1,20 @@
 /**
  * Appending to the evidence log (docs/verifiable-order.md "What is logged"), always in the
  * transaction of what the entry records: a receipt counted, an acknowledgement, a member verified,
- * a night's scoring begun. An entry's time is when it reached the network, never lower than the
+ * a night's scoring begun, a check's found listing written or withdrawn. An entry's time is when it reached the network, never lower than the
  * entry before it (the log's turn, taken until commit, gives the floor), and the thing it records
  * carries that same time (a receipt's arrival, an acknowledgement's, a member's verification), so
  * the reputation computed from the records is the one computed from the log.
  */
-import { encodeEntry, leafHash, type EvidenceEntry } from '@svc/verify';
+import { encodeEntry, leafHash, siteOf, type CheckedDoor, type EvidenceEntry } from '@svc/verify';
 import type { DirectoryStore } from '../../store/store.js';
 
 export const receiptRef = (domain: string, receiptId: string) => `r ${domain} ${receiptId}`;
 export const ackRef = (domain: string, receiptId: string) => `a ${domain} ${receiptId}`;
 export const memberRef = (domain: string) => `m ${domain}`;
 export const nightRef = (night: string) => `n ${night}`;
+/** A site's checks are many: each is its own thing, by its place in the log. */
+export const checkRef = (site: string, index: number) => `c ${site} ${index}`;
 
 /** The log's next place and the time an entry there carries (at least `candidateAt`); holds the log until the transaction ends. */
 export async function evidenceTurn(store: DirectoryStore, candidateAt: number): Promise<{ index: number; at: number }> {
@@ -47,4 +49,15 @@ export async function recordMember(store: DirectoryStore, domain: string, origin
  */
 export async function recordNightBegun(store: DirectoryStore, night: string, scoringTime: number, nowMs: number): Promise<void> {
   await appendEvidence(store, nightRef(night), Math.max(nowMs, scoringTime), (at) => ({ v: 1, kind: 'night', at, night }));
+}
+
+/**
+ * A check's result as the hour's order reads it (docs/verifiable-order.md): the found listing of the
+ * site (its id and doors) while it is listed, else null. Take the turn (`evidenceTurn`) before the
+ * listing is written, so the log's turn is always taken before the listings' (as receipts take it).
+ */
+export async function writeCheck(store: DirectoryStore, turn: { index: number; at: number }, domain: string, listed: { id: string; doors: readonly CheckedDoor[] } | null): Promise<void> {
+  const site = siteOf(domain);
+  const doors = listed ? listed.doors.map((d) => ({ type: d.type, level: d.level, status: d.status })) : [];
+  await writeEvidence(store, turn, checkRef(site, turn.index), { v: 1, kind: 'check', at: turn.at, site, listing: listed?.id ?? null, doors });
 }

@@ -80,9 +80,10 @@ export class HourStatements {
 
   /**
    * The statement of the order just computed and stored: `facts` in the order's place order, as
-   * computeOrder left them. Also signs the log's head, so a head covering the night's entries exists.
+   * computeOrder left them; `checks` the log's size before and after the order read its listings. Also
+   * signs the log's head, so a head covering the night's entries and the checks read exists.
    */
-  async record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[]): Promise<StoredStatement | null> {
+  async record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<StoredStatement | null> {
     const { store, clock } = this.#ctx;
     const night = await store.reputation.latestComplete(nightOf(hourStart));
     const logSize = night ? await store.evidence.sizeBefore(night.scoringTime) : 0;
@@ -122,6 +123,7 @@ export class HourStatements {
       night: night ? night.scoringTime : null,
       logSize,
       logRoot,
+      checks,
       orderSize: facts.length,
       orderRoot,
     };
@@ -132,6 +134,7 @@ export class HourStatements {
       night: body.night,
       logSize,
       logRoot,
+      checks,
       orderSize: facts.length,
       orderRoot,
       note: this.#key.sign(statementText(body)),

@@ -33,7 +33,8 @@ export const FOLLOW_EVERY_MS = 1_000;
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 
 /** Called with each hour's order this process computed and stored, and the facts it was made from, in place order. */
-export type OrderStored = (hourStart: number, rules: PublishedRules, facts: readonly RankFacts[]) => Promise<void>;
+/** `checks`: the evidence log's size before and after the order read its listings (what it read of checks lies between). */
+export type OrderStored = (hourStart: number, rules: PublishedRules, facts: readonly RankFacts[], checks: { from: number; to: number }) => Promise<void>;
 
 /** The reputation each listing stands with in an hour's order (the nightly snapshot, domain/reputation/snapshot.ts), by listing seq. */
 export type StandingsOfHour = (hourStartMs: number) => Promise<ReadonlyMap<number, Standing>>;
@@ -138,11 +139,14 @@ export class DirectorySearch {
     if (!stored) {
       const rules = rulesInForce(hourStart);
       facts = [];
+      // Every check entry below `from` had its listing written before the read began; those up to `to` may have been read.
+      const from = await store.evidence.size();
       for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING));
+      const checks = { from, to: await store.evidence.size() };
       const order = computeOrder(facts, rules);
       const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
       // The order this process stored: its signed statement, made from it and its facts (docs/verifiable-order.md).
-      if (won) await this.#orderStored(hourStart, rules, facts);
+      if (won) await this.#orderStored(hourStart, rules, facts, checks);
       // Another process may have stored the hour first: the stored order is the one that stands.
       stored = (await store.orders.get(hourStart)) ?? { hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() };
       await store.orders.prune(hourStart - ORDER_RETENTION_MS);
@@ -166,10 +170,10 @@ export class DirectorySearch {
   }
 
   /** Hands the order just stored and its facts on (its statement); a failure there is reported and never holds the hour back. */
-  async #orderStored(hourStart: number, rules: PublishedRules, facts: readonly RankFacts[]): Promise<void> {
+  async #orderStored(hourStart: number, rules: PublishedRules, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<void> {
     if (!this.#onOrder) return;
     try {
-      await this.#onOrder(hourStart, rules, facts);
+      await this.#onOrder(hourStart, rules, facts, checks);
     } catch (error) {
       this.#onOrderFailed?.(error);
     }

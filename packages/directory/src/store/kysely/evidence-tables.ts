@@ -36,6 +36,8 @@ export interface OrderStatementsTable {
   night: number | null;
   log_size: number;
   log_root: Buffer;
+  checks_from: number | null;
+  checks_to: number | null;
   order_size: number;
   order_root: Buffer;
   note: string;
