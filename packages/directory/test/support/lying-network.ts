@@ -104,7 +104,9 @@ export class LyingNetwork {
     if (!this.lies.keepOrder) leaves = [...leaves].sort((a, b) => compareLeaves(statement.rules, statement.shuffleDay, a, b));
     const texts = leaves.map((leaf, i) => orderLeafText({ ...leaf, pos: i + 1 }));
     const orderRoot = treeRoot(arraySource(texts.map((t) => leafHash(t))), texts.length);
-    const note = this.#key.sign(statementText({ ...statement, logSize, logRoot: this.#root(served, logSize), orderSize: texts.length, orderRoot }));
+    const shift = (size: number) => size - dropped.filter((i) => i < size).length;
+    const checks = statement.checks ? { from: shift(statement.checks.from), to: shift(statement.checks.to) } : null;
+    const note = this.#key.sign(statementText({ ...statement, logSize, logRoot: this.#root(served, logSize), checks, orderSize: texts.length, orderRoot }));
     return { note, leaves: texts };
   }
 
