@@ -17,8 +17,10 @@ interface BackfillTables {
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   const t = columnTypes(db);
-  await db.schema.alterTable('order_statements').addColumn('checks_from', t.bigint).execute();
-  await db.schema.alterTable('order_statements').addColumn('checks_to', t.bigint).execute();
+  // Run again on a data folder that ran it (a test re-running later migrations): what is there stays.
+  const table = (await db.introspection.getTables()).find((x) => x.name === 'order_statements');
+  const has = new Set(table?.columns.map((c) => c.name) ?? []);
+  for (const name of ['checks_from', 'checks_to']) if (!has.has(name)) await db.schema.alterTable('order_statements').addColumn(name, t.bigint).execute();
   await backfill(db);
 }
 
