@@ -4,14 +4,15 @@
  *
  * 1. Appending to the evidence log: one entry per transaction (as a receipt's intake appends it),
  *    against a bare insert of the same row into a table of the same shape (no turn, no time floor).
- * 2. The log's size per million receipts (SQLite file growth, receipt entries of a real JWS's size).
+ * 2. The log's size per million receipts (SQLite file growth, receipt entries of a real JWS's size);
+ *    and per million check entries (`checksize`: a found listing of two doors, as a check logs it).
  * 3. Proof reads over HTTP (the compiled server `npm start` runs): the signed head, an inclusion and a
  *    consistency proof, a hash and a data tile, a place's proof in the hour's order, against a bare
  *    Fastify route serving a body of the same size (bench/baseline-server.ts), alternating.
  * 4. The hour's statement for `--listings` listings (default 1,000,000): leaves, tree, signature and
  *    storage, timed on the process's CPU (one core).
  *
- * npx tsx bench/verifiable-order.ts [--receipts 100000] [--listings 1000000] [--duration 5] [--parts append,size,reads,statement]
+ * npx tsx bench/verifiable-order.ts [--receipts 100000] [--checks 100000] [--listings 1000000] [--duration 5] [--parts append,size,checksize,reads,statement]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,8 +21,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { parseArgs } from 'node:util';
-import { openSqliteFile } from '@svc/shared';
-import { appendEvidence } from '../packages/directory/src/domain/evidence/evidence-log.js';
+import { newId, openSqliteFile } from '@svc/shared';
+import { appendEvidence, evidenceTurn, writeCheck } from '../packages/directory/src/domain/evidence/evidence-log.js';
 import { networkKeyFromSeed } from '../packages/directory/src/domain/evidence/network-key.js';
 import { VerifiableOrder } from '../packages/directory/src/domain/evidence/verifiable-order.js';
 import { computeOrder, rankFacts, NO_STANDING, type RankFacts } from '../packages/directory/src/domain/ranking/hourly-order.js';
@@ -33,9 +34,10 @@ import type { DirectoryContext } from '../packages/directory/src/domain/context.
 const { values } = parseArgs({
   options: {
     receipts: { type: 'string', default: '100000' },
+    checks: { type: 'string', default: '100000' },
     listings: { type: 'string', default: '1000000' },
     duration: { type: 'string', default: '5' },
-    parts: { type: 'string', default: 'append,size,reads,statement' },
+    parts: { type: 'string', default: 'append,size,checksize,reads,statement' },
   },
 });
 const parts = new Set(String(values.parts).split(','));
@@ -118,6 +120,43 @@ async function sizePart(dir: string): Promise<string> {
   results.size = { receipts: RECEIPTS, bytes, bytesPerReceipt: Math.round(bytes / RECEIPTS), perMillionMb: Math.round(perMillion / 2 ** 20), appendSeconds: +(appendMs / 1000).toFixed(1), firstHeadSeconds: +(headMs / 1000).toFixed(2) };
   say(`size: ${RECEIPTS} receipt entries take ${(bytes / 2 ** 20).toFixed(1)} MB (${Math.round(bytes / RECEIPTS)} B each): ${Math.round(perMillion / 2 ** 20)} MB per million; appended in ${(appendMs / 1000).toFixed(1)} s (batches of 1,000), first head signed in ${(headMs / 1000).toFixed(2)} s`);
   return file;
+}
+
+/** What check entries take: a found listing of two live doors (an MCP server, an OpenAPI document), as a check logs it. */
+async function checkSizePart(dir: string): Promise<void> {
+  const count = Number(values.checks);
+  const file = join(dir, 'checks.sqlite');
+  const store = await openDirectoryStore(file);
+  const sizeOf = () => statSync(file).size + (() => {
+    try {
+      return statSync(`${file}-wal`).size;
+    } catch {
+      return 0;
+    }
+  })();
+  const before = sizeOf();
+  const doors = [
+    { type: 'mcp', level: 'bookable' as const, status: 'live' as const },
+    { type: 'openapi', level: 'askable' as const, status: 'live' as const },
+  ];
+  const t0 = performance.now();
+  for (let i = 0; i < count; i += 1_000) {
+    await store.transaction(async (tx) => {
+      for (let k = i; k < Math.min(count, i + 1_000); k++) {
+        const turn = await evidenceTurn(tx, NOW - 86_400_000 + k);
+        await writeCheck(tx, turn, `site-${k}.example`, { id: newId(NOW), doors });
+      }
+    });
+  }
+  const appendMs = performance.now() - t0;
+  await store.close();
+  const raw = openSqliteFile(file);
+  raw.pragma('wal_checkpoint(TRUNCATE)');
+  raw.close();
+  const bytes = sizeOf() - before;
+  const perMillion = (bytes / count) * 1_000_000;
+  results.checkSize = { checks: count, bytes, bytesPerCheck: Math.round(bytes / count), perMillionMb: Math.round(perMillion / 2 ** 20), appendSeconds: +(appendMs / 1000).toFixed(1) };
+  say(`checksize: ${count} check entries take ${(bytes / 2 ** 20).toFixed(1)} MB (${Math.round(bytes / count)} B each): ${Math.round(perMillion / 2 ** 20)} MB per million; appended in ${(appendMs / 1000).toFixed(1)} s (batches of 1,000)`);
 }
 
 function startServer(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; address: string }> {
@@ -223,6 +262,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-verifiable-'));
 try {
   if (parts.has('append')) await appendPart(dir);
   const logFile = parts.has('size') ? await sizePart(dir) : null;
+  if (parts.has('checksize')) await checkSizePart(dir);
   if (parts.has('reads')) await readsPart(dir, logFile);
   if (parts.has('statement')) await statementPart(dir);
   results.loadAtEnd = load();
