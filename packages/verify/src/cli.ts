@@ -70,7 +70,7 @@ function summary(report: VerifyReport): string {
   const lines = [
     `${report.ok ? 'OK' : 'DIFFERENCE'}: ${report.network}${report.statement ? ` hour ${new Date(report.statement.hour).toISOString().slice(0, 13)}` : ''}`,
     `  log: ${c.entries} entries (${c.receipts} receipts, ${c.acknowledgements} acknowledgements, ${c.members} members scored); ${c.checkpoints} other heads compared`,
-    `  order: ${c.leaves} places; ${c.pages} pages with ${c.listings} listings checked; ${c.receipts_found} receipts found in the log`,
+    `  order: ${c.leaves} places (${c.checked_places} placed by a check recomputed from ${c.checks} check entries); ${c.pages} pages with ${c.listings} listings checked; ${c.receipts_found} receipts found in the log`,
   ];
   const tiers = { new: 0, building: 0, trusted: 0 };
   for (const r of report.reputations) tiers[r.tier] += 1;

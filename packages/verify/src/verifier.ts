@@ -1,8 +1,8 @@
 /**
  * The verifier (docs/verifiable-order.md "What the verifier checks"): fetches a network's signed
  * statement of an hour, its log's signed head, every entry of the log and every leaf of the hour's
- * order, recomputes every reputation from the entries with the published arithmetic and the order's
- * sort from the published rules, checks the pages and receipts it is given, and stops at the first
+ * order, recomputes every reputation from the entries with the published arithmetic, each found
+ * listing's level and reach from its site's check entries, and the order's sort from the published rules, checks the pages and receipts it is given, and stops at the first
  * difference, saying what the network claims and what the evidence gives.
  */
 import { createHash } from 'node:crypto';
