@@ -105,6 +105,12 @@ describe('a network that lies about checks is caught', () => {
     expect(report.difference?.detail).toMatch(/reach 3; its check in the log \(entry \d+\) gives level bookable \(3\), reach 2/);
   });
 
+  it('places a found listing as a member (members sort first on a tie) where the log has no such member', async () => {
+    liar.lies = { editLeaves: (leaves) => leaves.map((l) => (l.domain === PADARIA ? { ...l, member: true } : l)) };
+    const report = await verify(liar.fetch);
+    expect(report.difference).toEqual({ check: 'check', detail: `${PADARIA} is placed as a member; the log has no member of that domain, and its check lists it as found` });
+  });
+
   it('leaves a listing its check listed out of the order', async () => {
     const id = (await t.get(`/v1/businesses/${PADARIA}`)).body.id;
     liar.lies = { editLeaves: (leaves) => leaves.filter((l) => l.domain !== PADARIA) };

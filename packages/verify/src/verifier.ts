@@ -415,8 +415,10 @@ type CheckEntry = Extract<EvidenceEntry, { kind: 'check' }>;
 function checkedPlaces(entries: readonly EvidenceEntry[], window: { from: number; to: number }, leaves: readonly OrderLeaf[], report: VerifyReport): void {
   if (window.to > entries.length) differ('log', `the statement's order read the log up to ${window.to} entries; its head has ${entries.length}`);
   const bySite = new Map<string, { index: number; entry: CheckEntry }[]>();
+  const members = new Set<string>();
   for (let i = 0; i < window.to; i++) {
     const entry = entries[i] as EvidenceEntry;
+    if (entry.kind === 'member') members.add(entry.domain);
     if (entry.kind !== 'check') continue;
     report.counts.checks += 1;
     const list = bySite.get(entry.site) ?? [];
@@ -431,9 +433,11 @@ function checkedPlaces(entries: readonly EvidenceEntry[], window: { from: number
   const placed = new Set<string>();
   for (const leaf of leaves) {
     placed.add(leaf.id);
-    if (leaf.member) continue;
+    // A member verified on a found listing's domain keeps its id: its doors are its inbox's, not a check's.
+    if (leaf.member && members.has(leaf.domain)) continue;
     const list = bySite.get(siteOf(leaf.domain));
     if (!list || !list.some((c) => c.entry.listing === leaf.id)) continue;
+    if (leaf.member) differ('check', `${leaf.domain} is placed as a member; the log has no member of that domain, and its check lists it as found`);
     const candidates = readable(list);
     const naming = candidates.filter((c) => c.entry.listing === leaf.id);
     if (naming.length === 0) {
