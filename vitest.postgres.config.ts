@@ -4,6 +4,7 @@
  * file that opens a service's database, found by a rule (test-support/postgres-suites.ts), not a
  * list. docs/storage.md says which and why. The whole suite runs on SQLite (vitest.config.ts).
  */
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
@@ -20,4 +21,5 @@ if (suites.missingDatabase.length > 0) {
 /** The test files the PostgreSQL pass runs. */
 export const POSTGRES_SUITES = suites.include;
 
-export default defineConfig({ test: { ...base.test, include: POSTGRES_SUITES } });
+// A PostgreSQL test waits on the server as much as on its own process: one more file at a time than on SQLite.
+export default defineConfig({ test: { ...base.test, include: POSTGRES_SUITES, maxWorkers: Math.max(3, availableParallelism() + 1) } });
