@@ -92,6 +92,10 @@ export interface ItemStore {
   countCreatedSince(sinceMs: number): Promise<Partial<Record<ItemType, number>>>;
   /** Open real items in the given states of their type: what waits for the owner (the owner app's title). */
   countAwaiting(states: AwaitingStates): Promise<number>;
+  /** Real bookings (sandbox ones left out) in any state overlapping [fromMs, toMs), by start; at most `limit`. */
+  bookingsBetween(fromMs: number, toMs: number, limit: number): Promise<ItemRecord[]>;
+  /** Open real items in the given states of their type, oldest first: what waits for the owner; at most `limit`. */
+  listAwaiting(states: AwaitingStates, limit: number): Promise<ItemRecord[]>;
 }
 
 export interface StoredAnswer {

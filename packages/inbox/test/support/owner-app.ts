@@ -4,6 +4,22 @@
  * CSRF token read from a page. No browser: see browser-owner-app.test.ts for the real one.
  */
 
+import { expect } from 'vitest';
+
+/** Pages never carry inline script, inline event handlers or inline styles (the CSP would refuse them anyway). */
+export function expectNoInlineCode(page: string): void {
+  // Every tag in the page (text never holds a raw "<": it is escaped).
+  for (const [found] of page.matchAll(/<[a-zA-Z][^>]*>/g)) {
+    // Quoted attribute values are data (their quotes are escaped inside), not attributes.
+    const tag = found.replace(/"[^"]*"/g, '""');
+    expect(tag).not.toMatch(/^<script(?![^>]*\bsrc=)/i);
+    expect(tag).not.toMatch(/\son[a-z]+\s*=/i);
+    expect(tag).not.toMatch(/\sstyle\s*=/i);
+    expect(tag).not.toMatch(/^<img src=x/);
+  }
+  expect(page).not.toContain('<script>alert');
+}
+
 export interface AppAnswer {
   status: number;
   location: string | null;

@@ -13,7 +13,7 @@
  */
 import { Problem, type FieldProblem } from '@svc/shared';
 import { DateTime } from 'luxon';
-import { readSchedule, type DomainContext } from '../context.js';
+import { loadProfile, readSchedule, type DomainContext } from '../context.js';
 import { slotProblem } from '../items/guards.js';
 import type { Closure, OpeningHoursRange, Service } from '../types.js';
 import { MAX_WINDOW_DAYS } from './check-availability.js';
@@ -137,4 +137,38 @@ async function nextFree(
   const params = new URLSearchParams({ service: q.service.id, from: day(q.fromMs), to: day(q.fromMs + (MAX_WINDOW_DAYS - 2) * DAY_MS) });
   if (q.partySize !== 1) params.set('party_size', String(q.partySize));
   return { next_free: slots.slice(0, NEXT_FREE_COUNT), availability: `/v1/availability?${params.toString()}` };
+}
+
+/**
+ * A full slot's refusal when the business confirms (or a customer accepts) a booking: the same
+ * `next_free` and `availability` as a refused request (docs/items.md), from the start of the
+ * booking's day or from now, so the owner can propose one of them in one step (docs/web.md "A full slot").
+ */
+export async function slotTakenWithNextFree(ctx: DomainContext, taken: Problem, service: Service, startAt: number, partySize: number): Promise<Problem> {
+  const free = await nextFreeAround(ctx, service, startAt, partySize);
+  return new Problem(taken.code, 'That time is full: the service\u2019s places are taken by confirmed bookings. Propose one of next_free instead.', { extensions: free });
+}
+
+/** The next free starts from the start of the booking's local day (or from now, when later). */
+export async function nextFreeAround(ctx: DomainContext, service: Service, startAt: number, partySize: number): Promise<{ next_free: FreeStart[]; availability: string }> {
+  const nowMs = ctx.clock.now();
+  const [{ profile }, { openingHours, closures }] = await Promise.all([loadProfile(ctx.store), readSchedule(ctx.store)]);
+  const timeZone = profile.timeZone;
+  const fromMs = Math.max(nowMs, DateTime.fromMillis(startAt, { zone: timeZone }).startOf('day').toMillis());
+  return nextFree(ctx, { service, timeZone, openingHours, closures, partySize, fromMs, nowMs });
+}
+
+/**
+ * For the owner app: when a booking still waiting for the business asks for a time its service's
+ * confirmed bookings already fill (so Confirm is not offered), the next free starts to propose
+ * instead; null when the slot is not full (or the item is no such booking).
+ */
+export async function fullSlotOf(ctx: DomainContext, itemId: string): Promise<FreeStart[] | null> {
+  const item = await ctx.store.items.get(itemId);
+  if (!item || item.type !== 'booking' || !item.serviceId || item.startAt === null || item.endAt === null) return null;
+  if (item.state !== 'requested' && item.state !== 'needs_info') return null;
+  const taken = await slotProblem(ctx, item.serviceId, item.startAt, item.endAt, item.partySize ?? 1, item.id);
+  if (taken?.code !== 'slot_taken') return null;
+  const service = await ctx.store.catalogue.getService(item.serviceId);
+  return service ? (await nextFreeAround(ctx, service, item.startAt, item.partySize ?? 1)).next_free : [];
 }

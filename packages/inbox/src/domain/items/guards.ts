@@ -7,6 +7,7 @@ import type { DomainContext } from '../context.js';
 import type { GuardId, TransitionRow } from '../machines/machine.js';
 import type { Settings } from '../settings/settings-document.js';
 import { parseInstant } from '../time.js';
+import { slotTakenWithNextFree } from '../availability/booking-time.js';
 import type { ActorKind, ItemRecord } from '../types.js';
 import type { BookingPayload, OrderPayload, QuotePayload } from './payloads.js';
 
@@ -28,7 +29,11 @@ const GUARDS: Record<GuardId, Guard> = {
   slot_available: async ({ ctx, item, row }) => {
     const { startAt, endAt } = slotOf(item, row);
     if (!item.serviceId || startAt === null || endAt === null) return failed('The booking has no slot.');
-    return slotProblem(ctx, item.serviceId, startAt, endAt, item.partySize ?? 1, item.id);
+    const taken = await slotProblem(ctx, item.serviceId, startAt, endAt, item.partySize ?? 1, item.id);
+    if (taken?.code !== 'slot_taken') return taken;
+    // What is free instead, so the owner (or the customer's agent) can move at once (docs/items.md).
+    const service = await ctx.store.catalogue.getService(item.serviceId);
+    return service ? slotTakenWithNextFree(ctx, taken, service, startAt, item.partySize ?? 1) : taken;
   },
   not_too_soon: async ({ ctx, item, row, nowMs }) => {
     const { startAt } = slotOf(item, row);

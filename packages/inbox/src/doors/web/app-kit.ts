@@ -152,7 +152,7 @@ export function newFormKeys(count: number): string[] {
 }
 
 /** A local path of the app to go back to, never another site (no open redirect). */
-export function localAppPath(value: string | null | undefined, fallback = '/app/inbox'): string {
+export function localAppPath(value: string | null | undefined, fallback = '/app/today'): string {
   if (typeof value !== 'string' || !/^\/app(\/[A-Za-z0-9._~!$&'()*+,;=:@%/?-]*)?$/.test(value) || value.includes('//') || value.includes('/..') || value.includes('\\') || value.length > 1000) return fallback;
   return value;
 }

@@ -34,4 +34,29 @@ ul.items li.flagged{border-left:4px solid var(--warn)}
 .lang-switch{font-size:.875rem}
 .pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .live-status{font-size:.8rem}
+.day-nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:0 0 .75rem}
+.today{display:grid;gap:1rem}
+@media (min-width:60rem){.today{grid-template-columns:1fr 1fr}}
+ol.agenda{list-style:none;margin:0;padding:0}
+ol.agenda li{padding:.5rem 0;border-bottom:1px solid var(--line);display:flex;flex-wrap:wrap;gap:.25rem .6rem;align-items:baseline}
+ol.agenda time{font-variant-numeric:tabular-nums;font-weight:600;min-width:7.5rem}
+ol.agenda li.gone{color:var(--muted)}
+ol.agenda li.gone a{color:var(--muted)}
+.cal-scroll{overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:8px;background:var(--card)}
+.cal-scroll:focus{outline:2px solid var(--accent)}
+table.cal{border-collapse:collapse;width:100%;font-size:.875rem}
+table.cal caption{text-align:left;padding:.5rem;font-weight:600}
+table.cal th,table.cal td{border:1px solid var(--line);padding:.2rem .35rem;vertical-align:top;text-align:left}
+table.cal thead th{position:sticky;top:0;background:var(--card);min-width:9rem}
+table.cal-day tbody th{font-variant-numeric:tabular-nums;font-weight:400;color:var(--muted);white-space:nowrap;width:4rem}
+table.cal-day tbody th.hour{font-weight:600;color:var(--ink)}
+table.cal .off{background:#ecebe4}
+table.cal td.bk{background:var(--ok-bg)}
+table.cal td.bk.waiting,table.cal li.bk.waiting{background:var(--warn-bg)}
+table.cal-week td{min-width:9rem}
+table.cal-week ul{list-style:none;margin:0;padding:0}
+table.cal-week li.bk{background:var(--ok-bg);border-radius:6px;padding:.2rem .3rem;margin:0 0 .25rem}
+table.cal-week thead th .small{display:block;font-weight:400}
+.slot-full{border-left:4px solid var(--warn)}
+.slot-full ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
 `;

@@ -41,6 +41,8 @@ import { problemNotice } from './views/problem-notice.js';
 import { renderSignIn } from './views/sign-in.js';
 import { installSetupPages } from './setup-routes.js';
 import { installPushRoutes } from './push-routes.js';
+import { installDayPages } from './day-pages.js';
+import { fullSlotOf } from '../../domain/availability/booking-time.js';
 import { countAwaitingOwner } from '../../domain/notifications/owner-notices.js';
 
 /** Forms of the app are small; a rule or a long reply fits well within this. */
@@ -81,6 +83,7 @@ export function installOwnerApp(app: FastifyInstance, options: OwnerAppOptions):
     const keptPages = new KeptPages();
     const routes = buildRoutes(scope, env, assets, keptPages, answerReplayOf(app));
     installEntryRoutes(scope, env, assets, keptPages);
+    installDayPages(routes);
     installInboxPages(routes);
     installSetupPages(routes);
     scope.get('/app/live', (request, reply) => serveLiveEvents(env, request, reply));
@@ -162,7 +165,7 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
     try {
       const page = await renderer(app, request, problemHtml);
       rememberLanguage(env, request, reply, app.lang);
-      return { status: problem ? problem.status : 200, text: renderLayout(layout, page, problem ? null : doneNotice(app.t, request)) };
+      return { status: problem ? problem.status : page.status ?? 200, text: renderLayout(layout, page, problem ? null : doneNotice(app.t, request)) };
     } catch (error) {
       if (!(error instanceof Problem) || error.status !== 404) throw error;
       return { status: 404, text: renderLayout(layout, { title: app.t.notFound, section: 'none', body: notice('bad', app.t.notFound) }) };
@@ -243,7 +246,7 @@ function buildRoutes(scope: FastifyInstance, env: AppEnvironment, assets: Layout
 }
 
 function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets: LayoutAssets, keptPages: KeptPages): void {
-  const signInPage = async (request: FastifyRequest, reply: FastifyReply, message: { kind: 'ok' | 'bad'; text: string } | null, status = 200, next = '/app/inbox') => {
+  const signInPage = async (request: FastifyRequest, reply: FastifyReply, message: { kind: 'ok' | 'bad'; text: string } | null, status = 200, next = '/app/today') => {
     const t = messagesOf(languageOf(env, request, []));
     // The form's token is also a cookie: a page of another site can send neither (login CSRF).
     const token = randomToken(16);
@@ -251,7 +254,7 @@ function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets:
     return send(reply, assets, { lang: t.lang as AppLanguage, t, businessName: t.appName, here: request.url }, null, renderSignIn(t, token, next, message), status);
   };
 
-  scope.get('/app', async (_request, reply) => reply.code(303).redirect('/app/inbox', 303));
+  scope.get('/app', async (_request, reply) => reply.code(303).redirect('/app/today', 303));
 
   scope.get('/app/sign-in', async (request, reply) => {
     const query = request.query as Record<string, unknown>;
@@ -309,7 +312,9 @@ function installInboxPages(routes: AppRoutes): void {
   const now = () => routes.env.deps.clock.now();
   routes.page('/app/inbox', (app, request) => renderInbox(app, inboxQueryOf(request.query as Record<string, unknown>), now()), { keep: 'owner_pages' });
 
-  const itemPage: PageRenderer = (app, request, problem) => renderItemPage(app, (request.params as { id: string }).id, app.session.csrfToken, now(), problem);
+  const { store, clock } = routes.env.deps;
+  const fullSlot = (itemId: string) => fullSlotOf({ store, clock }, itemId);
+  const itemPage: PageRenderer = (app, request, problem) => renderItemPage(app, (request.params as { id: string }).id, app.session.csrfToken, now(), problem, fullSlot);
   routes.page('/app/items/:id', itemPage, { keep: 'owner_pages' });
 
   routes.action(

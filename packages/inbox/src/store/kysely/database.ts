@@ -19,9 +19,10 @@ import * as networkReads from './migrations/0018-network-reads.js';
 import * as deliveryEndpointDue from './migrations/0019-delivery-endpoint-due.js';
 import * as notifications from './migrations/0020-notifications.js';
 import * as networkLogs from './migrations/0021-network-logs.js';
+import * as bookingsByTime from './migrations/0022-bookings-by-time.js';
 import type { Database } from './schema.js';
 
-export const INBOX_MIGRATIONS = { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder, '0008-signing-keys': signingKeys, '0009-receipts': receipts, '0010-receipt-publication': receiptPublication, '0013-identity': identity, '0014-mail': mail, '0015-persons': persons, '0016-owner-sessions': ownerSessions, '0017-signed-acknowledgements': signedAcknowledgements, '0018-network-reads': networkReads, '0019-delivery-endpoint-due': deliveryEndpointDue, '0020-notifications': notifications, '0021-network-logs': networkLogs };
+export const INBOX_MIGRATIONS = { '0001-core': core, '0002-events-webhooks': eventsWebhooks, '0003-key-scopes': keyScopes, '0004-rules': rules, '0005-oauth': oauth, '0006-feeds': feeds, '0007-delivery-due-order': deliveryDueOrder, '0008-signing-keys': signingKeys, '0009-receipts': receipts, '0010-receipt-publication': receiptPublication, '0013-identity': identity, '0014-mail': mail, '0015-persons': persons, '0016-owner-sessions': ownerSessions, '0017-signed-acknowledgements': signedAcknowledgements, '0018-network-reads': networkReads, '0019-delivery-endpoint-due': deliveryEndpointDue, '0020-notifications': notifications, '0021-network-logs': networkLogs, '0022-bookings-by-time': bookingsByTime };
 
 /**
  * The log size (pages) at which the server's connection finishes a checkpoint and the log starts

@@ -46,6 +46,19 @@ const confirmedBookings = compileOnce((db: Kysely<Database>, p: { serviceId: str
     .where('start_at', '<', p.toMs)
     .where('end_at', '>', p.fromMs),
 );
+const bookingsBetween = compileOnce((db: Kysely<Database>, p: { earliestStart: number; fromMs: number; toMs: number; limit: number }) =>
+  db
+    .selectFrom('items')
+    .selectAll()
+    .where('type', '=', 'booking')
+    .where('start_at', '>=', p.earliestStart)
+    .where('start_at', '<', p.toMs)
+    .where('end_at', '>', p.fromMs)
+    .where('sandbox', '=', 0)
+    .orderBy('start_at')
+    .orderBy('id')
+    .limit(p.limit),
+);
 const historyByEmail = compileOnce((db: Kysely<Database>, p: { email: string; excludeItemId: string }) =>
   db
     .selectFrom('items')
@@ -203,7 +216,30 @@ export class KyselyItemStore implements ItemStore {
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
+
+  async bookingsBetween(fromMs: number, toMs: number, limit: number): Promise<ItemRecord[]> {
+    // A booking lasts at most the availability window (14 days), so its start lies within that much before fromMs.
+    const rows = await bookingsBetween.all(this.#db, { earliestStart: fromMs - LONGEST_BOOKING_MS, fromMs, toMs, limit });
+    return rows.map(fromRow);
+  }
+
+  async listAwaiting(states: AwaitingStates, limit: number): Promise<ItemRecord[]> {
+    const pairs = Object.entries(states).filter((entry): entry is [string, readonly string[]] => (entry[1]?.length ?? 0) > 0);
+    if (pairs.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('items')
+      .selectAll()
+      .where('is_open', '=', 1)
+      .where('sandbox', '=', 0)
+      .where((eb) => eb.or(pairs.map(([type, list]) => eb.and([eb('type', '=', type), eb('state', 'in', [...list])]))))
+      .orderBy('id', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map(fromRow);
+  }
 }
+
+const LONGEST_BOOKING_MS = 14 * 86_400_000;
 
 interface ListShape {
   openOnly: boolean;

@@ -118,3 +118,41 @@ export function moneyInput(minor: number | null | undefined, currency: string): 
   const digits = fractionDigits(currency);
   return (minor / 10 ** digits).toFixed(digits);
 }
+
+/** Shapes of a day or a time by themselves, for Today and the calendar. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormat(locale: string, zone: string, shape: 'long' | 'short' | 'time'): Intl.DateTimeFormat {
+  const key = `${locale} ${zone} ${shape}`;
+  let format = dayFormats.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions =
+      shape === 'long'
+        ? { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }
+        : shape === 'short'
+          ? { weekday: 'short', day: 'numeric', month: 'short' }
+          : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+    try {
+      format = new Intl.DateTimeFormat(locale, { ...options, timeZone: zone });
+    } catch {
+      format = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' });
+    }
+    if (dayFormats.size < 1000) dayFormats.set(key, format);
+  }
+  return format;
+}
+
+/** "Friday, 27 November 2026" / "sexta-feira, 27 de novembro de 2026": a day in the business's zone. */
+export function formatDayLong(ms: number, zone: string, lang: AppLanguage): string {
+  return dayFormat(localeOf(lang), zone, 'long').format(new Date(ms));
+}
+
+/** "Fri 27 Nov" / "sex., 27/11": a day's column heading. */
+export function formatDayShort(ms: number, zone: string, lang: AppLanguage): string {
+  return dayFormat(localeOf(lang), zone, 'short').format(new Date(ms));
+}
+
+/** "14:05": a time of day in the business's zone, 24-hour as both languages write it. */
+export function formatClock(ms: number, zone: string, lang: AppLanguage): string {
+  return dayFormat(localeOf(lang), zone, 'time').format(new Date(ms));
+}

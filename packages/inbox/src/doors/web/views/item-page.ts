@@ -5,7 +5,7 @@
  */
 import { attr, html, safeHref, type Html } from '@svc/shared';
 import type { AppCall } from '../app-kit.js';
-import { formatInstant, formatMoney } from './format.js';
+import { formatInstant, formatMoney, toLocalInput } from './format.js';
 import { stateLabel, typeLabel, whoOf, type ListedItem } from './item-summary.js';
 import { notice, postForm, type PageFrame } from './layout.js';
 import { renderMoves, type Transition } from './move-forms.js';
@@ -27,8 +27,15 @@ export interface OwnerItem extends ListedItem {
   };
 }
 
-export async function renderItemPage(app: AppCall, id: string, csrf: string, nowMs: number, problem: Html | null = null): Promise<PageFrame> {
+/** The next free starts of a booking whose slot is full, or null when it is not (booking-time.ts fullSlotOf). */
+export type FullSlotCheck = (itemId: string) => Promise<{ start: string; end: string }[] | null>;
+
+export async function renderItemPage(app: AppCall, id: string, csrf: string, nowMs: number, problem: Html | null = null, fullSlot?: FullSlotCheck): Promise<PageFrame> {
   const item = await app.call<OwnerItem>('get_item', { id });
+  // Confirm is not offered when the slot is full: say so, and offer the next free times as a proposal.
+  const canPropose = item.transitions.some((move) => move.event === 'propose');
+  const confirmable = item.transitions.some((move) => move.event === 'confirm');
+  const free = item.type === 'booking' && canPropose && !confirmable && fullSlot ? await fullSlot(item.id) : null;
   const t = app.t;
   const zone = app.profile.timeZone;
   const title = `${typeLabel(t, item.type)} · ${whoOf(item)}`;
@@ -41,7 +48,7 @@ ${item.sandbox ? notice('warn', t.item.sandbox) : null}
   }</p></div>
 <div class="item-grid">
 <div>
-<section class="card" aria-labelledby="moves-title"><h2 id="moves-title">${t.item.moves}</h2><div data-live-region="moves">${renderMoves(app, item, item.transitions, csrf)}</div></section>
+<section class="card" aria-labelledby="moves-title"><h2 id="moves-title">${t.item.moves}</h2><div data-live-region="moves">${free ? renderFullSlot(app, item, free, csrf) : null}${renderMoves(app, item, item.transitions, csrf)}</div></section>
 <section class="card" aria-labelledby="details-title"><h2 id="details-title">${t.item.details}</h2><div data-live-region="details">${renderPayload(app, item)}</div></section>
 <section class="card" aria-labelledby="customer-title"><h2 id="customer-title">${t.item.customer}</h2>${renderCustomer(app, item)}</section>
 <section class="card" aria-labelledby="flags-title"><h2 id="flags-title">${t.item.flags}</h2>${renderFlags(app, item, csrf)}</section>
@@ -196,4 +203,17 @@ function renderHistory(app: AppCall, item: OwnerItem, zone: string): Html {
         event.reason ? html`<br><span class="small">${event.reason}</span>` : null
       }</li>`,
   )}</ol>`;
+}
+
+/** "This slot is full" and the next free times, each a one-step proposal (the booking's propose move). */
+function renderFullSlot(app: AppCall, item: OwnerItem, free: readonly { start: string; end: string }[], csrf: string): Html {
+  const t = app.t;
+  const zone = app.profile.timeZone;
+  const offers = free.map((slot) => {
+    const fields = html`<input type="hidden" name="event" value="propose"><input type="hidden" name="expected_version" value="${item.version}"><input type="hidden" name="in.startTime" value="${toLocalInput(slot.start, zone)}">`;
+    return html`<li>${postForm(`/app/items/${item.id}/move`, csrf, app.formKey(), html`${fields}<button type="submit">${t.slot.propose(formatInstant(slot.start, zone, app.lang))}</button>`)}</li>`;
+  });
+  return html`<div class="notice warn slot-full" role="status"><p><strong>${t.slot.full}</strong></p>${
+    offers.length > 0 ? html`<p>${t.slot.offer}</p><ul>${offers}</ul>` : html`<p>${t.slot.none}</p>`
+  }</div>`;
 }

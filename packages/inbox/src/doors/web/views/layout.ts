@@ -10,7 +10,9 @@ export interface LayoutAssets {
 
 export interface PageFrame {
   title: string;
-  section: 'inbox' | 'setup' | 'none';
+  section: 'today' | 'calendar' | 'inbox' | 'setup' | 'none';
+  /** A page that says the request was wrong (a date that is none) answers with this status. */
+  status?: number | undefined;
   body: Html;
   /** Attributes the client script reads (live updates). */
   live?: { since: string; item?: string | undefined } | undefined;
@@ -47,6 +49,8 @@ export function renderLayout(ctx: LayoutContext, page: PageFrame, notices: HtmlV
     ctx.csrf === null
       ? null
       : html`<nav aria-label="${t.nav.menu}"><ul>
+<li><a href="/app/today" ${attr('aria-current', current('today'))}>${t.nav.today}</a></li>
+<li><a href="/app/calendar" ${attr('aria-current', current('calendar'))}>${t.nav.calendar}</a></li>
 <li><a href="/app/inbox" ${attr('aria-current', current('inbox'))}>${t.nav.inbox}</a></li>
 <li><a href="/app/setup" ${attr('aria-current', current('setup'))}>${t.nav.setup}</a></li>
 <li><form method="post" action="/app/sign-out"><input type="hidden" name="csrf" value="${ctx.csrf}"><button type="submit">${t.nav.signOut}</button></form></li>
@@ -59,7 +63,7 @@ export function renderLayout(ctx: LayoutContext, page: PageFrame, notices: HtmlV
 ${ctx.assets.script ? html`<script type="module" src="${ctx.assets.script.path}"></script>` : null}
 </head><body${live}>
 <a class="skip" href="#main">${t.skipToContent}</a>
-<header class="top"><div class="bar"><a class="brand" href="/app/inbox">${ctx.businessName}</a>${nav}${languageLinks(ctx)}</div></header>
+<header class="top"><div class="bar"><a class="brand" href="/app/today">${ctx.businessName}</a>${nav}${languageLinks(ctx)}</div></header>
 <main id="main" tabindex="-1">
 <div id="live-announcer" class="visually-hidden" role="status" aria-live="polite"></div>
 ${notices}

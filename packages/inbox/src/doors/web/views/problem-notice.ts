@@ -7,7 +7,7 @@ export function problemNotice(t: Messages, problem: Problem): Html {
   const fields = problem.fields ?? [];
   return notice(
     'bad',
-    html`<strong>${t.problem}:</strong> ${problem.message}${
+    html`<strong>${t.problem}:</strong> ${problem.code === 'slot_taken' ? t.slot.full : problem.message}${
       fields.length > 0 ? html`<ul class="small">${fields.map((field) => html`<li><code>${field.path}</code>: ${field.message}</li>`)}</ul>` : null
     }`,
   );
