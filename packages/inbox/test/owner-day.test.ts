@@ -203,4 +203,88 @@ describe("the owner's day", () => {
     expect(bad.text).toContain('That is not a date this calendar can show');
     expect((await app.get('/app/calendar')).status).toBe(200);
   });
+
+  it('tells the history in plain words in the business\u2019s language: no event names, channels or ids', async () => {
+    const id = await book(t, '2026-11-24T10:00:00Z', 'Ana Silva');
+    await ownerMove(t, id, 'confirm');
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const en = await app.get(`/app/items/${id}?lang=en`);
+    const history = (text: string) => text.slice(text.indexOf('class="events"'), text.indexOf('</ol>', text.indexOf('class="events"')));
+    expect(history(en.text)).toContain('<strong>Requested</strong> by the customer\u2019s agent');
+    expect(history(en.text)).toContain('<strong>Confirmed</strong> by you');
+    expect(history(en.text)).toContain('test owner');
+    const pt = await app.get(`/app/items/${id}?lang=pt`);
+    expect(history(pt.text)).toContain('<strong>Pedido</strong> pelo agente do cliente');
+    expect(history(pt.text)).toContain('<strong>Confirmado</strong> por si');
+    for (const text of [history(en.text), history(pt.text)]) {
+      expect(text).not.toMatch(/booking\.|customer_agent|owner_ui|\brest\b|\bvia\b|\bAM\b|\bPM\b/);
+    }
+    // Times as the business's language writes them, by the server: day first, 24-hour.
+    expect(history(en.text)).toContain('Mon, 23 Nov 2026, 10:00');
+    expect(history(pt.text)).toContain('segunda, 23/11/2026, 10:00');
+  });
+
+  it('shows the first words of a message in the list, and "needs you" clears once the owner answers (and returns when the customer writes)', async () => {
+    const words = 'Olá, queria saber se têm disponibilidade para madeixas no sábado de manhã, e quanto custa mais ou menos um corte com lavagem e secagem para cabelo comprido';
+    const created = await t.request('POST', '/v1/messages', { body: { payload: { subject: 'Madeixas' }, contact: { name: 'Rita' }, message: words } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const row = async () => {
+      const list = (await app.get('/app/inbox?lang=en')).text;
+      const at = list.indexOf(`data-item="${id}"`);
+      return list.slice(list.lastIndexOf('<li', at), list.indexOf('</li>', at));
+    };
+    const before = await row();
+    expect(before).toContain('Madeixas · Olá, queria saber se têm disponibilidade para madeixas');
+    expect(before).toContain('\u2026');
+    expect(before).toContain('Needs you');
+    expect((await app.get('/app/today?lang=en')).text).toContain('Olá, queria saber');
+
+    const page = await app.get(`/app/items/${id}?lang=en`);
+    const key = /action="\/app\/items\/[^"]+\/reply"><input type="hidden" name="csrf" value="[^"]+"><input type="hidden" name="idempotency_key" value="([^"]+)">/.exec(page.text)?.[1];
+    expect((await app.post(`/app/items/${id}/reply`, { idempotency_key: key!, message: 'Temos sim! Sábado às 10:00?' })).status).toBe(303);
+    const after = await row();
+    expect(after).not.toContain('Needs you');
+    expect(after).toContain('Answered');
+    expect((await t.owner('GET', `/v1/owner/items/${id}`)).body.needsHuman).toBe(false);
+
+    const again = await t.request('POST', '/v1/messages', { body: { item_id: id, message: 'Perfeito, obrigada' }, headers: { 'x-access-token': created.body.accessToken } });
+    expect(again.status, JSON.stringify(again.body)).toBeLessThan(300);
+    expect((await t.owner('GET', `/v1/owner/items/${id}`)).body.needsHuman).toBe(true);
+  });
+
+  it("names an order's steps by how it is handed over: collection, sending, or either, in both languages", async () => {
+    const created = await t.request('POST', '/v1/orders', { body: { payload: { lines: [{ productId: 'argan-shampoo', quantity: 1 }] }, contact: { name: 'Rui' } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    await ownerMove(t, id, 'accept');
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const buttons = async (lang: string) => [...(await app.get(`/app/items/${id}?lang=${lang}`)).text.matchAll(/<button type="submit" class="primary">([^<]+)<\/button>/g)].map((m) => m[1]);
+    expect(await buttons('en')).toContain('Handed over (collected or sent)');
+
+    const settings = await t.owner('PUT', '/v1/owner/settings', { body: { settings: { orders: { handover: 'collection' } } } });
+    expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+    expect(await buttons('en')).toEqual(expect.arrayContaining(['Ready for collection', 'Collected']));
+    expect(await buttons('pt')).toEqual(expect.arrayContaining(['Pronta para levantar', 'Levantada']));
+    await ownerMove(t, id, 'start_fulfilment');
+    expect((await app.get(`/app/items/${id}?lang=en`)).text).toContain('<span class="badge accent">Ready for collection</span>');
+
+    expect((await t.owner('PUT', '/v1/owner/settings', { body: { settings: { orders: { handover: 'delivery' } } } })).status).toBe(200);
+    expect(await buttons('en')).toContain('Mark as sent');
+    expect(await buttons('pt')).toContain('Marcar como enviada');
+    expect((await t.owner('PUT', '/v1/owner/settings', { body: { settings: { orders: { handover: 'by-pigeon' } } } })).status).toBe(422);
+    // The setting is on the settings screen.
+    expect((await app.get('/app/setup/settings?lang=en')).text).toContain('<option value="delivery" selected="selected">Sent</option>');
+  });
+
+  it('puts the list before the filters, folded, so a phone shows requests first', async () => {
+    await book(t, '2026-11-24T10:00:00Z', 'Ana Silva');
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const plain = (await app.get('/app/inbox?lang=en')).text;
+    expect(plain.indexOf('data-live-region="list"')).toBeLessThan(plain.indexOf('<details class="filters-fold card"><summary>Filters</summary>'));
+    const filtered = (await app.get('/app/inbox?lang=en&f=1&type=booking&open_only=1')).text;
+    expect(filtered).toContain('<details class="filters-fold card" open=""><summary>Filters</summary>');
+  });
 });
+

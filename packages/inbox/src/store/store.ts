@@ -96,6 +96,8 @@ export interface ItemStore {
   bookingsBetween(fromMs: number, toMs: number, limit: number): Promise<ItemRecord[]>;
   /** Open real items in the given states of their type, oldest first: what waits for the owner; at most `limit`. */
   listAwaiting(states: AwaitingStates, limit: number): Promise<ItemRecord[]>;
+  /** The last message each item has from these author kinds (internal notes left out), by item id. */
+  lastMessagesBy(itemIds: readonly string[], authorKinds: readonly string[]): Promise<Map<string, string>>;
 }
 
 export interface StoredAnswer {

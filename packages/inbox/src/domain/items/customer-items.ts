@@ -11,7 +11,7 @@ import { isoInZone, parseInstant } from '../time.js';
 import type { Actor, Caller, Contact, CustomerItemType, ItemRecord, ItemType, MessageRecord } from '../types.js';
 import type { ReceiptRecord } from '../../store/receipt-store.js';
 import { accessTokenMatches, newAccessToken } from './access-token.js';
-import { addToSearchText, moveItem, openMoves, recordSideEvent, writeNewItem, type Mover } from './item-writer.js';
+import { addToSearchText, moveItem, openMoves, recordSideEvent, setNeedsHuman, writeNewItem, type Mover } from './item-writer.js';
 import type { BookingPayload, BookingRequest, OrderRequest } from './payloads.js';
 import { customerConversationEntry, itemView, type ItemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
@@ -284,6 +284,8 @@ export async function addCustomerMessage(ctx: DomainContext, caller: Caller, own
   await recordSideEvent(ctx, moverOf(caller), item, 'message', { messageId: message.id });
   item = await addToSearchText(ctx, item, text);
   const follow = item.state === 'needs_info' ? 'provide_info' : item.type === 'message' && item.state !== 'open' && item.state !== 'spam' ? 'reopen' : null;
+  // A conversation the customer writes on waits for the business again (raised before the move it makes).
+  if (item.type === 'message' && item.state !== 'spam') item = await setNeedsHuman(ctx, moverOf(caller), item, true);
   if (follow) item = await moveItem(ctx, moverOf(caller), item, { events: [follow] });
   return statusView(ctx, item, caller.actor);
 }

@@ -331,3 +331,15 @@ export function buildSearchText(item: ItemRecord, messages: readonly string[]): 
   const head = foldText(parts.filter((v) => typeof v === 'string' && v.length > 0).join(' ')).replace(/\|/g, ' ');
   return [head, ...messages.map((m) => foldText(m).replace(/\|/g, ' '))].join(' | ');
 }
+
+/**
+ * Raises or clears needsHuman as a side effect of a message (the owner's answer clears it, a
+ * customer's new message in a conversation raises it again): a `<type>.flags` event, no version change.
+ */
+export async function setNeedsHuman(ctx: DomainContext, mover: Mover, item: ItemRecord, needsHuman: boolean): Promise<ItemRecord> {
+  if (item.needsHuman === needsHuman) return item;
+  const updated = { ...item, needsHuman, updatedAt: ctx.clock.now() };
+  if (!(await ctx.store.items.update(updated, item.version))) throw new Problem('version_conflict', 'The item changed; try again.');
+  await recordSideEvent(ctx, mover, item, 'flags', { needsHuman, priority: updated.priority });
+  return updated;
+}

@@ -3,7 +3,7 @@ import { Problem, jsonSchemaOf, newId } from '@svc/shared';
 import type { DomainContext } from '../context.js';
 import { searchWords } from '../text.js';
 import type { Caller, ItemRecord, ItemType } from '../types.js';
-import { addToSearchText, moveItem, openMoves, recordSideEvent } from './item-writer.js';
+import { addToSearchText, moveItem, openMoves, recordSideEvent, setNeedsHuman } from './item-writer.js';
 import { conversationEntry, eventView, itemView } from './views.js';
 import { receiptView } from '../receipts/receipt-view.js';
 import { agentView } from '../identity/agent-view.js';
@@ -115,6 +115,8 @@ export async function replyToItem(ctx: DomainContext, caller: Caller, itemId: st
   item = await addToSearchText(ctx, item, request.message);
   // The business's reply goes to the customer by mail too (docs/mail.md); a note stays inside.
   if (!request.internal) await queueNotice(ctx, item, 'reply', { messageId });
+  // Answered: the "needs you" flag a conversation came with clears (a flags event, as when cleared by hand), before the move it makes.
+  if (!request.internal && item.needsHuman) item = await setNeedsHuman(ctx, { actor: caller.actor, channel: caller.channel }, item, false);
   if (!request.internal && item.type === 'message' && item.state === 'open') {
     item = await moveItem(ctx, { actor: caller.actor, channel: caller.channel }, item, { events: ['answer'] });
   }
@@ -146,3 +148,4 @@ export async function setItemFlags(
   }
   return ownerView(ctx, caller, changed ? updated : item);
 }
+

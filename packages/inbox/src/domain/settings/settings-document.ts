@@ -44,6 +44,10 @@ export const settingsSchema = z
     orders: z
       .object({
         payDays: z.number().int().min(1).max(365).describe('Days after a payment request when an unpaid order lapses.'),
+        handover: z
+          .enum(['collection', 'delivery', 'both'])
+          .optional()
+          .describe("How orders reach customers: collected at the counter, sent, or both (when absent). Only the owner app's words for the order's steps follow it."),
       })
       .strict(),
     quotes: z

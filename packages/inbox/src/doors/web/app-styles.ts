@@ -3,7 +3,9 @@ import { BASE_STYLES } from '@svc/shared';
 
 export const APP_STYLES = `${BASE_STYLES}
 .inbox{display:grid;gap:1rem}
-@media (min-width:60rem){.inbox{grid-template-columns:16rem 1fr}.item-grid{display:grid;grid-template-columns:1fr 1fr;gap:1rem}}
+@media (min-width:60rem){.inbox{grid-template-columns:16rem 1fr}.inbox-filters{grid-column:1;grid-row:1}.inbox-list{grid-column:2}.item-grid{display:grid;grid-template-columns:1fr 1fr;gap:1rem}}
+.filters-fold summary{cursor:pointer;font-weight:600}
+.filters-fold[open] summary{margin-bottom:.5rem}
 .filters fieldset{border:0;padding:0;margin:0 0 .5rem}
 .filters legend{font-weight:600;padding:0}
 ul.items{list-style:none;margin:0;padding:0}

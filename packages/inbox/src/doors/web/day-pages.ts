@@ -12,6 +12,7 @@ import { dayBounds, parseLocalDate, todayIn, weekStart } from '../../domain/avai
 import { AWAITING_OWNER } from '../../domain/notifications/owner-notices.js';
 import type { Closure, ItemRecord, OpeningHoursRange, Service } from '../../domain/types.js';
 import type { AppCall } from './app-kit.js';
+import type { InboxStore } from '../../store/store.js';
 import type { AppRoutes } from './app-routes.js';
 import { notice, type PageFrame } from './views/layout.js';
 import { renderCalendarDay, renderCalendarWeek } from './views/calendar.js';
@@ -38,6 +39,17 @@ const CUSTOMER_SIDE: ReadonlySet<string> = new Set(['customer_agent', 'customer_
 /** Words of a message shown in a list. */
 export const FIRST_WORDS_CHARS = 140;
 
+/** The first words of the customer's last message of each item given (a quote request's description when it has none). */
+export async function firstWordsOfItems(store: InboxStore, items: readonly { id: string; type: string; payload: Record<string, unknown> }[]): Promise<Map<string, string>> {
+  const last = await store.items.lastMessagesBy(items.map((item) => item.id), [...CUSTOMER_SIDE]);
+  const words = new Map<string, string>();
+  for (const item of items) {
+    const text = last.get(item.id) ?? (item.type === 'quote_request' ? String((item.payload as { description?: string }).description ?? '') : '');
+    if (text) words.set(item.id, firstWordsOf(text));
+  }
+  return words;
+}
+
 /** The first words of a text, cut at a word, with an ellipsis when cut. */
 export function firstWordsOf(text: string, chars = FIRST_WORDS_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -55,16 +67,8 @@ async function loadSpan(routes: AppRoutes, fromMs: number, toMs: number, withWai
     store.catalogue.listServices({ activeOnly: false, limit: 200 }),
     readSchedule(store),
   ]);
-  const firstWords = new Map<string, string>();
   const talking = waiting.slice(0, NEEDS_YOU_SHOWN).filter((item) => item.type === 'message' || item.type === 'quote_request');
-  await Promise.all(
-    talking.map(async (item) => {
-      const messages = await store.items.listMessages(item.id, false);
-      const last = [...messages].reverse().find((m) => CUSTOMER_SIDE.has(m.authorKind));
-      const text = last?.body ?? (item.type === 'quote_request' ? String((item.payload as { description?: string }).description ?? '') : '');
-      if (text) firstWords.set(item.id, firstWordsOf(text));
-    }),
-  );
+  const firstWords = await firstWordsOfItems(store, talking);
   return {
     bookings: bookings.slice(0, MOST_BOOKINGS),
     truncated: bookings.length > MOST_BOOKINGS,

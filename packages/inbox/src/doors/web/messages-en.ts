@@ -52,13 +52,13 @@ export const en = {
     requested: 'Requested', needs_info: 'Waiting for details', proposed: 'Time proposed', confirmed: 'Confirmed', completed: 'Completed',
     no_show: 'No-show', cancelled: 'Cancelled', cancelled_late: 'Cancelled late', cancelled_by_business: 'Cancelled by you', declined: 'Declined',
     expired: 'Expired', received: 'Received', accepted: 'Accepted', awaiting_payment: 'Awaiting payment', payment_failed: 'Payment failed',
-    paid: 'Paid', fulfilling: 'Being prepared', fulfilled: 'Sent', charged_back: 'Charged back', quoted: 'Quoted', open: 'Open',
+    paid: 'Paid', fulfilling: 'Being prepared', fulfilled: 'Handed over', charged_back: 'Charged back', quoted: 'Quoted', open: 'Open',
     answered: 'Answered', closed: 'Closed', spam: 'Spam', approved: 'Approved', rejected: 'Rejected', refunded: 'Refunded',
   } as Record<string, string>,
   moves: {
     confirm: 'Confirm', propose: 'Propose another time', decline: 'Decline', request_info: 'Ask for details', complete: 'Mark completed',
     no_show: 'Mark no-show', cancel_by_business: 'Cancel', accept: 'Accept', request_payment: 'Request payment', record_payment: 'Record payment',
-    payment_failed: 'Payment failed', start_fulfilment: 'Start preparing', fulfil: 'Mark sent', cancel: 'Cancel', charge_back: 'Record charge-back',
+    payment_failed: 'Payment failed', start_fulfilment: 'Start preparing', fulfil: 'Handed over (collected or sent)', cancel: 'Cancel', charge_back: 'Record charge-back',
     record_charge_back: 'Record charge-back', quote: 'Send a quote', answer: 'Mark answered', close: 'Close', reopen: 'Reopen',
     mark_spam: 'Mark as spam', unspam: 'Not spam', approve: 'Approve', reject: 'Reject', refund: 'Money returned',
   } as Record<string, string>,
@@ -159,7 +159,15 @@ export const en = {
     autoComplete: 'Mark completed after (hours past the end)', orders: 'Orders', payDays: 'Days to pay', quotes: 'Quotes', quoteValidity: 'Quotes valid for (hours)',
     email: 'Email', inboundSecret: 'Inbound email secret', secretSet: 'set (hidden)', secretNotSet: 'not set', secretHelp: 'Leave empty to keep it as it is.',
     networks: 'Networks', networkEnabled: 'Report to this network', addNetwork: 'Add a network (https origin)',
+    handover: 'How orders reach customers',
+    handovers: { both: 'Collected or sent', collection: 'Collected at the counter', delivery: 'Sent' },
   },
+  /** An order's steps in words that fit how it is handed over (settings orders.handover). */
+  handover: {
+    collection: { moves: { start_fulfilment: 'Ready for collection', fulfil: 'Collected' }, states: { fulfilling: 'Ready for collection', fulfilled: 'Collected' } },
+    delivery: { moves: { start_fulfilment: 'Start preparing', fulfil: 'Mark as sent' }, states: { fulfilling: 'Being prepared', fulfilled: 'Sent' } },
+    both: { moves: { start_fulfilment: 'Start preparing', fulfil: 'Handed over (collected or sent)' }, states: { fulfilling: 'Being prepared', fulfilled: 'Handed over' } },
+  } as Record<'collection' | 'delivery' | 'both', { moves: Record<string, string>; states: Record<string, string> }>,
   keys: {
     intro: 'Keys let your other systems use the inbox. A key is shown once, when it is made.',
     name: 'Name', preset: 'What it may do', expires: 'Expires (optional)', create: 'Make the key', revoke: 'Revoke',
@@ -191,6 +199,25 @@ export const en = {
     lastRun: 'Last import', status: 'Status', products: 'Products',
   },
   sessions: { intro: 'Sign out this device, or every device where the app is open.', signOutEverywhere: 'Sign out everywhere' },
+  /** The history of an item in plain words: what happened, then who did it. */
+  history: {
+    created: { booking: 'Requested', order: 'Ordered', quote_request: 'Quote asked for', message: 'Conversation started', refund: 'Refund asked for' } as Record<string, string>,
+    events: {
+      confirm: 'Confirmed', propose: 'Another time proposed', accept: 'Accepted', decline: 'Declined', request_info: 'Details asked for',
+      provide_info: 'Details given', cancel: 'Cancelled', cancel_late: 'Cancelled late', cancel_by_business: 'Cancelled for the customer',
+      expire: 'Expired', complete: 'Marked completed', no_show: 'Marked no-show', request_payment: 'Payment requested',
+      record_payment: 'Payment recorded', payment_failed: 'Payment failed', start_fulfilment: 'Preparing started', fulfil: 'Handed over',
+      lapse: 'Unpaid promise closed', charge_back: 'Charge-back recorded', record_charge_back: 'Charge-back recorded', quote: 'Quote sent',
+      answer: 'Marked answered', close: 'Closed', reopen: 'Reopened', mark_spam: 'Marked as spam', unspam: 'Marked not spam',
+      approve: 'Approved', reject: 'Rejected', refund: 'Money returned', message: 'Message', flags: 'Flags changed',
+      receipt_issued: 'Receipt signed', receipt_acknowledged: 'Receipt counter-signed by the customer\u2019s agent',
+    } as Record<string, string>,
+    by: {
+      owner: 'by you', owner_ai: 'by your AI assistant', integration: 'by an integration', connector: 'by a connected system', rule: 'by a rule',
+      system: 'automatically', customer_agent: 'by the customer\u2019s agent', customer_human: 'by the customer',
+    } as Record<string, string>,
+    other: 'Changed',
+  },
   day: {
     title: 'Today',
     needsYou: 'Needs you',

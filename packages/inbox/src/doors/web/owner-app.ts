@@ -41,7 +41,8 @@ import { problemNotice } from './views/problem-notice.js';
 import { renderSignIn } from './views/sign-in.js';
 import { installSetupPages } from './setup-routes.js';
 import { installPushRoutes } from './push-routes.js';
-import { installDayPages } from './day-pages.js';
+import { firstWordsOfItems, installDayPages } from './day-pages.js';
+import type { ListedItem } from './views/item-summary.js';
 import { fullSlotOf } from '../../domain/availability/booking-time.js';
 import { countAwaitingOwner } from '../../domain/notifications/owner-notices.js';
 
@@ -310,9 +311,10 @@ function installEntryRoutes(scope: FastifyInstance, env: AppEnvironment, assets:
 
 function installInboxPages(routes: AppRoutes): void {
   const now = () => routes.env.deps.clock.now();
-  routes.page('/app/inbox', (app, request) => renderInbox(app, inboxQueryOf(request.query as Record<string, unknown>), now()), { keep: 'owner_pages' });
-
   const { store, clock } = routes.env.deps;
+  const firstWords = (items: readonly ListedItem[]) => firstWordsOfItems(store, items);
+  routes.page('/app/inbox', (app, request) => renderInbox(app, inboxQueryOf(request.query as Record<string, unknown>), now(), firstWords), { keep: 'owner_pages' });
+
   const fullSlot = (itemId: string) => fullSlotOf({ store, clock }, itemId);
   const itemPage: PageRenderer = (app, request, problem) => renderItemPage(app, (request.params as { id: string }).id, app.session.csrfToken, now(), problem, fullSlot);
   routes.page('/app/items/:id', itemPage, { keep: 'owner_pages' });

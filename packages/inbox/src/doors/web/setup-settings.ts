@@ -16,7 +16,7 @@ interface Settings {
     networks: Record<string, { enabled: boolean }>;
     security: { aiMayCreateKeys: boolean; enforceScopes: boolean };
     booking: { cancellationWindowMinutes: number; lateCancellation: string; autoCompleteHours: number };
-    orders: { payDays: number };
+    orders: { payDays: number; handover?: 'collection' | 'delivery' | 'both' };
     quotes: { defaultValidityHours: number };
   };
   redacted: string[];
@@ -24,6 +24,10 @@ interface Settings {
 
 function checkbox(name: string, label: string, checked: boolean): Html {
   return html`<label class="inline"><input type="checkbox" name="${name}" value="1"${attr('checked', checked ? 'checked' : null)}> ${label}</label>`;
+}
+
+function handoverOf(value: string | null): 'collection' | 'delivery' | 'both' | undefined {
+  return value === 'collection' || value === 'delivery' || value === 'both' ? value : undefined;
 }
 
 function numberField(id: string, name: string, label: string, value: number): Html {
@@ -54,6 +58,9 @@ ${numberField('st-complete', 'autoCompleteHours', t.autoComplete, settings.booki
 </div></fieldset>
 <fieldset class="card"><legend><strong>${t.orders} · ${t.quotes}</strong></legend><div class="row">
 ${numberField('st-pay', 'payDays', t.payDays, settings.orders.payDays)}
+<div><label for="st-handover">${t.handover}</label><select id="st-handover" name="handover">${(['both', 'collection', 'delivery'] as const).map(
+    (way) => html`<option value="${way}"${attr('selected', (settings.orders.handover ?? 'both') === way ? 'selected' : null)}>${t.handovers[way]}</option>`,
+  )}</select></div>
 ${numberField('st-validity', 'defaultValidityHours', t.quoteValidity, settings.quotes.defaultValidityHours)}
 </div></fieldset>
 <fieldset class="card"><legend><strong>${t.email}</strong></legend>
@@ -132,7 +139,7 @@ export function installSettingsPages(routes: AppRoutes): void {
             lateCancellation: late ?? undefined,
             autoCompleteHours: numberOf(form, 'autoCompleteHours'),
           },
-          orders: { payDays: numberOf(form, 'payDays') },
+          orders: { payDays: numberOf(form, 'payDays'), handover: handoverOf(textOf(form, 'handover')) },
           quotes: { defaultValidityHours: numberOf(form, 'defaultValidityHours') },
           ...(secret !== null ? { email: { inboundSecret: secret } } : {}),
           ...(Object.keys(networks).length > 0 ? { networks } : {}),

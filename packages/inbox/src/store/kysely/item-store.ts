@@ -223,6 +223,21 @@ export class KyselyItemStore implements ItemStore {
     return rows.map(fromRow);
   }
 
+  async lastMessagesBy(itemIds: readonly string[], authorKinds: readonly string[]): Promise<Map<string, string>> {
+    const last = new Map<string, string>();
+    if (itemIds.length === 0 || authorKinds.length === 0) return last;
+    const rows = await this.#db
+      .selectFrom('messages')
+      .select(['item_id', 'body'])
+      .where('item_id', 'in', [...itemIds])
+      .where('internal', '=', 0)
+      .where('author_kind', 'in', [...authorKinds])
+      .orderBy('id')
+      .execute();
+    for (const row of rows) last.set(row.item_id, row.body);
+    return last;
+  }
+
   async listAwaiting(states: AwaitingStates, limit: number): Promise<ItemRecord[]> {
     const pairs = Object.entries(states).filter((entry): entry is [string, readonly string[]] => (entry[1]?.length ?? 0) > 0);
     if (pairs.length === 0) return [];

@@ -60,7 +60,10 @@ function linkOf(query: InboxQuery, change: Partial<InboxQuery>): string {
   })}`;
 }
 
-export async function renderInbox(app: AppCall, query: InboxQuery, nowMs: number): Promise<PageFrame> {
+/** The first words of the customer's last message, per conversation listed (day-pages.ts firstWordsOfItems). */
+export type FirstWords = (items: readonly ListedItem[]) => Promise<Map<string, string>>;
+
+export async function renderInbox(app: AppCall, query: InboxQuery, nowMs: number, firstWords?: FirstWords): Promise<PageFrame> {
   const t = app.t;
   const since = new Date(nowMs).toISOString();
   const answer = await app.call<{ items: ListedItem[]; next_cursor: string | null }>('list_items', {
@@ -73,12 +76,15 @@ export async function renderInbox(app: AppCall, query: InboxQuery, nowMs: number
     cursor: query.cursor,
     limit: 50,
   });
-  const rows = answer.items.map((item) => renderRow(app, item, nowMs));
+  const words = firstWords ? await firstWords(answer.items.filter((item) => item.type === 'message')) : new Map<string, string>();
+  const rows = answer.items.map((item) => renderRow(app, item, nowMs, words.get(item.id)));
   const tabs = html`<nav class="tabs" aria-label="${t.inbox.filters}">
 <a href="${linkOf(query, { sandbox: false, cursor: undefined })}" ${attr('aria-current', query.sandbox ? null : 'page')}>${t.inbox.real}</a>
 <a href="${linkOf(query, { sandbox: true, cursor: undefined })}" ${attr('aria-current', query.sandbox ? 'page' : null)}>${t.inbox.sandbox}</a>
 </nav>`;
-  const filters = html`<form class="filters card" method="get" action="/app/inbox" role="search">
+  // Folded unless a filter is in use: on a phone the list comes first and the filters take one line.
+  const filtering = Boolean(query.type || query.state || query.q || query.needsHuman || !query.openOnly);
+  const filters = html`<details class="filters-fold card"${attr('open', filtering ? '' : null)}><summary>${t.inbox.filters}</summary><form class="filters" method="get" action="/app/inbox" role="search">
 <input type="hidden" name="f" value="1">${query.sandbox ? html`<input type="hidden" name="sandbox" value="1">` : null}
 <label for="q">${t.inbox.search}</label><input type="search" id="q" name="q" value="${query.q ?? ''}" placeholder="${t.inbox.searchPlaceholder}">
 <label for="type">${t.inbox.type}</label><select id="type" name="type"><option value="">${t.inbox.anyType}</option>${TYPES.map(
@@ -92,7 +98,7 @@ export async function renderInbox(app: AppCall, query: InboxQuery, nowMs: number
 <label class="inline"><input type="checkbox" name="open_only" value="1"${attr('checked', query.openOnly ? 'checked' : null)}> ${t.inbox.openOnly}</label>
 </fieldset>
 <button type="submit" class="primary">${t.inbox.apply}</button>
-</form>`;
+</form></details>`;
   const list =
     rows.length === 0 ? html`<p class="card muted">${t.inbox.empty}</p>` : html`<ul class="items">${rows}</ul>`;
   const pager = html`<div class="pager">${query.cursor ? html`<a href="${linkOf(query, { cursor: undefined })}">${t.inbox.newest}</a>` : null}${
@@ -101,17 +107,17 @@ export async function renderInbox(app: AppCall, query: InboxQuery, nowMs: number
   const body = html`<h1>${t.inbox.title}${query.sandbox ? html` <span class="badge warn">sandbox</span>` : null}</h1>
 ${tabs}
 <div class="inbox">
-<div>${filters}</div>
-<section aria-labelledby="list-title"><h2 id="list-title" class="visually-hidden">${t.inbox.title}</h2>
+<section aria-labelledby="list-title" class="inbox-list"><h2 id="list-title" class="visually-hidden">${t.inbox.title}</h2>
 <p class="muted small live-status">${t.inbox.live}</p>
 <div data-live-region="list">${list}${pager}</div>
 </section>
+<div class="inbox-filters">${filters}</div>
 </div>`;
   // Live updates only on the first page: older pages stay as they were read.
   return { title: t.inbox.title, section: 'inbox', body, live: query.cursor ? undefined : { since } };
 }
 
-function renderRow(app: AppCall, item: ListedItem, nowMs: number): Html {
+function renderRow(app: AppCall, item: ListedItem, nowMs: number, words: string | undefined): Html {
   const t = app.t;
   const zone = app.profile.timeZone;
   return html`<li${attr('class', item.needsHuman ? 'flagged' : null)} data-item="${item.id}"><a href="/app/items/${item.id}">
@@ -119,6 +125,6 @@ function renderRow(app: AppCall, item: ListedItem, nowMs: number): Html {
 <span class="meta"><span class="badge">${typeLabel(t, item.type)}</span><span class="badge accent">${stateLabel(t, item.state)}</span>${
     item.needsHuman ? html`<span class="badge warn">${t.inbox.needsHuman}</span>` : null
   }${item.sandbox ? html`<span class="badge warn">sandbox</span>` : null}<time datetime="${item.createdAt}">${formatShort(item.createdAt, zone, app.lang, nowMs)}</time></span>
-<span class="what">${whatOf(item, t, zone, app.lang)}</span>
+<span class="what">${[whatOf(item, t, zone, app.lang), words].filter(Boolean).join(' · ')}</span>
 </a></li>`;
 }

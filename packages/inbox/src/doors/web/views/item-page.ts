@@ -36,6 +36,8 @@ export async function renderItemPage(app: AppCall, id: string, csrf: string, now
   const canPropose = item.transitions.some((move) => move.event === 'propose');
   const confirmable = item.transitions.some((move) => move.event === 'confirm');
   const free = item.type === 'booking' && canPropose && !confirmable && fullSlot ? await fullSlot(item.id) : null;
+  // An order's steps in words that fit how the business hands orders over (Setup › Settings).
+  const handover = item.type === 'order' ? handoverWords(app, (await app.call<{ settings: { orders: { handover?: 'collection' | 'delivery' | 'both' } } }>('get_settings')).settings.orders.handover) : null;
   const t = app.t;
   const zone = app.profile.timeZone;
   const title = `${typeLabel(t, item.type)} · ${whoOf(item)}`;
@@ -43,12 +45,12 @@ export async function renderItemPage(app: AppCall, id: string, csrf: string, now
 <h1>${title}</h1>
 ${problem}
 ${item.sandbox ? notice('warn', t.item.sandbox) : null}
-<div data-live-region="state"><p><span class="badge accent">${stateLabel(t, item.state)}</span> <span class="muted small">${t.item.version} ${item.version}</span>${
+<div data-live-region="state"><p><span class="badge accent">${handover?.states[item.state] ?? stateLabel(t, item.state)}</span> <span class="muted small">${t.item.version} ${item.version}</span>${
     item.needsHuman ? html` <span class="badge warn">${t.inbox.needsHuman}</span>` : null
   }</p></div>
 <div class="item-grid">
 <div>
-<section class="card" aria-labelledby="moves-title"><h2 id="moves-title">${t.item.moves}</h2><div data-live-region="moves">${free ? renderFullSlot(app, item, free, csrf) : null}${renderMoves(app, item, item.transitions, csrf)}</div></section>
+<section class="card" aria-labelledby="moves-title"><h2 id="moves-title">${t.item.moves}</h2><div data-live-region="moves">${free ? renderFullSlot(app, item, free, csrf) : null}${renderMoves(app, item, item.transitions, csrf, handover?.moves)}</div></section>
 <section class="card" aria-labelledby="details-title"><h2 id="details-title">${t.item.details}</h2><div data-live-region="details">${renderPayload(app, item)}</div></section>
 <section class="card" aria-labelledby="customer-title"><h2 id="customer-title">${t.item.customer}</h2>${renderCustomer(app, item)}</section>
 <section class="card" aria-labelledby="flags-title"><h2 id="flags-title">${t.item.flags}</h2>${renderFlags(app, item, csrf)}</section>
@@ -194,15 +196,22 @@ function renderReceipts(app: AppCall, item: OwnerItem): Html {
   )}</ul>`;
 }
 
+/**
+ * The history in plain words in the app's language: what happened and who did it ("Requested by the
+ * customer's agent", "Confirmed by you · First owner key"), the time as the business writes it; no
+ * event names, channels or ids. The name of the owner's key, an integration or a rule stays here,
+ * in the owner's own history (customers see the business's name).
+ */
 function renderHistory(app: AppCall, item: OwnerItem, zone: string): Html {
-  return html`<ol class="events">${[...item.events].reverse().map(
-    (event) =>
-      html`<li><time datetime="${event.timestamp}">${formatInstant(event.timestamp, zone, app.lang)}</time> · <code>${event.type}</code>${
-        event.fromState !== event.toState ? html` → ${stateLabel(app.t, event.toState)}` : null
-      } <span class="muted small">${app.t.item.by} ${event.by.name ?? event.by.kind} (${event.by.kind}) ${app.t.item.via} ${event.channel}</span>${
-        event.reason ? html`<br><span class="small">${event.reason}</span>` : null
-      }</li>`,
-  )}</ol>`;
+  const words = app.t.history;
+  return html`<ol class="events">${[...item.events].reverse().map((event) => {
+    const what = event.event === 'create' ? words.created[item.type] ?? words.other : words.events[event.event] ?? words.other;
+    const by = words.by[event.by.kind];
+    const named = event.by.name && event.by.kind !== 'customer_agent' && event.by.kind !== 'customer_human' && event.by.kind !== 'system' ? event.by.name : null;
+    return html`<li><time datetime="${event.timestamp}">${formatInstant(event.timestamp, zone, app.lang)}</time> · <strong>${what}</strong>${by ? ` ${by}` : ''}${
+      named ? html` <span class="muted small">· ${named}</span>` : null
+    }${event.reason ? html`<br><span class="small">${event.reason}</span>` : null}</li>`;
+  })}</ol>`;
 }
 
 /** "This slot is full" and the next free times, each a one-step proposal (the booking's propose move). */
@@ -216,4 +225,8 @@ function renderFullSlot(app: AppCall, item: OwnerItem, free: readonly { start: s
   return html`<div class="notice warn slot-full" role="status"><p><strong>${t.slot.full}</strong></p>${
     offers.length > 0 ? html`<p>${t.slot.offer}</p><ul>${offers}</ul>` : html`<p>${t.slot.none}</p>`
   }</div>`;
+}
+
+function handoverWords(app: AppCall, way: 'collection' | 'delivery' | 'both' | undefined) {
+  return app.t.handover[way ?? 'both'];
 }

@@ -37,8 +37,9 @@ function isMoney(property: JsonProperty): boolean {
   return property.type === 'integer' && /minor units/i.test(property.description ?? '');
 }
 
-export function moveLabel(app: AppCall, transition: Transition): string {
-  return app.t.moves[transition.event.split('.').pop() ?? transition.event] ?? transition.label;
+export function moveLabel(app: AppCall, transition: Transition, words: Readonly<Record<string, string>> = {}): string {
+  const event = transition.event.split('.').pop() ?? transition.event;
+  return words[event] ?? app.t.moves[event] ?? transition.label;
 }
 
 export interface ItemForMoves {
@@ -47,7 +48,8 @@ export interface ItemForMoves {
   payload: ItemPayload;
 }
 
-export function renderMoves(app: AppCall, item: ItemForMoves, transitions: readonly Transition[], csrf: string): Html {
+/** `words`: labels of moves that depend on the business (an order's steps, by how it is handed over). */
+export function renderMoves(app: AppCall, item: ItemForMoves, transitions: readonly Transition[], csrf: string, words: Readonly<Record<string, string>> = {}): Html {
   if (transitions.length === 0) return html`<p class="muted">${app.t.item.noMoves}</p>`;
   const action = `/app/items/${item.id}/move`;
   const simple: Html[] = [];
@@ -55,7 +57,7 @@ export function renderMoves(app: AppCall, item: ItemForMoves, transitions: reado
   for (const transition of transitions) {
     const event = transition.event.split('.').pop() ?? transition.event;
     const properties = Object.entries(transition.input?.properties ?? {});
-    const label = moveLabel(app, transition);
+    const label = moveLabel(app, transition, words);
     const hidden = html`<input type="hidden" name="event" value="${transition.event}"><input type="hidden" name="expected_version" value="${item.version}">`;
     const weighty = WEIGHTY.has(event);
     const required = new Set(transition.input?.required ?? []);
