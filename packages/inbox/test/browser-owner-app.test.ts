@@ -68,7 +68,7 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     await screenshot(page, 'owner-sign-in');
     await page.getByLabel(/Owner key|Chave de dono/).fill(t.ownerKey);
     await page.getByRole('button', { name: /^(Sign in|Entrar)$/ }).click();
-    await page.waitForURL(/\/app\/inbox/);
+    await page.waitForURL(/\/app\/today/);
     // The business's language (the demo salon speaks pt-PT first) is the app's by default.
     expect(await page.getAttribute('html', 'lang')).toBe('pt');
     const cookies = await browser.context.cookies(t.baseUrl);
