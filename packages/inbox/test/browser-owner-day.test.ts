@@ -95,9 +95,13 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     await page.goto(`${t.baseUrl}/app/calendar?view=day&date=2026-11-24`);
     expect(await page.locator('td.bk.held').count()).toBe(3);
     expect(await page.locator('td.bk.waiting').count()).toBe(1);
+    const rowColour = (el: unknown) => {
+      const view = globalThis as unknown as { getComputedStyle(node: unknown): { backgroundColor: string } };
+      return view.getComputedStyle((el as { parentElement: unknown }).parentElement).backgroundColor;
+    };
     const [lunch, open] = await Promise.all([
-      page.locator('tr.off th', { hasText: '13:00' }).evaluate((el) => getComputedStyle(el.parentElement!).backgroundColor),
-      page.locator('tr:not(.off) th', { hasText: '10:00' }).evaluate((el) => getComputedStyle(el.parentElement!).backgroundColor),
+      page.locator('tr.off th', { hasText: '13:00' }).evaluate(rowColour),
+      page.locator('tr:not(.off) th', { hasText: '10:00' }).evaluate(rowColour),
     ]);
     expect(lunch).not.toBe(open);
     await expectAccessible(page, 'day');
