@@ -3,7 +3,7 @@
  * Fastify route serving the very same bytes, in the same run. Goal: at least 50% of the baseline's
  * requests a second, and p99 under 25 ms.
  *
- *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard] [--rounds 1] [--profile <dir>]
+ *   npx tsx bench/pages.ts [--duration 5] [--warmup 1] [--connections 8] [--build false] [--only directory-check,directory-leaderboard] [--rounds 1] [--profile <dir>] [--items 40] [--renders 0]
  *
  * The services run from the compiled code in one process (bench/pages-server.ts, as `npm start`
  * runs them: 3000 demo listings, the demo business, burst limits off), the baseline in another
@@ -16,6 +16,10 @@
  * Beside req/s, each side's CPU time per request (its server process, all threads, from /proc on
  * Linux): steadier than req/s when other work shares the cores, and its ratio (bare ÷ page) is the
  * share the page would have on a machine of its own.
+ * `--items N` fills the inbox to N items (bookings over the coming weeks, one in five a conversation) before the run: the
+ * owner's Today and week are measured with 10,000 (docs/web.md "Today and the week, measured"). `--renders N` renders
+ * each owner page of the day N times afresh (a new address each time, so never a kept page), one at a time, and
+ * reports each render's time (the client on the same host: the server's time plus the loopback).
  * `--profile <dir>` writes a CPU profile of the services' process while each page is loaded (the page
  * alone: not the bare route, not its JSON) to <dir>/<case>.cpuprofile (bench/cpuprofile-summary.ts reads it).
  */
@@ -27,6 +31,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import autocannon from 'autocannon';
+import { DateTime } from 'luxon';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
@@ -36,6 +41,8 @@ const connections = Number(args.get('connections') ?? 8);
 const only = (args.get('only') ?? '').split(',').filter(Boolean);
 const rounds = Number(args.get('rounds') ?? 1);
 const profileDir = args.get('profile');
+const itemCount = Number(args.get('items') ?? 40);
+const renders = Number(args.get('renders') ?? 0);
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 const root = new URL('.', import.meta.url).pathname;
 const resultsDir = join(root, 'results');
@@ -120,6 +127,34 @@ for (let i = 0; i < 40; i++) {
   });
   itemId ||= ((await r.json()) as { id: string }).id;
 }
+// More items, as many as --items asks: bookings on open afternoons of the weeks ahead (Lisbon), one in five a conversation.
+const OPEN_DAYS = new Set([2, 3, 4, 5, 6]);
+const firstDay = DateTime.now().setZone('Europe/Lisbon').plus({ days: 1 }).startOf('day');
+const openDays: DateTime[] = [];
+for (let d = 0; openDays.length < 40; d++) {
+  const day = firstDay.plus({ days: d });
+  // The demo salon closes 24–26 December.
+  if (OPEN_DAYS.has(day.weekday) && !(day.month === 12 && day.day >= 24 && day.day <= 26)) openDays.push(day);
+}
+/** The first open day ahead: the day Today and the week are read on. */
+const busyDay = openDays[0]!.toISODate()!;
+let made = 40;
+const fill = async (n: number): Promise<void> => {
+  const i = made + n;
+  const conversation = i % 5 === 0;
+  const day = openDays[i % openDays.length]!;
+  const start = day.set({ hour: 14 + Math.floor((i % 12) / 4), minute: (i % 4) * 15 });
+  const body = conversation
+    ? { payload: { subject: `Question ${i}` }, contact: { name: `Customer ${i}` }, message: `Olá, queria saber se têm vaga na próxima semana para um corte e uma madeixa (pedido ${i}).` }
+    : { payload: { serviceId: 'consultation', startTime: start.toISO() }, contact: { name: `Customer ${i}`, email: `c${i}@example.com` } };
+  const r = await fetch(`${inbox}/v1/${conversation ? 'messages' : 'bookings'}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (r.status !== 201) throw new Error(`filling the inbox: ${r.status} ${await r.text()}`);
+};
+while (made < itemCount) {
+  const batch = Math.min(16, itemCount - made);
+  await Promise.all(Array.from({ length: batch }, (_, n) => fill(n)));
+  made += batch;
+}
 const firstListing = ((await (await fetch(`${directory}/v1/businesses?limit=1`)).json()) as { businesses: { domain: string }[] }).businesses[0]!.domain;
 
 /** What Chromium sends. */
@@ -164,6 +199,9 @@ const cases: { name: string; url: string; headers: Record<string, string>; json:
     jsonHeaders: { authorization: `Bearer ${ownerKey}`, 'accept-encoding': BROWSER_ACCEPT_ENCODING },
   },
   // Setup screens as a browser asks: the week's hours (kept), and the API keys (drawn at each request).
+  { name: 'owner-today', url: `${inbox}/app/today?date=${busyDay}`, headers: { cookie: session }, json: `${inbox}/v1/owner/items?type=booking`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
+  { name: 'owner-week', url: `${inbox}/app/calendar?view=week&date=${busyDay}`, headers: { cookie: session }, json: `${inbox}/v1/owner/items?type=booking`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
+  { name: 'owner-day', url: `${inbox}/app/calendar?view=day&date=${busyDay}`, headers: { cookie: session }, json: `${inbox}/v1/owner/items?type=booking`, jsonHeaders: { authorization: `Bearer ${ownerKey}` } },
   {
     name: 'owner-setup-hours',
     url: `${inbox}/app/setup/hours`,
@@ -221,7 +259,27 @@ for (let round = 0; round < rounds; round++) for (const c of chosen) {
     `${c.name.padEnd(20)} ${String(sizes[c.name]).padStart(7)} ${String(page.rps).padStart(7)} ${String(page.p50).padStart(4)} ${String(page.p99).padStart(4)}  ${String(bare.rps).padStart(10)} ${String(bare.p99).padStart(4)}  ${(share * 100).toFixed(0).padStart(4)}%  ${(met ? 'met' : 'NOT met').padEnd(10)} ${String(json?.rps ?? '-').padStart(14)}  ${String(page.cpuUsPerRequest ?? '-').padStart(15)} ${String(bare.cpuUsPerRequest ?? '-').padStart(5)} ${cpuShare === null ? '    -' : `${(cpuShare * 100).toFixed(0).padStart(4)}%`}  load ${loadavg()[0]!.toFixed(2)}${page.non2xx || page.errors ? ` (${page.non2xx} non-2xx, ${page.errors} errors)` : ''}`,
   );
 }
-writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, results }, null, 2));
+// Each owner page of the day rendered afresh, one at a time: a new address each time is never a kept page.
+const renderTimes: Record<string, { renders: number; p50: number; p95: number; max: number; bytes: number }> = {};
+if (renders > 0) {
+  console.log(`fresh renders, ${itemCount} items in the inbox, the day ${busyDay}:`);
+  for (const c of chosen.filter((x) => ['owner-today', 'owner-week', 'owner-day'].includes(x.name))) {
+    const times: number[] = [];
+    let bytes = 0;
+    for (let i = 0; i < renders; i++) {
+      const began = performance.now();
+      const r = await rawGet(`${c.url}&fresh=${i}-${Date.now()}`, c.headers);
+      times.push(performance.now() - began);
+      if (r.status !== 200) throw new Error(`${c.name} answered ${r.status}`);
+      bytes = r.bytes.length;
+    }
+    times.sort((a, b) => a - b);
+    const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]! * 10) / 10;
+    renderTimes[c.name] = { renders, p50: at(0.5), p95: at(0.95), max: at(1), bytes };
+    console.log(`${c.name.padEnd(20)} ${renders} renders: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, max ${at(1)} ms, ${bytes} bytes  ${at(0.95) < 50 ? 'met (< 50 ms)' : 'NOT met (50 ms)'}`);
+  }
+}
+writeFileSync(join(resultsDir, `pages-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ durationSec, connections, items: itemCount, renderTimes, results }, null, 2));
 const servicesExited = new Promise((resolve) => services.child.once('exit', resolve));
 services.child.kill('SIGTERM');
 baseline.child.kill('SIGTERM');
