@@ -136,14 +136,16 @@ for (let d = 0; openDays.length < 40; d++) {
   // The demo salon closes 24–26 December.
   if (OPEN_DAYS.has(day.weekday) && !(day.month === 12 && day.day >= 24 && day.day <= 26)) openDays.push(day);
 }
-/** The first open day ahead: the day Today and the week are read on. */
-const busyDay = openDays[0]!.toISODate()!;
+/** The day Today and the week are read on: the second open day ahead, one of bookings only (about 250; every fifth day gets the conversations). */
+const busyDay = openDays[1]!.toISODate()!;
 let made = 40;
 const fill = async (n: number): Promise<void> => {
   const i = made + n;
   const conversation = i % 5 === 0;
   const day = openDays[i % openDays.length]!;
-  const start = day.set({ hour: 14 + Math.floor((i % 12) / 4), minute: (i % 4) * 15 });
+  // Every afternoon quarter hour of every open day in turn (about 200 bookings a day, 17 at each start).
+  const slot = Math.floor(i / openDays.length) % 12;
+  const start = day.set({ hour: 14 + Math.floor(slot / 4), minute: (slot % 4) * 15 });
   const body = conversation
     ? { payload: { subject: `Question ${i}` }, contact: { name: `Customer ${i}` }, message: `Olá, queria saber se têm vaga na próxima semana para um corte e uma madeixa (pedido ${i}).` }
     : { payload: { serviceId: 'consultation', startTime: start.toISO() }, contact: { name: `Customer ${i}`, email: `c${i}@example.com` } };
