@@ -111,7 +111,7 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     await page.goto(`${t.baseUrl}/app/sign-in`);
     await page.getByLabel(/Owner key|Chave de dono/).fill(t.ownerKey);
     await page.getByRole('button', { name: /^(Sign in|Entrar)$/ }).click();
-    await page.waitForURL(/\/app\/inbox/);
+    await page.waitForURL(/\/app\/today/);
     const booked = await t.request('POST', '/v1/bookings', { body: { payload: { serviceId: 'haircut', startTime: '2026-12-04T11:00:00Z' }, contact: { name: 'Rui', email: 'rui@example.com' } } });
     expect(booked.status).toBe(201);
     // The live page follows the new request, and its title with it.

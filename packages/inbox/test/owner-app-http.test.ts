@@ -237,7 +237,8 @@ describe('owner app over HTTP', () => {
     const app = await signInToApp(t.baseUrl, t.ownerKey);
     await app.post(`/app/items/${booked.body.id}/reply`, { message: HOSTILE, internal: '1', idempotency_key: 'n1' });
     await app.post('/app/setup/keys', { name: `Key ${HOSTILE}`.slice(0, 100), preset: 'automation' });
-    for (const path of ['/app/inbox', `/app/items/${booked.body.id}`, '/app/setup/profile', '/app/setup/services', '/app/setup/products', '/app/setup/hours', '/app/setup/keys', '/app/setup/rules']) {
+    const closedWeek = '/app/calendar?view=week&date=2026-12-01';
+    for (const path of ['/app/inbox', '/app/today', '/app/today?date=2026-11-24', '/app/calendar?view=day&date=2026-11-24', '/app/calendar?view=week&date=2026-11-24', closedWeek, `/app/items/${booked.body.id}`, '/app/setup/profile', '/app/setup/services', '/app/setup/products', '/app/setup/hours', '/app/setup/keys', '/app/setup/rules']) {
       const page = await app.get(path);
       expect(page.status, path).toBe(200);
       expectNoInlineCode(page.text);
