@@ -286,5 +286,21 @@ describe("the owner's day", () => {
     const filtered = (await app.get('/app/inbox?lang=en&f=1&type=booking&open_only=1')).text;
     expect(filtered).toContain('<details class="filters-fold card" open=""><summary>Filters</summary>');
   });
+
+  it("asks for a date and time with the app's own words (the day in the business's language, 24-hour), not the browser's", async () => {
+    const id = await book(t, '2026-11-24T10:00:00Z', 'Ana Silva');
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const page = await app.get(`/app/items/${id}?lang=pt`);
+    expect(page.text).not.toContain('datetime-local');
+    expect(page.text).toContain('<option value="2026-11-24" selected="selected">terça-feira, 24 de novembro de 2026</option>');
+    expect(page.text).toMatch(/<select id="in-propose-startTime-time" name="in.startTime.time">.*<option value="10:00" selected="selected">10:00<\/option>/s);
+    expect(page.text).toContain('<option value="18:45">18:45</option>');
+    expect(page.text).not.toMatch(/\b(AM|PM)\b/);
+    const key = /name="idempotency_key" value="([^"]+)"><input type="hidden" name="event" value="propose">/.exec(page.text)?.[1];
+    const sent = await app.post(`/app/items/${id}/move`, { idempotency_key: key!, event: 'propose', expected_version: '1', 'in.startTime.date': '2026-11-25', 'in.startTime.time': '15:30', 'in.endTime.date': '' });
+    expect(sent.status, sent.text.slice(0, 300)).toBe(303);
+    const item = (await t.owner('GET', `/v1/owner/items/${id}`)).body;
+    expect(Date.parse(item.payload.proposal.startTime)).toBe(Date.parse('2026-11-25T15:30:00Z'));
+  });
 });
 

@@ -64,6 +64,8 @@ export const en = {
   } as Record<string, string>,
   item: {
     details: 'Details',
+    day: 'Day',
+    time: 'Time',
     moves: 'What you can do',
     noMoves: 'Nothing to do: this item is closed.',
     reason: 'Reason (optional, kept in the history)',

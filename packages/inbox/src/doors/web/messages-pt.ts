@@ -61,6 +61,8 @@ export const pt: Messages = {
     mark_spam: 'Marcar como spam', unspam: 'Não é spam', approve: 'Aprovar', reject: 'Rejeitar', refund: 'Dinheiro devolvido',
   },
   item: {
+    day: 'Dia',
+    time: 'Hora',
     details: 'Detalhes',
     moves: 'O que pode fazer',
     noMoves: 'Nada a fazer: este pedido está fechado.',

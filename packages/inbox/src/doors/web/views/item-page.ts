@@ -50,7 +50,7 @@ ${item.sandbox ? notice('warn', t.item.sandbox) : null}
   }</p></div>
 <div class="item-grid">
 <div>
-<section class="card" aria-labelledby="moves-title"><h2 id="moves-title">${t.item.moves}</h2><div data-live-region="moves">${free ? renderFullSlot(app, item, free, csrf) : null}${renderMoves(app, item, item.transitions, csrf, handover?.moves)}</div></section>
+<section class="card" aria-labelledby="moves-title"><h2 id="moves-title">${t.item.moves}</h2><div data-live-region="moves">${free ? renderFullSlot(app, item, free, csrf) : null}${renderMoves(app, item, item.transitions, csrf, handover?.moves, nowMs)}</div></section>
 <section class="card" aria-labelledby="details-title"><h2 id="details-title">${t.item.details}</h2><div data-live-region="details">${renderPayload(app, item)}</div></section>
 <section class="card" aria-labelledby="customer-title"><h2 id="customer-title">${t.item.customer}</h2>${renderCustomer(app, item)}</section>
 <section class="card" aria-labelledby="flags-title"><h2 id="flags-title">${t.item.flags}</h2>${renderFlags(app, item, csrf)}</section>

@@ -5,7 +5,8 @@
  */
 import { Problem, attr, html, type Html } from '@svc/shared';
 import type { AppCall } from '../app-kit.js';
-import { fromLocalInput, moneyInput, parseMoney, toLocalInput } from './format.js';
+import { DateTime } from 'luxon';
+import { formatDayLong, fromLocalInput, moneyInput, parseMoney, toLocalInput } from './format.js';
 import { postForm } from './layout.js';
 import type { ItemPayload } from './item-summary.js';
 
@@ -49,7 +50,7 @@ export interface ItemForMoves {
 }
 
 /** `words`: labels of moves that depend on the business (an order's steps, by how it is handed over). */
-export function renderMoves(app: AppCall, item: ItemForMoves, transitions: readonly Transition[], csrf: string, words: Readonly<Record<string, string>> = {}): Html {
+export function renderMoves(app: AppCall, item: ItemForMoves, transitions: readonly Transition[], csrf: string, words: Readonly<Record<string, string>> = {}, nowMs = Date.now()): Html {
   if (transitions.length === 0) return html`<p class="muted">${app.t.item.noMoves}</p>`;
   const action = `/app/items/${item.id}/move`;
   const simple: Html[] = [];
@@ -66,7 +67,7 @@ export function renderMoves(app: AppCall, item: ItemForMoves, transitions: reado
       simple.push(postForm(action, csrf, app.formKey(), html`${hidden}<button type="submit" class="primary">${label}</button>`));
       if (properties.length === 0) continue;
     }
-    const fields = properties.map(([name, property]) => renderField(app, item, transition.event, name, property, required.has(name)));
+    const fields = properties.map(([name, property]) => renderField(app, item, transition.event, name, property, required.has(name), nowMs));
     const reasonId = `reason-${event}`;
     const form = postForm(
       action,
@@ -81,7 +82,7 @@ export function renderMoves(app: AppCall, item: ItemForMoves, transitions: reado
   return html`<div class="actions">${simple}</div>${detailed}`;
 }
 
-function renderField(app: AppCall, item: ItemForMoves, event: string, name: string, property: JsonProperty, required: boolean): Html {
+function renderField(app: AppCall, item: ItemForMoves, event: string, name: string, property: JsonProperty, required: boolean, nowMs: number): Html {
   const id = `in-${event.replace(/\W/g, '-')}-${name}`;
   const label = app.t.fields[name] ?? name;
   const currency = String(item.payload.priceCurrency ?? app.profile.currency);
@@ -103,7 +104,7 @@ function renderField(app: AppCall, item: ItemForMoves, event: string, name: stri
   }
   if (property.format === 'date-time') {
     const current = name === 'startTime' ? toLocalInput(item.payload.startTime, app.profile.timeZone) : '';
-    return html`<label for="${id}">${label} <span class="muted small">(${app.profile.timeZone})</span></label><input type="datetime-local" id="${id}" name="in.${name}" value="${current}"${req}>`;
+    return dateTimeFields(app, id, `in.${name}`, label, current, required, nowMs);
   }
   if (property.enum) {
     return html`<label for="${id}">${label}</label><select id="${id}" name="in.${name}">${property.enum.map(
@@ -142,7 +143,9 @@ export function moveInputOf(app: AppCall, item: ItemForMoves, transition: Transi
       if (prices.length > 0) input.linePrices = prices;
       continue;
     }
-    const raw = form.get(`in.${name}`);
+    // A date and time comes as two selects (dateTimeFields), or whole (a one-step proposal's hidden field).
+    const day = property.format === 'date-time' ? form.get(`in.${name}.date`) : null;
+    const raw = day ? `${day}T${form.get(`in.${name}.time`) ?? ''}` : form.get(`in.${name}`);
     if (property.type === 'boolean') {
       if (raw === '1') input[name] = true;
       continue;
@@ -165,4 +168,37 @@ export function moveInputOf(app: AppCall, item: ItemForMoves, transition: Transi
     }
   }
   return Object.keys(input).length === 0 ? undefined : input;
+}
+
+/** How many days ahead a day can be picked in a form, and the times offered (06:00 to 23:45, every quarter hour; a current value outside them is kept). */
+const DAYS_OFFERED = 60;
+const QUARTERS = Array.from({ length: 72 }, (_, n) => n + 24).map((q) => `${String(Math.floor(q / 4)).padStart(2, '0')}:${String((q % 4) * 15).padStart(2, '0')}`);
+
+/**
+ * A date and time as two selects whose words the server writes (the day in the app's language, the
+ * time 24-hour, in the business's zone), not the browser's date-time input, which a browser draws in
+ * its own locale (AM/PM, month first). Read back by moveInputOf (`<name>.date`, `<name>.time`).
+ */
+function dateTimeFields(app: AppCall, id: string, name: string, label: string, current: string, required: boolean, nowMs: number): Html {
+  const zone = app.profile.timeZone;
+  const today = DateTime.fromMillis(nowMs, { zone }).startOf('day');
+  const [currentDate, currentTime] = current ? current.split('T') : ['', ''];
+  const days: { value: string; text: string }[] = [];
+  for (let d = 0; d < DAYS_OFFERED; d += 1) {
+    const day = today.plus({ days: d });
+    days.push({ value: day.toISODate() ?? '', text: formatDayLong(day.toMillis(), zone, app.lang) });
+  }
+  if (currentDate && !days.some((day) => day.value === currentDate)) {
+    const day = DateTime.fromISO(currentDate, { zone });
+    if (day.isValid) days.unshift({ value: currentDate, text: formatDayLong(day.toMillis(), zone, app.lang) });
+  }
+  const time = currentTime ? currentTime.slice(0, 5) : '';
+  const times = time && !QUARTERS.includes(time) ? [time, ...QUARTERS] : QUARTERS;
+  return html`<fieldset class="when"><legend>${label} <span class="muted small">(${zone})</span></legend><div class="row">
+<div><label for="${id}-date">${app.t.item.day}</label><select id="${id}-date" name="${name}.date"${attr('required', required ? 'required' : null)}>${
+    required ? null : html`<option value="">\u2014</option>`
+  }${days.map((day) => html`<option value="${day.value}"${attr('selected', day.value === currentDate ? 'selected' : null)}>${day.text}</option>`)}</select></div>
+<div><label for="${id}-time">${app.t.item.time}</label><select id="${id}-time" name="${name}.time">${times.map(
+    (value) => html`<option value="${value}"${attr('selected', value === (time || '10:00') ? 'selected' : null)}>${value}</option>`,
+  )}</select></div></div></fieldset>`;
 }
