@@ -302,5 +302,20 @@ describe("the owner's day", () => {
     const item = (await t.owner('GET', `/v1/owner/items/${id}`)).body;
     expect(Date.parse(item.payload.proposal.startTime)).toBe(Date.parse('2026-11-25T15:30:00Z'));
   });
+
+  it('lists at most 20 of what waits on Today and counts the rest', async () => {
+    for (let i = 0; i < 22; i++) {
+      const r = await t.request('POST', '/v1/messages', { body: { payload: { subject: `Q${i}` }, contact: { name: `Cliente ${i}` }, message: `Pergunta número ${i}` } });
+      expect(r.status).toBe(201);
+    }
+    const app = await signInToApp(t.baseUrl, t.ownerKey);
+    const today = (await app.get('/app/today?lang=en')).text;
+    expect(today).toContain('Needs you (22)');
+    expect([...today.matchAll(/<li class="flagged"/g)]).toHaveLength(20);
+    expect(today).toContain('And 2 more in the inbox.');
+    // Oldest first: the first asked waits longest.
+    expect(today.indexOf('Cliente 0<')).toBeLessThan(today.indexOf('Cliente 19<'));
+    expect(today).not.toContain('Cliente 21<');
+  });
 });
 

@@ -23,8 +23,10 @@ export interface DayData {
   bookings: ItemRecord[];
   /** Whether the span had more bookings than were read. */
   truncated: boolean;
-  /** What waits for the owner, oldest first (Today only). */
+  /** What waits for the owner, oldest first, the first NEEDS_YOU_SHOWN (Today only). */
   waiting: ItemRecord[];
+  /** How many items wait for the owner in all. */
+  waitingTotal: number;
   /** The first words of the customer's last message, per waiting conversation or quote request. */
   firstWords: Map<string, string>;
   services: Service[];
@@ -61,9 +63,10 @@ export function firstWordsOf(text: string, chars = FIRST_WORDS_CHARS): string {
 
 async function loadSpan(routes: AppRoutes, fromMs: number, toMs: number, withWaiting: boolean): Promise<DayData> {
   const store = routes.env.deps.store;
-  const [bookings, waiting, services, schedule] = await Promise.all([
+  const [bookings, waiting, waitingTotal, services, schedule] = await Promise.all([
     store.items.bookingsBetween(fromMs, toMs, MOST_BOOKINGS + 1),
-    withWaiting ? store.items.listAwaiting(AWAITING_OWNER, NEEDS_YOU_SHOWN + 200) : Promise.resolve([]),
+    withWaiting ? store.items.listAwaiting(AWAITING_OWNER, NEEDS_YOU_SHOWN) : Promise.resolve([]),
+    withWaiting ? store.items.countAwaiting(AWAITING_OWNER) : Promise.resolve(0),
     store.catalogue.listServices({ activeOnly: false, limit: 200 }),
     readSchedule(store),
   ]);
@@ -73,6 +76,7 @@ async function loadSpan(routes: AppRoutes, fromMs: number, toMs: number, withWai
     bookings: bookings.slice(0, MOST_BOOKINGS),
     truncated: bookings.length > MOST_BOOKINGS,
     waiting,
+    waitingTotal,
     firstWords,
     services,
     openingHours: schedule.openingHours,

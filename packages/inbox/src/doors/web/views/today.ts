@@ -70,7 +70,7 @@ ${isToday ? html`<span aria-current="date">${t.day.today}</span>` : html`<a href
     waiting.length === 0
       ? html`<p class="muted">${t.day.nothingWaits}</p>`
       : html`<ul class="items">${waiting.map((item) => needsRow(app, item, data.firstWords.get(item.id), nowMs))}</ul>${
-          data.waiting.length > NEEDS_YOU_SHOWN ? html`<p><a href="/app/inbox">${t.day.more(data.waiting.length - NEEDS_YOU_SHOWN)}</a></p>` : null
+          data.waitingTotal > waiting.length ? html`<p><a href="/app/inbox">${t.day.more(data.waitingTotal - waiting.length)}</a></p>` : null
         }`;
 
   const shown = data.bookings.filter((b) => (b.startAt ?? 0) < dayBounds(day).toMs);
@@ -83,7 +83,7 @@ ${isToday ? html`<span aria-current="date">${t.day.today}</span>` : html`<a href
 ${nav}
 <p class="muted">${hoursLine(t, day, data)}</p>
 <div class="today">
-<section class="card" aria-labelledby="needs-title"><h2 id="needs-title">${t.day.needsYou}${waiting.length ? ` (${data.waiting.length})` : ''}</h2>
+<section class="card" aria-labelledby="needs-title"><h2 id="needs-title">${t.day.needsYou}${waiting.length ? ` (${Math.max(data.waitingTotal, waiting.length)})` : ''}</h2>
 <div data-live-region="needs">${needs}</div></section>
 <section class="card" aria-labelledby="bookings-title"><h2 id="bookings-title">${t.day.bookings}</h2>
 <div data-live-region="agenda">${agenda}</div></section>
