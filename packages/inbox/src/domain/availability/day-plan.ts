@@ -8,7 +8,6 @@
  */
 import { DateTime } from 'luxon';
 import type { Closure, ItemRecord, OpeningHoursRange, Service } from '../types.js';
-import { isWithinOpeningHours } from './free-starts.js';
 
 /** States of a booking that hold places of its service. */
 export const HOLDS_PLACES: ReadonlySet<string> = new Set(['confirmed', 'completed', 'no_show']);
@@ -131,7 +130,3 @@ export function closureOn(day: DateTime, closures: readonly Closure[]): Closure 
   return closures.find((closure) => closure.startDate <= date && date <= closure.endDate) ?? null;
 }
 
-/** Whether the business is open for the whole of [startMs, endMs). */
-export function openDuring(startMs: number, endMs: number, timeZone: string, openingHours: readonly OpeningHoursRange[], closures: readonly Closure[]): boolean {
-  return isWithinOpeningHours(startMs, endMs, timeZone, openingHours, closures);
-}

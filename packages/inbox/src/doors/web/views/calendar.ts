@@ -6,7 +6,7 @@
  * region that scrolls sideways on a phone.
  */
 import { attr, html, type Html } from '@svc/shared';
-import type { DateTime } from 'luxon';
+import { DateTime } from 'luxon';
 import { HOLDS_PLACES, WAITING, dayBounds, laneLayout, openingOn, type Lane } from '../../../domain/availability/day-plan.js';
 import type { ItemRecord, Service } from '../../../domain/types.js';
 import type { AppCall } from '../app-kit.js';
@@ -79,8 +79,8 @@ export function renderCalendarDay(app: AppCall, day: DateTime, today: DateTime, 
   const minuteOf = (ms: number): number => {
     if (ms <= fromMs) return 0;
     if (ms >= toMs) return 24 * 60;
-    const local = day.set({}).plus({ milliseconds: ms - fromMs });
-    return local.hour * 60 + local.minute + (local.day !== day.day ? 24 * 60 : 0);
+    const local = DateTime.fromMillis(ms, { zone });
+    return local.hour * 60 + local.minute;
   };
   const rowsOf = new Map<string, { first: number; last: number }>();
   const gridded = data.bookings.map((booking) => {
