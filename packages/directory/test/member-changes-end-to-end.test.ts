@@ -16,7 +16,7 @@ import { TestClock, startDirectory, type TestDirectory } from './support/harness
 import { testDatabaseUrl } from '../../../test-support/test-database.js';
 import { signInToApp } from '../../inbox/test/support/owner-app.js';
 import { ACTIVITY_CHECK_EVERY_MS, CHANGE_JOB, scheduleNetworkRegistrations } from '../../inbox/src/networks/network-jobs.js';
-import { CHANGE_WINDOW_MS } from '../../inbox/src/networks/published-change.js';
+import { CHANGE_WINDOW_MS } from '../../inbox/src/domain/publishing/published-change.js';
 import { REREAD_AT_MOST_EVERY_MS, VERIFY_JOB } from '../src/domain/registration/instances.js';
 
 const FIVE_MINUTES = 5 * 60_000;

@@ -190,7 +190,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
       [DELAYED_RULE_JOB]: delayedRuleHandler(clock, receipts),
       [REGISTER_JOB]: registerHandler(networkCaller),
       [PING_JOB]: pingHandler(networkCaller),
-      // A change to what it publishes is a ping too, sooner (networks/published-change.ts).
+      // A change to what it publishes is a ping too, sooner (domain/publishing/published-change.ts).
       [CHANGE_JOB]: pingHandler(networkCaller),
       [LOG_CHECK_JOB]: logCheckHandler(networkCaller),
       [PUBLISH_JOB]: publishHandler(networkCaller),

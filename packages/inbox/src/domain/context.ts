@@ -1,12 +1,13 @@
 /** What every domain function gets: the store and the clock. Nothing else is global. */
 import type { InboxStore } from '../store/store.js';
 import { DEFAULT_PROFILE, businessProfileSchema, storedProfileDocument, type BusinessProfile } from './catalogue/profile.js';
-import { withDefaults, type Settings } from './settings/settings-document.js';
 import type { ReceiptSigning } from './receipts/signing-keys.js';
 import type { Clock, Closure, OpeningHoursRange } from './types.js';
 import type { IdentityKeys } from './identity/identity-keys.js';
 import { deepFreeze } from '@svc/shared';
 import { keptRead } from './kept-reads.js';
+
+export { loadSettings, readSettings } from './settings/settings-reads.js';
 
 export interface DomainContext {
   store: InboxStore;
@@ -42,14 +43,3 @@ export async function readSchedule(store: InboxStore): Promise<{ openingHours: r
   });
 }
 
-/** The settings with their defaults, for reading only (frozen, kept while unchanged): the moves' and guards' view. */
-export async function readSettings(store: InboxStore): Promise<Settings> {
-  return keptRead(store, 'settings', async () => (await loadSettings(store)).settings);
-}
-
-/** The settings, their stored document and version, fresh: for callers that write them back. */
-export async function loadSettings(store: InboxStore): Promise<{ settings: Settings; stored: Record<string, unknown>; version: number }> {
-  const stored = await store.settings.get();
-  const document = (stored?.document ?? {}) as Record<string, never>;
-  return { settings: withDefaults(document), stored: document, version: stored?.version ?? 0 };
-}

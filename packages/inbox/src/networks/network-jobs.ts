@@ -17,7 +17,7 @@
 import { canonicalJson, newId, PublicFetchError, sha256Hex, type JobRecord } from '@svc/shared';
 import { buildManifest } from '../doors/rest/manifest.js';
 import { loadSettings } from '../domain/context.js';
-import { CHANGE_JOB } from './published-change.js';
+import { CHANGE_JOB } from '../domain/publishing/published-change.js';
 import { wakePublisher } from '../domain/receipts/publication-queue.js';
 import type { InboxStore } from '../store/store.js';
 import type { NetworkStatusChange, PingSignatureState } from '../store/network-status-store.js';
@@ -27,7 +27,7 @@ import { REPORT_RETRY, retryDelayMs } from './retry-delay.js';
 import { getJson, inboxDomain, networkUrl, postSigned, problemOf, type NetworkCaller } from './signed-requests.js';
 
 export { inboxDomain, type NetworkReporting } from './signed-requests.js';
-export { CHANGE_JOB, announcePublishedChange } from './published-change.js';
+export { CHANGE_JOB, announcePublishedChange } from '../domain/publishing/published-change.js';
 
 export const REGISTER_JOB = 'network.register';
 export const PING_JOB = 'network.ping';

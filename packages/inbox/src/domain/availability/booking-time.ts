@@ -14,7 +14,6 @@
 import { Problem, type FieldProblem } from '@svc/shared';
 import { DateTime } from 'luxon';
 import { loadProfile, readSchedule, type DomainContext } from '../context.js';
-import { slotProblem } from '../items/guards.js';
 import type { Closure, OpeningHoursRange, Service } from '../types.js';
 import { MAX_WINDOW_DAYS } from './check-availability.js';
 import { computeFreeStarts, isWithinOpeningHours, localDateInZone, type FreeStart } from './free-starts.js';
@@ -171,4 +170,20 @@ export async function fullSlotOf(ctx: DomainContext, itemId: string): Promise<Fr
   if (taken?.code !== 'slot_taken') return null;
   const service = await ctx.store.catalogue.getService(item.serviceId);
   return service ? (await nextFreeAround(ctx, service, item.startAt, item.partySize ?? 1)).next_free : [];
+}
+
+/** Whether a booking of `partySize` fits among the service's confirmed (non-sandbox) bookings. */
+export async function slotProblem(
+  ctx: DomainContext,
+  serviceId: string,
+  startAt: number,
+  endAt: number,
+  partySize: number,
+  excludeItemId: string | null,
+): Promise<Problem | null> {
+  const service = await ctx.store.catalogue.getService(serviceId);
+  if (!service) return new Problem('guard_failed', 'The service no longer exists.');
+  const busy = await ctx.store.items.confirmedBookings(serviceId, startAt, endAt);
+  const taken = busy.filter((b) => b.itemId !== excludeItemId).reduce((sum, b) => sum + b.partySize, 0);
+  return taken + partySize <= service.capacity ? null : new Problem('slot_taken', 'That time is no longer free; check availability for another.');
 }

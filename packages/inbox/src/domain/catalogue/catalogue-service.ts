@@ -1,7 +1,7 @@
 /** Reading and changing the catalogue: profile, services, products, opening hours, closures. */
 import { Problem, invalidField, newId, problemFromZod } from '@svc/shared';
 import type { z } from 'zod';
-import { announcePublishedChange } from '../../networks/published-change.js';
+import { announcePublishedChange } from '../publishing/published-change.js';
 import { loadProfile, type DomainContext } from '../context.js';
 import { foldText } from '../text.js';
 import type { Closure, OpeningHoursRange, Product, Service } from '../types.js';

@@ -7,7 +7,7 @@
  * another feed brought, are never touched.
  */
 import { newId } from '@svc/shared';
-import { announcePublishedChange } from '../../networks/published-change.js';
+import { announcePublishedChange } from '../publishing/published-change.js';
 import { productSearchText } from '../catalogue/catalogue-service.js';
 import { loadProfile, type DomainContext } from '../context.js';
 import type { Product } from '../types.js';

@@ -7,7 +7,7 @@ import type { DomainContext } from '../context.js';
 import type { GuardId, TransitionRow } from '../machines/machine.js';
 import type { Settings } from '../settings/settings-document.js';
 import { parseInstant } from '../time.js';
-import { slotTakenWithNextFree } from '../availability/booking-time.js';
+import { slotProblem, slotTakenWithNextFree } from '../availability/booking-time.js';
 import type { ActorKind, ItemRecord } from '../types.js';
 import type { BookingPayload, OrderPayload, QuotePayload } from './payloads.js';
 
@@ -131,20 +131,4 @@ export async function checkGuards(snap: GuardSnapshot): Promise<Problem | null> 
     if (problem) return problem;
   }
   return null;
-}
-
-/** Whether a booking of `partySize` fits among the service's confirmed (non-sandbox) bookings. */
-export async function slotProblem(
-  ctx: DomainContext,
-  serviceId: string,
-  startAt: number,
-  endAt: number,
-  partySize: number,
-  excludeItemId: string | null,
-): Promise<Problem | null> {
-  const service = await ctx.store.catalogue.getService(serviceId);
-  if (!service) return failed('The service no longer exists.');
-  const busy = await ctx.store.items.confirmedBookings(serviceId, startAt, endAt);
-  const taken = busy.filter((b) => b.itemId !== excludeItemId).reduce((sum, b) => sum + b.partySize, 0);
-  return taken + partySize <= service.capacity ? null : new Problem('slot_taken', 'That time is no longer free; check availability for another.');
 }

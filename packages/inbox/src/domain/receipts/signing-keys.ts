@@ -7,7 +7,7 @@
  */
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { Problem, ed25519PrivateKey, ed25519PublicJwk, generateEd25519Key, isEd25519PrivateJwk, type Ed25519PrivateJwk, type Ed25519PublicJwk } from '@svc/shared';
-import { announcePublishedChange } from '../../networks/published-change.js';
+import { announcePublishedChange } from '../publishing/published-change.js';
 import type { InboxStore } from '../../store/store.js';
 import type { SigningKeyRecord } from '../../store/signing-key-store.js';
 import type { SecretBox } from '../secrets/secret-box.js';

@@ -6,7 +6,8 @@
  */
 import { loadProfile, type DomainContext } from '../context.js';
 import { isWithinOpeningHours } from '../availability/free-starts.js';
-import { isBusinessPriced, slotProblem } from '../items/guards.js';
+import { isBusinessPriced } from '../items/guards.js';
+import { slotProblem } from '../availability/booking-time.js';
 import type { BookingPayload, OrderPayload, QuotePayload } from '../items/payloads.js';
 import { ITEM_TYPES, type ItemRecord, type ItemType } from '../types.js';
 import type { RuleCondition, RuleFact } from './rule-schema.js';

@@ -10,29 +10,14 @@ import type { DateTime } from 'luxon';
 import { readSchedule } from '../../domain/context.js';
 import { dayBounds, parseLocalDate, todayIn, weekStart } from '../../domain/availability/day-plan.js';
 import { AWAITING_OWNER } from '../../domain/notifications/owner-notices.js';
-import type { Closure, ItemRecord, OpeningHoursRange, Service } from '../../domain/types.js';
 import type { AppCall } from './app-kit.js';
 import type { InboxStore } from '../../store/store.js';
 import type { AppRoutes } from './app-routes.js';
 import { notice, type PageFrame } from './views/layout.js';
+import type { DayData } from './views/day-data.js';
 import { renderCalendarDay, renderCalendarWeek } from './views/calendar.js';
 import { NEEDS_YOU_SHOWN, renderToday } from './views/today.js';
 
-export interface DayData {
-  /** Real bookings overlapping the span, by start. */
-  bookings: ItemRecord[];
-  /** Whether the span had more bookings than were read. */
-  truncated: boolean;
-  /** What waits for the owner, oldest first, the first NEEDS_YOU_SHOWN (Today only). */
-  waiting: ItemRecord[];
-  /** How many items wait for the owner in all. */
-  waitingTotal: number;
-  /** The first words of the customer's last message, per waiting conversation or quote request. */
-  firstWords: Map<string, string>;
-  services: Service[];
-  openingHours: readonly OpeningHoursRange[];
-  closures: readonly Closure[];
-}
 
 /** The most bookings one page reads (a day or a week); a span with more says so. */
 const MOST_BOOKINGS = 1500;

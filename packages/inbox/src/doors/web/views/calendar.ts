@@ -11,7 +11,7 @@ import { HOLDS_PLACES, WAITING, dayBounds, laneLayout, openingOn, type Lane } fr
 import type { ItemRecord, Service } from '../../../domain/types.js';
 import type { AppCall } from '../app-kit.js';
 import type { Messages } from '../messages-en.js';
-import type { DayData } from '../day-pages.js';
+import type { DayData } from './day-data.js';
 import { formatClock, formatDayLong, formatDayShort } from './format.js';
 import { stateLabel } from './item-summary.js';
 import type { PageFrame } from './layout.js';

@@ -13,7 +13,7 @@ import type { Messages } from '../messages-en.js';
 import { formatClock, formatDayLong, formatShort } from './format.js';
 import { stateLabel, typeLabel, whatOf, type ListedItem } from './item-summary.js';
 import type { PageFrame } from './layout.js';
-import type { DayData } from '../day-pages.js';
+import type { DayData } from './day-data.js';
 
 /** The most a page lists of what waits; the inbox has the rest. */
 export const NEEDS_YOU_SHOWN = 20;

@@ -1,12 +1,12 @@
 /**
  * A change to what this inbox publishes (its manifest: profile, hours, closures, services, products,
  * keys), told to every enabled network within CHANGE_WINDOW_MS (docs/directory.md "A member's change
- * seen in minutes"). The job itself is a ping (network-jobs.ts): the network sees the new manifest's
+ * seen in minutes"). The job itself is a ping (networks/network-jobs.ts): the network sees the new manifest's
  * hash and reads the manifest again.
  */
 import { newId } from '@svc/shared';
-import { readSettings } from '../domain/context.js';
-import type { InboxStore } from '../store/store.js';
+import { readSettings } from '../settings/settings-reads.js';
+import type { InboxStore } from '../../store/store.js';
 
 export const CHANGE_JOB = 'network.change';
 /** Changes within one such window are told as one (a burst of edits is one notice). */
