@@ -74,6 +74,11 @@ export interface ListingStore {
   upsert(listing: Omit<ListingRecord, 'seq'>): Promise<ListingRecord>;
   /** Bulk insert for seeding large data sets; returns how many were written. */
   insertMany(listings: Iterable<Omit<ListingRecord, 'seq'>>, batchSize?: number): Promise<number>;
+  /**
+   * The bulk load: the rows, pages and revisions `upsert` would store for each listing in turn, in
+   * large transactions of its own (or the caller's); a domain stored already is left as it is.
+   */
+  load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options?: { rowsPerTransaction?: number }): Promise<number>;
   byDomain(domain: string): Promise<ListingRecord | null>;
   /** The number of the listing's last write (any write: a ping, receipts, its document), without reading it; null when no listing has the domain. */
   revisionOf(domain: string): Promise<number | null>;
