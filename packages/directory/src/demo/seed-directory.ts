@@ -72,7 +72,7 @@ export async function seedDemoDirectory(store: DirectoryStore, count: number, no
     }
   }
   return store.transaction(async (tx) => {
-    const written = await tx.listings.insertMany(listings());
+    const written = await tx.listings.load(listings());
     for (const instance of instances) await tx.instances.put(instance);
     return written;
   });

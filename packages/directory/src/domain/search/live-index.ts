@@ -107,6 +107,36 @@ export class LiveIndex {
     this.#contentSeen = content;
   }
 
+  /** The listings written since `main` was built, with their current records (null: no longer stored). */
+  changes(): ReadonlyMap<number, ListingRecord | null> {
+    return this.#changed;
+  }
+
+  /** How many listings were written since `main` was built (the small index's share). */
+  get changedCount(): number {
+    return this.#changed.size;
+  }
+
+  /**
+   * This index in another hour's order without building it again (the hour's change): `main` is
+   * the big index given that order (SearchIndex.withOrder: the same listings re-laid, no text read);
+   * the listings written since it was built stay in the small index, laid out in the new order, so
+   * each takes its new place. Searches answer as an index built afresh with that order would.
+   * Call after `follow`, with nothing else following meanwhile.
+   */
+  carriedTo(main: SearchIndex): LiveIndex {
+    const next = new LiveIndex(main, this.builtRevision, this.#seen, this.#build);
+    next.#contentSeen = this.#contentSeen;
+    for (const [seq, record] of this.#changed) next.#changed.set(seq, record);
+    if (next.#changed.size > 0) {
+      const current: ListingRecord[] = [];
+      for (const record of next.#changed.values()) if (record) current.push(record);
+      next.#overlay = current.length > 0 ? next.#build(current, main.extendedOrder()) : null;
+      next.#exclusion = main.excluding(next.#changed.keys());
+    }
+    return next;
+  }
+
   notePing(seq: number, atMs: number): void {
     this.main.notePing(seq, atMs);
     this.#overlay?.notePing(seq, atMs);

@@ -29,6 +29,13 @@ export const RETRY_AFTER_SECONDS = 60;
  * node's cached answers within this time (docs/directory.md "Search nodes").
  */
 export const FOLLOW_EVERY_MS = 1_000;
+/**
+ * At the hour's change the kept index takes the new order in place while the listings written since
+ * it was built (searched in its small index) are at most this many; beyond, it is built again.
+ */
+export function carryLimit(size: number): number {
+  return Math.max(20_000, Math.floor(size / 50));
+}
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 
@@ -154,9 +161,11 @@ export class DirectorySearch {
     const rules = rulesByVersion(stored.rulesVersion) ?? rulesInForce(hourStart);
     const previous = this.#state;
     if (previous) await previous.index.follow(store.listings);
+    // The kept index takes the new order in place (listings written since it was built stay in its
+    // small index, each in its new place): no rebuild at the hour's change while they are few.
     const built =
-      previous && previous.contentStamp === stamp && !previous.index.changed
-        ? { index: this.#live(previous.index.main.withOrder(stored.order), previous.index.builtRevision, previous.index.seen), base: previous.base }
+      previous && previous.index.changedCount <= carryLimit(previous.index.size)
+        ? { index: previous.index.carriedTo(previous.index.main.withOrder(stored.order)), base: this.#carriedCounts(previous) }
         : await this.#buildIndex(stored.order, rules, revision);
     const counts = await this.#countWith(built.base);
     const day = shuffleDay(hourStart);
@@ -205,7 +214,7 @@ export class DirectorySearch {
     const store = this.#ctx.store.listings;
     const settings = { order, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed };
     const counted = (listing: ListingRecord): ListingRecord => {
-      if (listing.source !== 'member') counter.add(listing);
+      if (listing.source !== 'member') counter.keep(listing);
       return listing;
     };
     let index: SearchIndex;
@@ -228,6 +237,13 @@ export class DirectorySearch {
       });
     }
     return { index: this.#live(index, revision, revision), base: counter };
+  }
+
+  /** The counts of businesses that are not members, with each listing written since replaced by its current version. */
+  #carriedCounts(previous: HourState): DirectoryCounter {
+    const base = previous.base.copy(this.#ctx.clock.now(), true);
+    for (const [seq, record] of previous.index.changes()) base.replace(seq, record && record.source !== 'member' && isListed(record) ? record : null);
+    return base;
   }
 
   /**
