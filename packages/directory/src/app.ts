@@ -73,6 +73,8 @@ export interface DirectoryOptions {
   checks?: Partial<CheckSettings>;
   /** Run checks in the background (default: with runJobs). */
   runChecks?: boolean;
+  /** The hour changes in place (default); false builds the index again at the hour when a listing changed (bench/directory-hour.ts compares). */
+  hourInPlace?: boolean;
 }
 
 export interface Directory {
@@ -161,6 +163,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     cacheAnswers: options.cacheAnswers ?? process.env.DIRECTORY_ANSWER_CACHE !== 'off',
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
+    ...(options.hourInPlace !== undefined ? { hourInPlace: options.hourInPlace } : {}),
   });
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
