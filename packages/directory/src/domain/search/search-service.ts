@@ -31,11 +31,12 @@ export const RETRY_AFTER_SECONDS = 60;
 export const FOLLOW_EVERY_MS = 1_000;
 /**
  * At the hour's change the kept index takes the new order in place while the listings written since
- * it was built (searched in its small index) are at most this many; beyond, it is built again.
+ * it was built (searched in its small index) are at most this many; beyond, it is built again. The
+ * small index is built again at each read of the change feed that brings a content change, so its
+ * size is what each such read costs (a few tens of milliseconds at this size): it is kept small
+ * rather than in proportion to the directory.
  */
-export function carryLimit(size: number): number {
-  return Math.max(20_000, Math.floor(size / 50));
-}
+export const CARRY_AT_MOST = 10_000;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 
@@ -167,7 +168,7 @@ export class DirectorySearch {
     // The kept index takes the new order in place (listings written since it was built stay in its
     // small index, each in its new place): no rebuild at the hour's change while they are few.
     const built =
-      previous && previous.index.changedCount <= (this.#hourInPlace ? carryLimit(previous.index.size) : 0)
+      previous && previous.index.changedCount <= (this.#hourInPlace ? CARRY_AT_MOST : 0)
         ? { index: previous.index.carriedTo(previous.index.main.withOrder(stored.order)), base: this.#carriedCounts(previous) }
         : await this.#buildIndex(stored.order, rules, revision);
     const counts = await this.#countWith(built.base);

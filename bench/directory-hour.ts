@@ -1,0 +1,134 @@
+/**
+ * Search through the hour's change (issue 40): the index given the new order in place (listings
+ * written during the hour kept in the small live index) beside the rebuild it replaces (the whole
+ * index built again at the change whenever a listing's content changed: `hourInPlace: false`), in
+ * the same run, on the same stored listings.
+ *
+ *   npx tsx bench/directory-hour.ts [--size 100000] [--seconds 15] [--writes 1000] [--modes rebuild,in-place]
+ *                                   [--dir /tmp/directory-hour] [--database-url postgres://…]
+ *
+ * For each mode: a directory (in this process, every cache off, answers on the server's thread)
+ * builds its index at hour H; searches of the query mix run one after another for --seconds (the
+ * hour before); --writes listings are renamed (a content change each); the clock moves to H + 1 and
+ * the same searches run for --seconds again, the first of them meeting the hour's change (the
+ * order computed and stored, its signed statement, and the index given it or built again; the
+ * search deadline is lifted, so the change is timed rather than answered 503 after 10 s). Each
+ * window's p50 / p99 / max are the latencies of the searches in it; `change` is the first search's.
+ * Listings are stored once under --dir (SQLite) or in a database `bench_hour_<size>` (PostgreSQL)
+ * with the bulk load. Writes bench/results/directory-hour-<time>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { storageTarget } from '@svc/shared';
+import { generateListings } from '../packages/directory/src/demo/listing-generator.js';
+import { taxonomyCategoryPicker } from '../packages/directory/src/demo/seed-directory.js';
+import { buildDirectory, listingPageRenderer } from '../packages/directory/src/app.js';
+import { openDirectoryStore } from '../packages/directory/src/store/kysely/kysely-directory-store.js';
+import { TestClock } from '../test-support/http-client.js';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
+const size = Number(args.get('size') ?? 100_000);
+const seconds = Number(args.get('seconds') ?? 15);
+const writes = Number(args.get('writes') ?? 1_000);
+const modes = (args.get('modes') ?? 'rebuild,in-place').split(',') as ('rebuild' | 'in-place')[];
+const dir = join(args.get('dir') ?? '/tmp/directory-hour', String(size));
+const postgresUrl = args.get('database-url') ?? null;
+const BASE = 'http://127.0.0.1';
+const START = Date.parse('2026-12-08T12:10:00Z');
+const HOUR = 3_600_000;
+const MIX = [
+  '/v1/businesses',
+  '/v1/businesses?q=coffee',
+  '/v1/businesses?near=40.7128,-74.0060&radius_km=10',
+  '/v1/businesses?category=restaurant',
+  '/v1/businesses?open_now=true',
+  '/v1/businesses?category=hair-beauty&language=en&open_now=true',
+  '/v1/businesses?near=38.7223,-9.1393&radius_km=50&order=nearest',
+];
+const load = () => Math.round(loadavg()[0]! * 100) / 100;
+
+async function databaseUrl(): Promise<string | null> {
+  if (!postgresUrl) return null;
+  const name = `bench_hour_${size}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  try {
+    if ((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+mkdirSync(dir, { recursive: true });
+const url = await databaseUrl();
+const listings = [...generateListings({ count: size, seed: 42, nowMs: START, placeCategoryOf: taxonomyCategoryPicker() })];
+{
+  const store = await openDirectoryStore(storageTarget(url, join(dir, 'directory.sqlite'), '--database-url'), { pages: listingPageRenderer(BASE) });
+  const have = await store.listings.countAll();
+  if (have === 0) {
+    const t0 = performance.now();
+    await store.listings.load(listings);
+    console.log(`stored ${size} listings in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  } else if (have < size) throw new Error(`${dir} holds ${have} listings; remove it`);
+  await store.close();
+}
+
+function summary(latencies: number[]) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0) * 100) / 100;
+  return { searches: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1) };
+}
+
+const results: Record<string, unknown>[] = [];
+let hour = 0;
+for (const mode of modes) {
+  // Each mode on hours of its own (their orders are computed afresh, not read from the other's).
+  const clock = new TestClock(START + hour * HOUR);
+  const built = performance.now();
+  const directory = await buildDirectory({ dataDir: dir, databaseUrl: url, baseUrl: BASE, clock, logLevel: 'silent', runJobs: false, hourlyTimer: false, cacheAnswers: false, answerWorkers: 0, rateLimit: 0, searchDeadlineMs: 600_000, hourInPlace: mode === 'in-place' });
+  await directory.pagesReady;
+  const get = async (path: string): Promise<number> => {
+    const t = performance.now();
+    const response = await directory.http.inject({ method: 'GET', url: path });
+    if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode} ${response.body.slice(0, 200)}`);
+    return performance.now() - t;
+  };
+  const readySec = Math.round((performance.now() - built + (await get(MIX[0]!))) / 100) / 10;
+  const window = async () => {
+    const latencies: number[] = [];
+    const end = performance.now() + seconds * 1000;
+    for (let i = 0; performance.now() < end || latencies.length === 0; i++) latencies.push(await get(MIX[i % MIX.length]!));
+    return latencies;
+  };
+  const loadBefore = load();
+  const before = summary(await window());
+  // Content changes during the hour: renamed listings (new ones each mode, so each hour has changes).
+  clock.advance(20 * 60_000);
+  const renamed = listings.slice(hour * writes, (hour + 1) * writes);
+  const w0 = performance.now();
+  for (const listing of renamed) await directory.store.listings.upsert({ ...listing, name: `${listing.name} ${mode}`, updatedAt: clock.now() });
+  const writeSec = Math.round((performance.now() - w0) / 100) / 10;
+  // The first search after the writes reads them from the change feed and builds the small index.
+  const followMs = Math.round((await get(MIX[0]!)) * 10) / 10;
+  clock.advance(HOUR);
+  const through = await window();
+  const change = Math.round(through[0]! * 10) / 10;
+  const after = summary(through);
+  const state = directory.search.peek();
+  const result = { mode, size, writes, readySec, writeSec, followMs, before, changeMs: change, through: after, changedInSmallIndex: state?.index.changedCount ?? null, rssMb: Math.round(process.memoryUsage().rss / 1e6), loadBefore, loadAfter: load() };
+  console.log(JSON.stringify(result));
+  results.push(result);
+  await directory.close();
+  hour += 2;
+}
+const at = new Date().toISOString();
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+const out = new URL(`./results/directory-hour-${at.replace(/[:.]/g, '-')}.json`, import.meta.url);
+writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', size, seconds, writes, results }, null, 2)}\n`);
+console.log(`written ${out.pathname}`);
