@@ -33,10 +33,10 @@ export const FOLLOW_EVERY_MS = 1_000;
  * At the hour's change the kept index takes the new order in place while the listings written since
  * it was built (searched in its small index) are at most this many; beyond, it is built again. The
  * small index is built again at each read of the change feed that brings a content change, so its
- * size is what each such read costs (a few tens of milliseconds at this size): it is kept small
- * rather than in proportion to the directory.
+ * size is what each such read costs (~130 ms for 1,000 listings, bench/directory-hour.ts `followMs`):
+ * it is kept small rather than in proportion to the directory.
  */
-export const CARRY_AT_MOST = 10_000;
+export const CARRY_AT_MOST = 5_000;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 
