@@ -157,9 +157,14 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     await page.goto(`${t.baseUrl}/app/setup/keys`);
     await page.getByLabel('Name', { exact: true }).fill('Calendar bridge');
     await page.getByLabel('What it may do').selectOption('calendar_sync');
+    // Its expiry: a day and a 24-hour time the server words, in the business's zone (Lisbon, UTC in winter).
+    await page.getByLabel('Day').selectOption('2026-12-31');
+    await page.getByLabel('Time').selectOption('23:45');
     await page.getByRole('button', { name: 'Make the key' }).click();
     const shown = await page.locator('.secret output').textContent();
     expect(shown).toMatch(/^svc_own_[A-Za-z0-9_-]{20,}$/);
+    const made = (await t.owner('GET', '/v1/owner/api-keys')).body.items.find((key: any) => key.name === 'Calendar bridge');
+    expect(Date.parse(made.expires_at)).toBe(Date.parse('2026-12-31T23:45:00Z'));
     await expectAccessible(page, 'keys (made)');
     await screenshot(page, 'owner-keys');
     // It works, until revoked.
@@ -178,6 +183,9 @@ if (!CHROMIUM && REQUIRE_BROWSER) {
     expect(await page.locator('.secret output').textContent()).toMatch(/^whsec_/);
     const listed = await t.owner('GET', '/v1/owner/webhooks');
     expect(listed.body.items.map((w: any) => w.url)).toEqual(['https://hooks.example.com/inbox']);
+    // Open, so the replay's day and time are checked too.
+    await page.getByText('Deliveries (0)').click();
+    expect(await page.getByRole('group', { name: /Send what it missed since/ }).getByLabel('Day').isVisible()).toBe(true);
     await expectAccessible(page, 'webhooks');
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.waitForURL(/done=saved/);

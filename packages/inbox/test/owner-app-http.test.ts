@@ -15,6 +15,7 @@ import { createOwnerKey } from '../src/domain/access/api-keys.js';
 import { seedDemoBusiness } from '../src/demo/seed-demo.js';
 import { haircutAt, startInbox, TestClock, type TestInbox } from './support/harness.js';
 import { makeKey } from './support/integration-keys.js';
+import { startWebhookInbox } from './support/webhooks-inbox.js';
 import { expectNoInlineCode, formBody, openSignInForm, setCookies, signInToApp } from './support/owner-app.js';
 
 const HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>';
@@ -272,6 +273,94 @@ describe('owner app served over https', () => {
       await inbox.close();
       rmSync(dataDir, { recursive: true, force: true });
       await dropTestDatabase('inbox', dataDir);
+    }
+  });
+});
+
+describe("the setup pages' dates and times, worded by the server and read in the business's zone", () => {
+  const HOUR_MS = 3_600_000;
+  const idempotencyKeyOf = (page: string, action: string) => new RegExp(`action="${action}"><input type="hidden" name="csrf" value="[^"]+"><input type="hidden" name="idempotency_key" value="([^"]+)">`).exec(page)?.[1];
+
+  it("sets a new key's expiry from a day and a 24-hour time in the business's zone, or none; refuses a day that is none", async () => {
+    // Monday 23 November 2026 in Lisbon (UTC in winter, UTC+1 from the end of March).
+    const t = await startInbox({ clock: new TestClock('2026-11-23T10:00:00Z') });
+    try {
+      const app = await signInToApp(t.baseUrl, t.ownerKey);
+      const page = (await app.get('/app/setup/keys?lang=pt')).text;
+      expect(page).not.toContain('datetime-local');
+      expect(page).toMatch(/<legend>Expira \(opcional\) <span class="muted small">\(Europe\/Lisbon\)<\/span><\/legend>/);
+      expect(page).toContain('<select id="k-expires-date" name="expires.date"><option value="">\u2014</option><option value="2026-11-23">segunda-feira, 23 de novembro de 2026</option>');
+      expect(page).toContain('<option value="2027-11-24">');
+      expect(page).not.toContain('<option value="2027-11-25">');
+      expect(page).toContain('<label for="k-expires-time">Hora</label>');
+      expect(page).not.toMatch(/\b(AM|PM)\b/);
+
+      const made = await app.post('/app/setup/keys', { idempotency_key: idempotencyKeyOf(page, '/app/setup/keys')!, name: 'Summer sync', preset: 'read_only', 'expires.date': '2027-07-01', 'expires.time': '09:30' });
+      expect(made.status, made.text.slice(0, 300)).toBe(200);
+      const none = await app.post('/app/setup/keys', { name: 'Forever sync', preset: 'read_only', 'expires.date': '', 'expires.time': '00:00' });
+      expect(none.status).toBe(200);
+      for (const [date, time] of [['2027-02-30', '10:00'], ['2027-07-01', '25:00'], ['soon', '10:00']] as const) {
+        const refused = await app.post('/app/setup/keys?lang=en', { name: 'Bad sync', preset: 'read_only', 'expires.date': date, 'expires.time': time });
+        expect(refused.status, `${date} ${time}`).toBe(422);
+        expect(refused.text).toContain(`Expires (optional): &quot;${date}T${time}&quot; is not a date and time.`);
+      }
+      const keys = (await t.owner('GET', '/v1/owner/api-keys')).body.items as { name: string; expires_at: string | null }[];
+      // 09:30 in Lisbon on 1 July is 08:30 UTC (summer time).
+      expect(Date.parse(keys.find((k) => k.name === 'Summer sync')!.expires_at!)).toBe(Date.parse('2027-07-01T08:30:00Z'));
+      expect(keys.find((k) => k.name === 'Forever sync')!.expires_at).toBeNull();
+      expect(keys.map((k) => k.name)).not.toContain('Bad sync');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("replays what an endpoint missed since a day and time in the business's zone, within the 30 days deliveries are kept; refuses none or a bad one", async () => {
+    // Saturday 24 October 2026, 21:30 UTC: 22:30 in Lisbon, the last evening of summer time (UTC+1).
+    const t = await startWebhookInbox({ clock: new TestClock('2026-10-24T21:30:00Z') });
+    try {
+      const conversation = async (message: string) => {
+        const r = await t.request('POST', '/v1/messages', { body: { message, contact: { name: 'Ana', email: 'ana@example.com' } } });
+        expect(r.status).toBe(201);
+        return r.body.id as string;
+      };
+      const before = await conversation('before'); // 22:30 in Lisbon
+      t.clock.advance(HOUR_MS);
+      const after = await conversation('after'); // 23:30 in Lisbon, still 22:30 UTC
+      t.clock.advance(8 * 24 * HOUR_MS);
+      const later = await conversation('later');
+      t.clock.set('2026-11-23T10:00:00Z');
+      const endpoint = await t.owner('POST', '/v1/owner/webhooks', { body: { url: 'http://127.0.0.1:9/hook' } });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+      const id = endpoint.body.id as string;
+
+      const app = await signInToApp(t.baseUrl, t.ownerKey);
+      const page = (await app.get('/app/setup/webhooks?lang=en')).text;
+      expect(page).not.toContain('datetime-local');
+      expect(page).toContain(`<select id="since-${id}-date" name="since.date" required="required"><option value="2026-10-24">Saturday, 24 October 2026</option>`);
+      expect(page).not.toContain('<option value="2026-10-23">');
+      // Yesterday at this hour, unless another time is picked.
+      expect(page).toContain('<option value="2026-11-22" selected="selected">');
+      expect(page).toContain('<option value="10:00" selected="selected">10:00</option>');
+      expect(page).toContain('<option value="00:15">00:15</option>');
+
+      for (const [date, time, said] of [['', '10:00', 'Send what it missed since: choose a day.'], ['2026-10-24', '24:30', 'is not a date and time']] as const) {
+        const refused = await app.post('/app/setup/webhooks/replay-missing?lang=en', { id, 'since.date': date, 'since.time': time });
+        expect(refused.status, `${date} ${time}`).toBe(422);
+        expect(refused.text).toContain(said);
+      }
+      expect((await t.owner('GET', `/v1/owner/webhooks/${id}/deliveries`)).body.items).toHaveLength(0);
+
+      const sent = await app.post('/app/setup/webhooks/replay-missing?lang=en', { idempotency_key: idempotencyKeyOf(page, '/app/setup/webhooks/replay-missing')!, id, 'since.date': '2026-10-24', 'since.time': '23:00' });
+      expect(sent.status, sent.text.slice(0, 300)).toBe(200);
+      const deliveries = (await t.owner('GET', `/v1/owner/webhooks/${id}/deliveries`)).body.items as { item_id: string | null }[];
+      expect(sent.text).toContain(`Queued. (${deliveries.length})`);
+      // 23:00 in Lisbon that evening was 22:00 UTC: the conversation of 22:30 UTC is replayed, the one of 21:30 is not.
+      const items = new Set(deliveries.map((d) => d.item_id));
+      expect(items.has(after)).toBe(true);
+      expect(items.has(later)).toBe(true);
+      expect(items.has(before)).toBe(false);
+    } finally {
+      await t.close();
     }
   });
 });

@@ -66,6 +66,8 @@ export const en = {
     details: 'Details',
     day: 'Day',
     time: 'Time',
+    notWhen: 'is not a date and time',
+    noDay: 'choose a day',
     moves: 'What you can do',
     noMoves: 'Nothing to do: this item is closed.',
     reason: 'Reason (optional, kept in the history)',

@@ -63,6 +63,8 @@ export const pt: Messages = {
   item: {
     day: 'Dia',
     time: 'Hora',
+    notWhen: 'não é uma data e hora',
+    noDay: 'escolha um dia',
     details: 'Detalhes',
     moves: 'O que pode fazer',
     noMoves: 'Nada a fazer: este pedido está fechado.',

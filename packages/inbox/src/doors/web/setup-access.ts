@@ -7,10 +7,15 @@ import { html, safeHref, type Html } from '@svc/shared';
 import type { AppCall } from './app-kit.js';
 import type { AppRoutes } from './app-routes.js';
 import { KEPT_UNTIL_ANY_WRITE, asPage, numberOf, setupPage, textOf, type SetupRenderer } from './setup-kit.js';
-import { formatInstant, fromLocalInput } from './views/format.js';
+import { ALL_QUARTERS, dateTimeFields, dateTimeOf, requiredDateTimeOf } from './views/date-time-fields.js';
+import { formatInstant, toLocalInput } from './views/format.js';
 import { notice, postForm } from './views/layout.js';
 
 const PRESETS = ['automation', 'shop_sync', 'calendar_sync', 'read_only'] as const;
+/** A new key's expiry is picked from today to a year ahead (or none). */
+const EXPIRY_DAYS = 366;
+/** How far back an endpoint's missed events can be sent again: deliveries are kept 30 days (app.ts DELIVERY_RETENTION_MS), so older events cannot be told apart from missed ones. */
+const REPLAY_DAYS = 30;
 
 interface KeyView {
   id: string;
@@ -35,7 +40,8 @@ function shownOnce(label: string, value: string, copy: string): Html {
   return html`<div class="secret" role="status"><strong>${label}</strong><output data-copy-source>${value}</output><button type="button" data-copy hidden>${copy}</button></div>`;
 }
 
-const renderKeys: SetupRenderer = async (app, problem, shown) => {
+/** `now`: the clock, for the days an expiry is picked from. */
+const keysPage = (now: () => number): SetupRenderer => async (app, problem, shown) => {
   const { items } = await app.call<{ items: KeyView[] }>('list_api_keys', { limit: 100 });
   const t = app.t.keys;
   const rows = items.map(
@@ -53,7 +59,8 @@ const renderKeys: SetupRenderer = async (app, problem, shown) => {
     app.formKey(),
     html`<div class="row"><div><label for="k-name">${t.name}</label><input type="text" id="k-name" name="name" required maxlength="100"></div>
 <div><label for="k-preset">${t.preset}</label><select id="k-preset" name="preset">${PRESETS.map((preset) => html`<option value="${preset}">${t.presets[preset]}</option>`)}</select></div>
-<div><label for="k-expires">${t.expires}</label><input type="datetime-local" id="k-expires" name="expires"></div></div>
+</div>
+${dateTimeFields(app, 'k-expires', 'expires', t.expires, '', false, { nowMs: now(), lastDay: EXPIRY_DAYS, times: ALL_QUARTERS, defaultTime: '00:00' })}
 <div class="actions"><button type="submit" class="primary">${t.create}</button></div>`,
   );
   const body = html`<p>${t.intro}</p>${shown ?? null}<section class="card" aria-labelledby="new-key"><h2 id="new-key">${t.create}</h2>${create}</section>
@@ -82,10 +89,13 @@ interface Delivery {
   created_at: string;
 }
 
-const renderWebhooks: SetupRenderer = async (app, problem, shown) => {
+/** `now`: the clock, for the days a replay is picked from. */
+const webhooksPage = (now: () => number): SetupRenderer => async (app, problem, shown) => {
   const { items } = await app.call<{ items: Endpoint[] }>('list_webhooks');
   const t = app.t.webhooks;
   const csrf = app.session.csrfToken;
+  // What an endpoint missed is replayed from yesterday at this hour unless the owner picks another time.
+  const sinceDefault = `${toLocalInput(new Date(now() - 86_400_000).toISOString(), app.profile.timeZone).slice(0, 14)}00`;
   const endpoints = await Promise.all(
     items.map(async (endpoint) => {
       const { items: deliveries } = await app.call<{ items: Delivery[] }>('list_webhook_deliveries', { id: endpoint.id, limit: 10 });
@@ -105,7 +115,7 @@ ${postForm('/app/setup/webhooks/delete', csrf, app.formKey(), html`${hidden}<but
 </div>
 <details><summary>${t.deliveries} (${deliveries.length})</summary>
 <div class="table-wrap"><table><thead><tr><th scope="col">Event</th><th scope="col">${t.status}</th><th scope="col">${t.attempts}</th><th scope="col">${t.code}</th><th scope="col"></th><th scope="col"></th></tr></thead><tbody>${deliveryRows}</tbody></table></div>
-${postForm('/app/setup/webhooks/replay-missing', csrf, app.formKey(), html`${hidden}<label for="since-${endpoint.id}">${t.replayMissing}</label><div class="row"><div><input type="datetime-local" id="since-${endpoint.id}" name="since" required></div><div><button type="submit">${t.replay}</button></div></div>`)}
+${postForm('/app/setup/webhooks/replay-missing', csrf, app.formKey(), html`${hidden}${dateTimeFields(app, `since-${endpoint.id}`, 'since', t.replayMissing, sinceDefault, true, { nowMs: now(), firstDay: -REPLAY_DAYS, lastDay: 0, times: ALL_QUARTERS })}<div class="actions"><button type="submit">${t.replay}</button></div>`)}
 </details></section>`;
     }),
   );
@@ -217,16 +227,19 @@ ${postForm('/app/setup/feeds/remove', csrf, app.formKey(), html`<input type="hid
 };
 
 export function installAccessPages(routes: AppRoutes): void {
+  const now = () => routes.env.deps.clock.now();
+  const renderKeys = keysPage(now);
+  const renderWebhooks = webhooksPage(now);
   const key = (form: URLSearchParams) => form.get('idempotency_key');
   routes.page('/app/setup/keys', asPage(renderKeys), KEPT_UNTIL_ANY_WRITE);
   routes.action(
     '/app/setup/keys',
     async (app, form) => {
-      const expires = textOf(form, 'expires');
+      const expires = dateTimeOf(app, form, 'expires', app.t.keys.expires);
       const made = await app.call<{ key: string }>('create_api_key', {
         name: textOf(form, 'name') ?? '',
         preset: textOf(form, 'preset') ?? '',
-        expires_at: expires === null ? undefined : (fromLocalInput(expires, app.profile.timeZone) ?? expires),
+        expires_at: expires ?? undefined,
         idempotency_key: key(form),
       });
       // The key is in this answer only: the page is rendered here, never behind a redirect.
@@ -297,10 +310,10 @@ export function installAccessPages(routes: AppRoutes): void {
   routes.action(
     '/app/setup/webhooks/replay-missing',
     async (app, form) => {
-      const since = textOf(form, 'since');
+      const since = requiredDateTimeOf(app, form, 'since', app.t.webhooks.replayMissing);
       const answer = await app.call<{ queued: number }>('replay_missing_webhook_deliveries', {
         id: textOf(form, 'id') ?? '',
-        since: since === null ? '' : (fromLocalInput(since, app.profile.timeZone) ?? since),
+        since,
         idempotency_key: key(form),
       });
       return renderWebhooks(app, notice('ok', `${app.t.webhooks.queued} (${answer.queued})`));

@@ -5,8 +5,8 @@
  */
 import { Problem, attr, html, type Html } from '@svc/shared';
 import type { AppCall } from '../app-kit.js';
-import { DateTime } from 'luxon';
-import { formatDayLong, fromLocalInput, moneyInput, parseMoney, toLocalInput } from './format.js';
+import { dateTimeFields, localDateTimeOf, notDateTime } from './date-time-fields.js';
+import { fromLocalInput, moneyInput, parseMoney, toLocalInput } from './format.js';
 import { postForm } from './layout.js';
 import type { ItemPayload } from './item-summary.js';
 
@@ -104,7 +104,7 @@ function renderField(app: AppCall, item: ItemForMoves, event: string, name: stri
   }
   if (property.format === 'date-time') {
     const current = name === 'startTime' ? toLocalInput(item.payload.startTime, app.profile.timeZone) : '';
-    return dateTimeFields(app, id, `in.${name}`, label, current, required, nowMs);
+    return dateTimeFields(app, id, `in.${name}`, label, current, required, { nowMs });
   }
   if (property.enum) {
     return html`<label for="${id}">${label}</label><select id="${id}" name="in.${name}">${property.enum.map(
@@ -144,8 +144,7 @@ export function moveInputOf(app: AppCall, item: ItemForMoves, transition: Transi
       continue;
     }
     // A date and time comes as two selects (dateTimeFields), or whole (a one-step proposal's hidden field).
-    const day = property.format === 'date-time' ? form.get(`in.${name}.date`) : null;
-    const raw = day ? `${day}T${form.get(`in.${name}.time`) ?? ''}` : form.get(`in.${name}`);
+    const raw = (property.format === 'date-time' ? localDateTimeOf(form, `in.${name}`) : null) ?? form.get(`in.${name}`);
     if (property.type === 'boolean') {
       if (raw === '1') input[name] = true;
       continue;
@@ -157,7 +156,7 @@ export function moveInputOf(app: AppCall, item: ItemForMoves, transition: Transi
       input[name] = minor;
     } else if (property.format === 'date-time') {
       const iso = fromLocalInput(raw, app.profile.timeZone);
-      if (iso === null) refuse(name, `"${raw}" is not a date and time.`);
+      if (iso === null) throw notDateTime(app, `input.${name}`, app.t.fields[name] ?? name, raw);
       input[name] = iso;
     } else if (property.type === 'integer' || property.type === 'number') {
       const value = Number(raw);
@@ -168,37 +167,4 @@ export function moveInputOf(app: AppCall, item: ItemForMoves, transition: Transi
     }
   }
   return Object.keys(input).length === 0 ? undefined : input;
-}
-
-/** How many days ahead a day can be picked in a form, and the times offered (06:00 to 23:45, every quarter hour; a current value outside them is kept). */
-const DAYS_OFFERED = 60;
-const QUARTERS = Array.from({ length: 72 }, (_, n) => n + 24).map((q) => `${String(Math.floor(q / 4)).padStart(2, '0')}:${String((q % 4) * 15).padStart(2, '0')}`);
-
-/**
- * A date and time as two selects whose words the server writes (the day in the app's language, the
- * time 24-hour, in the business's zone), not the browser's date-time input, which a browser draws in
- * its own locale (AM/PM, month first). Read back by moveInputOf (`<name>.date`, `<name>.time`).
- */
-function dateTimeFields(app: AppCall, id: string, name: string, label: string, current: string, required: boolean, nowMs: number): Html {
-  const zone = app.profile.timeZone;
-  const today = DateTime.fromMillis(nowMs, { zone }).startOf('day');
-  const [currentDate, currentTime] = current ? current.split('T') : ['', ''];
-  const days: { value: string; text: string }[] = [];
-  for (let d = 0; d < DAYS_OFFERED; d += 1) {
-    const day = today.plus({ days: d });
-    days.push({ value: day.toISODate() ?? '', text: formatDayLong(day.toMillis(), zone, app.lang) });
-  }
-  if (currentDate && !days.some((day) => day.value === currentDate)) {
-    const day = DateTime.fromISO(currentDate, { zone });
-    if (day.isValid) days.unshift({ value: currentDate, text: formatDayLong(day.toMillis(), zone, app.lang) });
-  }
-  const time = currentTime ? currentTime.slice(0, 5) : '';
-  const times = time && !QUARTERS.includes(time) ? [time, ...QUARTERS] : QUARTERS;
-  return html`<fieldset class="when"><legend>${label} <span class="muted small">(${zone})</span></legend><div class="row">
-<div><label for="${id}-date">${app.t.item.day}</label><select id="${id}-date" name="${name}.date"${attr('required', required ? 'required' : null)}>${
-    required ? null : html`<option value="">\u2014</option>`
-  }${days.map((day) => html`<option value="${day.value}"${attr('selected', day.value === currentDate ? 'selected' : null)}>${day.text}</option>`)}</select></div>
-<div><label for="${id}-time">${app.t.item.time}</label><select id="${id}-time" name="${name}.time">${times.map(
-    (value) => html`<option value="${value}"${attr('selected', value === (time || '10:00') ? 'selected' : null)}>${value}</option>`,
-  )}</select></div></div></fieldset>`;
 }
