@@ -269,10 +269,18 @@ describe("the owner's day", () => {
     expect(await buttons('pt')).toEqual(expect.arrayContaining(['Pronta para levantar', 'Levantada']));
     await ownerMove(t, id, 'start_fulfilment');
     expect((await app.get(`/app/items/${id}?lang=en`)).text).toContain('<span class="badge accent">Ready for collection</span>');
+    // The inbox list words the order's state the same way, and its state filter too.
+    const listed = (lang: string) => app.get(`/app/inbox?lang=${lang}&f=1&type=order&state=fulfilling`).then((r) => r.text);
+    expect(await listed('en')).toContain('<span class="badge accent">Ready for collection</span>');
+    expect(await listed('en')).toContain('<option value="fulfilling" selected="selected">Ready for collection</option>');
+    expect(await listed('en')).not.toContain('Being prepared');
+    expect(await listed('pt')).toContain('<span class="badge accent">Pronta para levantar</span>');
+    expect((await app.get('/app/today?lang=en')).status).toBe(200);
 
     expect((await t.owner('PUT', '/v1/owner/settings', { body: { settings: { orders: { handover: 'delivery' } } } })).status).toBe(200);
     expect(await buttons('en')).toContain('Mark as sent');
     expect(await buttons('pt')).toContain('Marcar como enviada');
+    expect(await listed('en')).toContain('<span class="badge accent">Being prepared</span>');
     expect((await t.owner('PUT', '/v1/owner/settings', { body: { settings: { orders: { handover: 'by-pigeon' } } } })).status).toBe(422);
     // The setting is on the settings screen.
     expect((await app.get('/app/setup/settings?lang=en')).text).toContain('<option value="delivery" selected="selected">Sent</option>');

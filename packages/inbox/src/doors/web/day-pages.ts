@@ -17,6 +17,7 @@ import { notice, type PageFrame } from './views/layout.js';
 import type { DayData } from './views/day-data.js';
 import { renderCalendarDay, renderCalendarWeek } from './views/calendar.js';
 import { NEEDS_YOU_SHOWN, renderToday } from './views/today.js';
+import { handoverWordsOf } from './views/item-summary.js';
 
 
 /** The most bookings one page reads (a day or a week); a span with more says so. */
@@ -93,7 +94,8 @@ export function installDayPages(routes: AppRoutes): void {
       const asked = dayAsked(app, request.query as Record<string, unknown>, nowMs);
       if (!asked) return { ...refusal(app, app.t.day.badDate), title: app.t.day.title, section: 'today' };
       const { fromMs, toMs } = dayBounds(asked.day);
-      return renderToday(app, asked.day, asked.today, await loadSpan(routes, fromMs, toMs, true), nowMs);
+      const [data, handover] = await Promise.all([loadSpan(routes, fromMs, toMs, true), handoverWordsOf(app)]);
+      return renderToday(app, asked.day, asked.today, data, nowMs, handover);
     },
     { keep: 'owner_pages' },
   );

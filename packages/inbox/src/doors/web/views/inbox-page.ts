@@ -6,7 +6,7 @@
 import { attr, html, queryString, type Html } from '@svc/shared';
 import type { AppCall } from '../app-kit.js';
 import { formatShort } from './format.js';
-import { stateLabel, typeLabel, whatOf, whoOf, type ListedItem } from './item-summary.js';
+import { handoverWordsOf, itemStateLabel, stateLabel, typeLabel, whatOf, whoOf, type HandoverWords, type ListedItem } from './item-summary.js';
 import type { PageFrame } from './layout.js';
 
 const TYPES = ['booking', 'order', 'quote_request', 'message', 'refund'] as const;
@@ -76,8 +76,11 @@ export async function renderInbox(app: AppCall, query: InboxQuery, nowMs: number
     cursor: query.cursor,
     limit: 50,
   });
-  const words = firstWords ? await firstWords(answer.items.filter((item) => item.type === 'message')) : new Map<string, string>();
-  const rows = answer.items.map((item) => renderRow(app, item, nowMs, words.get(item.id)));
+  const [words, handover] = await Promise.all([
+    firstWords ? firstWords(answer.items.filter((item) => item.type === 'message')) : new Map<string, string>(),
+    handoverWordsOf(app),
+  ]);
+  const rows = answer.items.map((item) => renderRow(app, item, nowMs, words.get(item.id), handover));
   const tabs = html`<nav class="tabs" aria-label="${t.inbox.filters}">
 <a href="${linkOf(query, { sandbox: false, cursor: undefined })}" ${attr('aria-current', query.sandbox ? null : 'page')}>${t.inbox.real}</a>
 <a href="${linkOf(query, { sandbox: true, cursor: undefined })}" ${attr('aria-current', query.sandbox ? 'page' : null)}>${t.inbox.sandbox}</a>
@@ -91,7 +94,7 @@ export async function renderInbox(app: AppCall, query: InboxQuery, nowMs: number
     (type) => html`<option value="${type}"${attr('selected', query.type === type ? 'selected' : null)}>${typeLabel(t, type)}</option>`,
   )}</select>
 <label for="state">${t.inbox.state}</label><select id="state" name="state"><option value="">${t.inbox.anyState}</option>${STATES.map(
-    (state) => html`<option value="${state}"${attr('selected', query.state === state ? 'selected' : null)}>${stateLabel(t, state)}</option>`,
+    (state) => html`<option value="${state}"${attr('selected', query.state === state ? 'selected' : null)}>${handover.states[state] ?? stateLabel(t, state)}</option>`,
   )}</select>
 <fieldset><legend>${t.inbox.flags}</legend>
 <label class="inline"><input type="checkbox" name="needs_human" value="1"${attr('checked', query.needsHuman ? 'checked' : null)}> ${t.inbox.needsHuman}</label>
@@ -117,12 +120,12 @@ ${tabs}
   return { title: t.inbox.title, section: 'inbox', body, live: query.cursor ? undefined : { since } };
 }
 
-function renderRow(app: AppCall, item: ListedItem, nowMs: number, words: string | undefined): Html {
+function renderRow(app: AppCall, item: ListedItem, nowMs: number, words: string | undefined, handover: HandoverWords): Html {
   const t = app.t;
   const zone = app.profile.timeZone;
   return html`<li${attr('class', item.needsHuman ? 'flagged' : null)} data-item="${item.id}"><a href="/app/items/${item.id}">
 <span class="who">${whoOf(item)}</span>
-<span class="meta"><span class="badge">${typeLabel(t, item.type)}</span><span class="badge accent">${stateLabel(t, item.state)}</span>${
+<span class="meta"><span class="badge">${typeLabel(t, item.type)}</span><span class="badge accent">${itemStateLabel(t, item, handover)}</span>${
     item.needsHuman ? html`<span class="badge warn">${t.inbox.needsHuman}</span>` : null
   }${item.sandbox ? html`<span class="badge warn">sandbox</span>` : null}<time datetime="${item.createdAt}">${formatShort(item.createdAt, zone, app.lang, nowMs)}</time></span>
 <span class="what">${[whatOf(item, t, zone, app.lang), words].filter(Boolean).join(' · ')}</span>

@@ -6,7 +6,7 @@
 import { attr, html, safeHref, type Html } from '@svc/shared';
 import type { AppCall } from '../app-kit.js';
 import { formatInstant, formatMoney, toLocalInput } from './format.js';
-import { stateLabel, typeLabel, whoOf, type ListedItem } from './item-summary.js';
+import { handoverWordsOf, stateLabel, typeLabel, whoOf, type ListedItem } from './item-summary.js';
 import { notice, postForm, type PageFrame } from './layout.js';
 import { renderMoves, type Transition } from './move-forms.js';
 
@@ -37,7 +37,7 @@ export async function renderItemPage(app: AppCall, id: string, csrf: string, now
   const confirmable = item.transitions.some((move) => move.event === 'confirm');
   const free = item.type === 'booking' && canPropose && !confirmable && fullSlot ? await fullSlot(item.id) : null;
   // An order's steps in words that fit how the business hands orders over (Setup › Settings).
-  const handover = item.type === 'order' ? handoverWords(app, (await app.call<{ settings: { orders: { handover?: 'collection' | 'delivery' | 'both' } } }>('get_settings')).settings.orders.handover) : null;
+  const handover = item.type === 'order' ? await handoverWordsOf(app) : null;
   const t = app.t;
   const zone = app.profile.timeZone;
   const title = `${typeLabel(t, item.type)} · ${whoOf(item)}`;
@@ -225,8 +225,4 @@ function renderFullSlot(app: AppCall, item: OwnerItem, free: readonly { start: s
   return html`<div class="notice warn slot-full" role="status"><p><strong>${t.slot.full}</strong></p>${
     offers.length > 0 ? html`<p>${t.slot.offer}</p><ul>${offers}</ul>` : html`<p>${t.slot.none}</p>`
   }</div>`;
-}
-
-function handoverWords(app: AppCall, way: 'collection' | 'delivery' | 'both' | undefined) {
-  return app.t.handover[way ?? 'both'];
 }

@@ -1,5 +1,5 @@
 /** One line about an item, for the list and for live announcements: who, what and when. */
-import type { AppLanguage } from '../app-kit.js';
+import type { AppCall, AppLanguage } from '../app-kit.js';
 import type { Messages } from '../messages-en.js';
 import { formatInstant, formatMoney } from './format.js';
 
@@ -52,6 +52,20 @@ export function typeLabel(t: Messages, type: string): string {
 
 export function stateLabel(t: Messages, state: string): string {
   return t.states[state] ?? state.replace(/_/g, ' ');
+}
+
+/** An order's moves and states in the words that fit how the business hands orders over. */
+export type HandoverWords = Messages['handover']['both'];
+
+/** The words of settings orders.handover (Setup › Settings), read once per page. */
+export async function handoverWordsOf(app: AppCall): Promise<HandoverWords> {
+  const { settings } = await app.call<{ settings: { orders: { handover?: 'collection' | 'delivery' | 'both' } } }>('get_settings');
+  return app.t.handover[settings.orders.handover ?? 'both'];
+}
+
+/** The words of an item's state; an order's in the handover's words. */
+export function itemStateLabel(t: Messages, item: { type: string; state: string }, handover: HandoverWords): string {
+  return (item.type === 'order' ? handover.states[item.state] : undefined) ?? stateLabel(t, item.state);
 }
 
 export function whatOf(item: ListedItem, t: Messages, zone: string, lang: AppLanguage): string {

@@ -11,7 +11,7 @@ import type { ItemRecord } from '../../../domain/types.js';
 import type { AppCall } from '../app-kit.js';
 import type { Messages } from '../messages-en.js';
 import { formatClock, formatDayLong, formatShort } from './format.js';
-import { stateLabel, typeLabel, whatOf, type ListedItem } from './item-summary.js';
+import { itemStateLabel, stateLabel, typeLabel, whatOf, type HandoverWords, type ListedItem } from './item-summary.js';
 import type { PageFrame } from './layout.js';
 import type { DayData } from './day-data.js';
 
@@ -52,7 +52,8 @@ export function dayLink(path: string, day: DateTime, extra = ''): string {
   return `${path}?date=${day.toISODate() ?? ''}${extra}`;
 }
 
-export function renderToday(app: AppCall, day: DateTime, today: DateTime, data: DayData, nowMs: number): PageFrame {
+/** `handover`: the words of an order's states (settings orders.handover, item-summary.ts handoverWordsOf). */
+export function renderToday(app: AppCall, day: DateTime, today: DateTime, data: DayData, nowMs: number, handover: HandoverWords): PageFrame {
   const t = app.t;
   const zone = app.profile.timeZone;
   const isToday = day.toISODate() === today.toISODate();
@@ -69,7 +70,7 @@ ${isToday ? html`<span aria-current="date">${t.day.today}</span>` : html`<a href
   const needs =
     waiting.length === 0
       ? html`<p class="muted">${t.day.nothingWaits}</p>`
-      : html`<ul class="items">${waiting.map((item) => needsRow(app, item, data.firstWords.get(item.id), nowMs))}</ul>${
+      : html`<ul class="items">${waiting.map((item) => needsRow(app, item, data.firstWords.get(item.id), nowMs, handover))}</ul>${
           data.waitingTotal > waiting.length ? html`<p><a href="/app/inbox">${t.day.more(data.waitingTotal - waiting.length)}</a></p>` : null
         }`;
 
@@ -91,7 +92,7 @@ ${nav}
   return { title: isToday ? t.day.title : dayName, section: 'today', body, live: { since: new Date(nowMs).toISOString() } };
 }
 
-function needsRow(app: AppCall, item: ItemRecord, words: string | undefined, nowMs: number): Html {
+function needsRow(app: AppCall, item: ItemRecord, words: string | undefined, nowMs: number, handover: HandoverWords): Html {
   const t = app.t;
   const zone = app.profile.timeZone;
   const listed = listedOf(item);
@@ -99,7 +100,7 @@ function needsRow(app: AppCall, item: ItemRecord, words: string | undefined, now
   const since = new Date(item.createdAt).toISOString();
   return html`<li class="flagged" data-item="${item.id}"><a href="/app/items/${item.id}">
 <span class="who">${whoOfRecord(item)}</span>
-<span class="meta"><span class="badge">${typeLabel(t, item.type)}</span><span class="badge accent">${stateLabel(t, item.state)}</span><span>${t.day.waitingSince} <time datetime="${since}">${formatShort(since, zone, app.lang, nowMs)}</time></span></span>
+<span class="meta"><span class="badge">${typeLabel(t, item.type)}</span><span class="badge accent">${itemStateLabel(t, item, handover)}</span><span>${t.day.waitingSince} <time datetime="${since}">${formatShort(since, zone, app.lang, nowMs)}</time></span></span>
 <span class="what">${what}</span>
 </a></li>`;
 }
