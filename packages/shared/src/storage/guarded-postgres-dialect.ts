@@ -116,18 +116,18 @@ class GuardedPostgresDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const guarded = connection as GuardedConnection;
-    const xid = await guarded.beforeCommit();
+    const mark = await guarded.beforeCommit();
     const sentAtMs = this.#options.health.now();
     try {
       await guarded.commit();
     } catch (error) {
-      if (!(error instanceof ConnectionLost) || xid === null) throw error;
+      if (!(error instanceof ConnectionLost) || mark === null) throw error;
       // The answer to COMMIT was lost: ask the database what became of the transaction.
-      const outcome = await this.#outcomeOf(xid);
+      const outcome = await this.#outcomeOf(mark);
       if (outcome === 'aborted') throw error;
       if (outcome === 'unknown') {
         const unknown = new CommitOutcomeUnknown(this.#options.where, error.cause);
-        this.#options.health.noteFailure(unknown);
+        this.#options.health.noteFailure(unknown, sentAtMs);
         throw unknown;
       }
     }
@@ -164,14 +164,17 @@ class GuardedPostgresDriver implements Driver {
    * What became of transaction `xid` whose COMMIT answer was lost: asked on a connection of its own until
    * the database answers (a restart takes a second or two), for `resolveWithinMs` at most.
    */
-  async #outcomeOf(xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
+  async #outcomeOf({ xid, timeline }: CommitMark): Promise<'committed' | 'aborted' | 'unknown'> {
     const deadline = Date.now() + this.#options.resolveWithinMs;
     while (!this.#destroyed) {
       try {
         const client = await this.#options.connectOne();
         try {
-          const { rows } = await client.query<{ status: string | null }>('SELECT txid_status($1::bigint) AS status', [xid]);
+          const { rows } = await client.query<{ status: string | null; timeline: string }>(`SELECT txid_status($1::bigint) AS status, ${TIMELINE_SQL} AS timeline`, [xid]);
           const status = rows[0]?.status ?? null;
+          // Another timeline (a standby promoted since): the id may be another transaction's now, so its
+          // status says nothing of ours. The caller retries with its idempotency key, which settles it.
+          if (status !== null && rows[0]?.timeline !== timeline) return 'unknown';
           if (status === 'committed') return 'committed';
           if (status === 'aborted') return 'aborted';
           // null: too old to be known (never here, a second later); 'in progress': its backend still ends it.
@@ -191,6 +194,15 @@ class GuardedPostgresDriver implements Driver {
     return 'unknown';
   }
 }
+
+/** What a lost COMMIT is asked about: the transaction's id and the timeline it was given on. */
+interface CommitMark {
+  xid: string;
+  timeline: string;
+}
+
+/** The server's timeline, readable by any role (pg_control_checkpoint is not). */
+const TIMELINE_SQL = 'substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8)';
 
 function quoted(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -248,11 +260,16 @@ class GuardedConnection implements DatabaseConnection {
     this.#mayHaveWritten = false;
   }
 
-  /** The transaction's id, read before its COMMIT when it may have written (null: it wrote nothing). */
-  async beforeCommit(): Promise<string | null> {
+  /**
+   * The transaction's id and the server's timeline, read before its COMMIT when it may have written
+   * (null: it wrote nothing). The timeline (the first 8 hex digits of a WAL file's name) changes when
+   * a standby is promoted: past that, the new primary may give the same id to another transaction.
+   */
+  async beforeCommit(): Promise<CommitMark | null> {
     if (!this.#mayHaveWritten) return null;
-    const { rows } = await this.#run<{ xid: string | null }>('SELECT txid_current_if_assigned()::text AS xid', []);
-    return rows[0]?.xid ?? null;
+    const { rows } = await this.#run<{ xid: string | null; timeline: string }>(`SELECT txid_current_if_assigned()::text AS xid, ${TIMELINE_SQL} AS timeline`, []);
+    const xid = rows[0]?.xid ?? null;
+    return xid === null ? null : { xid, timeline: rows[0]!.timeline };
   }
 
   async commit(): Promise<void> {

@@ -112,6 +112,7 @@ interface Episode {
 
 export class StorageHealth {
   #episode: Episode | null = null;
+  #lastEpisodeStartMs = Number.NEGATIVE_INFINITY;
   #log: StorageLog;
   #probe: (() => Promise<void>) | null = null;
   #lastProbeMs = Number.NEGATIVE_INFINITY;
@@ -163,14 +164,18 @@ export class StorageHealth {
   }
 
   /** Called with every failed statement; starts an episode (logged once) when it is a storage failure. */
-  noteFailure(error: unknown): StorageFailureKind | null {
+  noteFailure(error: unknown, sentAtMs?: number): StorageFailureKind | null {
     const kind = storageFailureKind(error);
     if (kind === null) return null;
     if (this.#episode) {
       this.#episode.refused++;
       return kind;
     }
+    // A write sent before the last episode began whose failure is known only now (a lost COMMIT asked
+    // about until the database answered): part of that outage, already logged and over.
+    if (sentAtMs !== undefined && sentAtMs < this.#lastEpisodeStartMs) return kind;
     this.#episode = { kind, sinceMs: this.#now(), refused: 1 };
+    this.#lastEpisodeStartMs = this.#episode.sinceMs;
     const { code, message } = error as { code?: string; message?: string };
     const cause = `${code ?? 'unknown'}: ${message ?? String(error)}`;
     const answer = `writes answer 503 ${storageProblem(kind).code} until one succeeds`;
