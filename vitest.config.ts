@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,9 +6,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    // Most files wait on servers, sockets and child processes more than they compute: two at once even
-    // on two cores (vitest's default there is one) halves the run without starving the timed tests.
-    maxWorkers: Math.max(2, availableParallelism()),
     // Burst limits off unless a test turns them on (each service's rateLimit option).
     env: { VALIDATE_OUTPUT: '1', LOG_LEVEL: 'silent', INBOX_RATE_LIMIT: '0', DIRECTORY_RATE_LIMIT: '0' },
   },
