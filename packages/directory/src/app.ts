@@ -17,7 +17,7 @@ import { ListingSync } from './domain/receipts/listing-sync.js';
 import { ReputationSnapshots, SNAPSHOT_JOB, scheduleSnapshots, snapshotHandler } from './domain/reputation/snapshot.js';
 import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { BusinessViews } from './domain/search/business-views.js';
-import { DirectorySearch } from './domain/search/search-service.js';
+import { DirectorySearch, PREPARE_AHEAD_MS } from './domain/search/search-service.js';
 import { ListingPageRenderer } from './domain/listings/listing-page.js';
 import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
 import { categoryKeysOf, categoryPath, categoryWordsOf, resolveManifestCategories } from './domain/vocab/vocabulary-hooks.js';
@@ -75,6 +75,8 @@ export interface DirectoryOptions {
   runChecks?: boolean;
   /** The hour changes in place (default); false builds the index again at the hour when a listing changed (bench/directory-hour.ts compares). */
   hourInPlace?: boolean;
+  /** false: the next hour's order is sorted and the index laid out at the change rather than before the hour (benchmarks compare). */
+  prepareAhead?: boolean;
 }
 
 export interface Directory {
@@ -164,6 +166,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
     ...(options.hourInPlace !== undefined ? { hourInPlace: options.hourInPlace } : {}),
+    ...(options.prepareAhead !== undefined ? { prepareAhead: options.prepareAhead } : {}),
   });
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
@@ -227,6 +230,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   else if (runChecks) checkWorker.start();
 
   let hourTimer: NodeJS.Timeout | null = null;
+  let aheadTimer: NodeJS.Timeout | null = null;
   const scheduleHour = () => {
     const wait = HOUR_MS - (clock.now() % HOUR_MS) + 50;
     hourTimer = setTimeout(() => {
@@ -235,7 +239,20 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     }, wait);
     hourTimer.unref();
   };
-  if (options.hourlyTimer ?? true) scheduleHour();
+  // The next hour's order is sorted and the index laid out in it before the hour (search-service.ts PREPARE_AHEAD_MS).
+  const scheduleAhead = () => {
+    const untilHour = HOUR_MS - (clock.now() % HOUR_MS);
+    const wait = (untilHour > PREPARE_AHEAD_MS ? untilHour - PREPARE_AHEAD_MS : untilHour + HOUR_MS - PREPARE_AHEAD_MS) + 50;
+    aheadTimer = setTimeout(() => {
+      void search.prepareNextHour();
+      scheduleAhead();
+    }, wait);
+    aheadTimer.unref();
+  };
+  if (options.hourlyTimer ?? true) {
+    scheduleHour();
+    scheduleAhead();
+  }
   // Until a listing's page is rendered, search renders it from its document: slower, same answer.
   const stopRefresh = new AbortController();
   const pagesReady = store.listings.refreshPages({ signal: stopRefresh.signal });
@@ -258,6 +275,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     mailer,
     async close() {
       if (hourTimer) clearTimeout(hourTimer);
+      if (aheadTimer) clearTimeout(aheadTimer);
       listingSync.stop();
       await listingSync.flush().catch(() => 0);
       stopRefresh.abort();
@@ -265,6 +283,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await jobs.stop();
       await checkWorker.stop();
       await http.close();
+      await search.settled().catch(() => 0);
       await answerWorkers?.close();
       mailer.close();
       await store.close();

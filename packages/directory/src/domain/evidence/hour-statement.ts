@@ -33,6 +33,11 @@ export const LEAVES_KEPT_MS = 48 * HOUR_MS;
 
 const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 
+/** Leaves hashed between two turns of the event loop (a multiple of TILE_WIDTH). */
+const LEAVES_PER_TURN = 4_096;
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 type LeafFacts = Omit<OrderLeaf, 'pos' | 'id' | 'domain'>;
 
 /** member 1 bit, answering 1, reach 2, level 3, tier 2, score 14 (up to 10,000). */
@@ -71,6 +76,8 @@ export class HourStatements {
   readonly #hours = new Kept<Promise<KeptHour | null>>(4);
   readonly #tiles = new Kept<{ texts: string[]; hashes: Buffer[] }>(256);
   readonly #roots = new Kept<Buffer>(50_000);
+  /** Statements being made (off the search path, in steps): asking for one waits for it. */
+  readonly #making = new Map<number, Promise<unknown>>();
 
   constructor(ctx: DirectoryContext, tree: EvidenceTree, key: NetworkKey) {
     this.#ctx = ctx;
@@ -83,7 +90,18 @@ export class HourStatements {
    * computeOrder left them; `checks` the log's size before and after the order read its listings. Also
    * signs the log's head, so a head covering the night's entries and the checks read exists.
    */
-  async record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<StoredStatement | null> {
+  record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<StoredStatement | null> {
+    const making = this.#record(hourStart, rulesVersion, facts, checks);
+    this.#making.set(hourStart, making);
+    const done = () => {
+      if (this.#making.get(hourStart) === making) this.#making.delete(hourStart);
+    };
+    making.then(done, done);
+    return making;
+  }
+
+  /** The same, giving the event loop a turn every few thousand places: a million leaves take seconds of CPU, and searches go on meanwhile. */
+  async #record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<StoredStatement | null> {
     const { store, clock } = this.#ctx;
     const night = await store.reputation.latestComplete(nightOf(hourStart));
     const logSize = night ? await store.evidence.sizeBefore(night.scoringTime) : 0;
@@ -108,11 +126,17 @@ export class HourStatements {
       const leaf: LeafFacts = { member: f.member, answering: f.answering, reach: f.reach, level: f.level, tier: tiers.get(key.domain) ?? 'new', score: f.standing.scoreInt };
       packed[i] = packFacts(leaf);
       leafHash(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf })).copy(hashes, i * HASH_BYTES);
+      if (i % LEAVES_PER_TURN === LEAVES_PER_TURN - 1) await turn();
     }
     const tileRoots = new Map<number, Buffer>();
     const source = bufferSource(hashes, tileRoots);
-    const orderRoot = treeRoot(source, facts.length);
     const whole = Math.floor(facts.length / TILE_WIDTH);
+    // Whole tiles first, a few at a time (the source keeps their roots), then the tree above them.
+    for (let t = 0; t < whole; t++) {
+      tileRoots.set(t, subtreeRoot(source, t * TILE_WIDTH, (t + 1) * TILE_WIDTH));
+      if (t % (LEAVES_PER_TURN / TILE_WIDTH) === 0) await turn();
+    }
+    const orderRoot = treeRoot(source, facts.length);
     const roots = Buffer.alloc(whole * HASH_BYTES);
     for (let t = 0; t < whole; t++) (tileRoots.get(t) ?? subtreeRoot(source, t * TILE_WIDTH, (t + 1) * TILE_WIDTH)).copy(roots, t * HASH_BYTES);
     const body = {
@@ -146,8 +170,14 @@ export class HourStatements {
     return kept ? statement : await store.statements.get(hourStart);
   }
 
-  get(hourStart: number): Promise<StoredStatement | null> {
+  async get(hourStart: number): Promise<StoredStatement | null> {
+    await this.#settled(hourStart);
     return this.#ctx.store.statements.get(hourStart);
+  }
+
+  /** Waits for the hour's statement if this process is making it (whatever came of it). */
+  async #settled(hourStart: number): Promise<void> {
+    await this.#making.get(hourStart)?.catch(() => undefined);
   }
 
   /** Leaves [start, start + count) of the hour's order; null when they are no longer kept (or the hour has no statement). */
@@ -207,6 +237,7 @@ export class HourStatements {
   }
 
   async #read(hourStart: number): Promise<KeptHour | null> {
+    await this.#settled(hourStart);
     const store = this.#ctx.store;
     const [statement, order, leafFacts] = await Promise.all([store.statements.get(hourStart), store.orders.get(hourStart), store.statements.leafFacts(hourStart)]);
     if (!statement || !order || !leafFacts || order.order.length !== statement.orderSize) return null;

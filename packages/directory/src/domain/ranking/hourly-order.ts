@@ -156,13 +156,78 @@ function compareStanding(a: RankFacts, b: RankFacts): number {
   return Number(b.standing.ranked) - Number(a.standing.ranked) || (a.standing.ranked ? b.standing.scoreInt - a.standing.scoreInt : 0);
 }
 
+/** How the rules sort two listings (a total order: ids are unique). */
+export function compareFor(rules: PublishedRules): (a: RankFacts, b: RankFacts) => number {
+  return rules.numbers.membersFirst ? compareV6 : compareV7;
+}
+
 /** Sorts every listed business into the hour's order; returns listing seq values in rank order. */
 export function computeOrder(facts: RankFacts[], rules: PublishedRules): Int32Array {
-  const compare = rules.numbers.membersFirst ? compareV6 : compareV7;
-  facts.sort(compare);
+  facts.sort(compareFor(rules));
+  return seqsOf(facts);
+}
+
+export function seqsOf(facts: readonly RankFacts[]): Int32Array {
   const order = new Int32Array(facts.length);
   for (let i = 0; i < facts.length; i++) order[i] = (facts[i] as RankFacts).seq;
   return order;
+}
+
+/** Sorted runs of this many facts, then merged pairwise (sortInSteps). */
+const RUN = 4_096;
+
+/**
+ * The same sort as computeOrder's, in steps (a generator that yields between runs and every few
+ * thousand merged facts), so the next hour's order is sorted while searches go on. Returns a new array.
+ */
+export function* sortInSteps(facts: readonly RankFacts[], compare: (a: RankFacts, b: RankFacts) => number): Generator<void, RankFacts[]> {
+  const n = facts.length;
+  let src: RankFacts[] = new Array<RankFacts>(n);
+  for (let lo = 0; lo < n; lo += RUN) {
+    const run = facts.slice(lo, lo + RUN).sort(compare);
+    for (let i = 0; i < run.length; i++) src[lo + i] = run[i] as RankFacts;
+    yield;
+  }
+  let dst: RankFacts[] = new Array<RankFacts>(n);
+  for (let width = RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      let i = lo;
+      let j = mid;
+      for (let o = lo; o < hi; o++) {
+        dst[o] = (j >= hi || (i < mid && compare(src[i] as RankFacts, src[j] as RankFacts) <= 0) ? src[i++] : src[j++]) as RankFacts;
+        if ((o & 0xffff) === 0xffff) yield;
+      }
+    }
+    [src, dst] = [dst, src];
+  }
+  return src;
+}
+
+/** Whether two facts of one listing place it alike (its shuffle and id do not change within the hour). */
+export function samePlaceFacts(a: RankFacts, b: RankFacts): boolean {
+  return a.member === b.member && a.answering === b.answering && a.reach === b.reach && a.level === b.level && a.standing.ranked === b.standing.ranked && a.standing.scoreInt === b.standing.scoreInt;
+}
+
+/**
+ * An order sorted ahead of its hour, with some listings placed again: `again` gives each one's facts
+ * now (null: no longer listed). The others keep their sequence; the result is what sorting every
+ * listing's facts now would give, in one pass.
+ */
+export function amendedOrder(sorted: readonly RankFacts[], again: ReadonlyMap<number, RankFacts | null>, compare: (a: RankFacts, b: RankFacts) => number): RankFacts[] {
+  const placed: RankFacts[] = [];
+  for (const facts of again.values()) if (facts) placed.push(facts);
+  placed.sort(compare);
+  const out: RankFacts[] = [];
+  let j = 0;
+  for (const facts of sorted) {
+    if (again.has(facts.seq)) continue;
+    while (j < placed.length && compare(placed[j] as RankFacts, facts) < 0) out.push(placed[j++] as RankFacts);
+    out.push(facts);
+  }
+  while (j < placed.length) out.push(placed[j++] as RankFacts);
+  return out;
 }
 
 /**

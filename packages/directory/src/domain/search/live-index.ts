@@ -122,12 +122,15 @@ export class LiveIndex {
    * the big index given that order (SearchIndex.withOrder: the same listings re-laid, no text read);
    * the listings written since it was built stay in the small index, laid out in the new order, so
    * each takes its new place. Searches answer as an index built afresh with that order would.
+   * `placedAgain`: listings whose content did not change but whose place did (`main` placed by an
+   * order prepared ahead, SearchIndex.placedBy): searched in the small index too, at their new place.
    * Call after `follow`, with nothing else following meanwhile.
    */
-  carriedTo(main: SearchIndex): LiveIndex {
+  carriedTo(main: SearchIndex, placedAgain: ReadonlyMap<number, ListingRecord | null> = new Map()): LiveIndex {
     const next = new LiveIndex(main, this.builtRevision, this.#seen, this.#build);
     next.#contentSeen = this.#contentSeen;
     for (const [seq, record] of this.#changed) next.#changed.set(seq, record);
+    for (const [seq, record] of placedAgain) next.#changed.set(seq, record);
     if (next.#changed.size > 0) {
       const current: ListingRecord[] = [];
       for (const record of next.#changed.values()) if (record) current.push(record);

@@ -171,6 +171,14 @@ export interface SearchIndex {
   search(query: SearchQuery): SearchPage;
   /** The same listings in another hourly order, without reading the listings again. */
   withOrder(order: Int32Array): SearchIndex;
+  /** The same, in steps (runInSteps), so the next hour's layout is made while searches go on. */
+  relaidInSteps(order: Int32Array): Generator<void, SearchIndex>;
+  /**
+   * This layout given another order's places, when that order keeps every listing but `moved` in
+   * the layout's sequence (the next hour's order prepared ahead, a few listings placed again at the
+   * change): the moved ones are left for an exclusion and the small index. Null when it does not.
+   */
+  placedBy(order: Int32Array, moved: ReadonlySet<number>): SearchIndex | null;
   stats(): SearchIndexStats;
   /** A member pinged: its own inbox counts as live until the window after `atMs` ends (no-op for others). */
   notePing(seq: number, atMs: number): void;
@@ -268,8 +276,122 @@ class ExcludedPositions implements Exclusion {
   }
 }
 
+/** Work between two pauses of a stepwise computation (positions, or postings moved). */
+const STEP_MASK = (1 << 16) - 1;
+
+/** Runs a stepwise computation (a generator that yields where it may pause) to its end at once. */
+export function runAtOnce<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Runs a stepwise computation, giving the event loop a turn every `sliceMs` of work, so a long
+ * computation (the next hour's layout) never holds the searches waiting behind it for longer.
+ */
+export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = 8): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}
+
+type DenseIndex = Int32Array | Map<number, number>;
+
+/** The dense id of each seq: an array when seqs are dense enough, else a map. */
+function denseIndexOf(seqs: Int32Array): DenseIndex {
+  const n = seqs.length;
+  let maxSeq = 0;
+  let negative = false;
+  for (let d = 0; d < n; d++) {
+    if (seqs[d]! < 0) negative = true;
+    else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
+  }
+  if (!negative && maxSeq <= 4 * n + 4096) {
+    const a = new Int32Array(maxSeq + 1).fill(-1);
+    for (let d = 0; d < n; d++) a[seqs[d]!] = d;
+    return a;
+  }
+  const m = new Map<number, number>();
+  for (let d = 0; d < n; d++) m.set(seqs[d]!, d);
+  return m;
+}
+
+function denseIn(index: DenseIndex, seq: number): number {
+  if (index instanceof Map) return index.get(seq) ?? -1;
+  return seq >= 0 && seq < index.length ? index[seq]! : -1;
+}
+
+/** Where each listing stands in an order, by position. */
+interface Placement {
+  denseAt: Int32Array;
+  posOfDense: Int32Array;
+  /** 0-based index in the order, by position (ascending over the positions searched). */
+  orderIdxAt: Int32Array;
+}
+
+/** An index's arrays as laid out for one order (and, for the same positions, the bitsets and grid made for them). */
+interface Layout extends Placement {
+  denseOfSeq: DenseIndex;
+  seqAt: Int32Array;
+  termOff: Int32Array;
+  post: Int32Array;
+  rec: RecordData;
+  hourBits: Uint32Array;
+  bitsCache?: Map<number, Uint32Array>;
+  grid?: GeoGrid | null;
+}
+
+/** Positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq. */
+function* placementIn(seqs: Int32Array, denseOfSeq: DenseIndex, order: Int32Array): Generator<void, Placement> {
+  const n = seqs.length;
+  const denseAt = new Int32Array(n);
+  const orderIdxAt = new Int32Array(n);
+  const posOfDense = new Int32Array(n).fill(-1);
+  let p = 0;
+  for (let i = 0; i < order.length; i++) {
+    const d = denseIn(denseOfSeq, order[i]!);
+    if ((i & STEP_MASK) === STEP_MASK) yield;
+    if (d < 0 || posOfDense[d]! >= 0) continue;
+    posOfDense[d] = p;
+    denseAt[p] = d;
+    orderIdxAt[p] = i;
+    p++;
+  }
+  if (p < n) {
+    const rest: number[] = [];
+    for (let d = 0; d < n; d++) if (posOfDense[d]! < 0) rest.push(d);
+    rest.sort((a, b) => seqs[a]! - seqs[b]!);
+    let extra = order.length;
+    for (const d of rest) {
+      posOfDense[d] = p;
+      denseAt[p] = d;
+      orderIdxAt[p] = extra++;
+      p++;
+    }
+  }
+  return { denseAt, posOfDense, orderIdxAt };
+}
+
+function* seqsAt(seqs: Int32Array, denseAt: Int32Array): Generator<void, Int32Array> {
+  const n = denseAt.length;
+  const seqAt = new Int32Array(n);
+  for (let q = 0; q < n; q++) {
+    seqAt[q] = seqs[denseAt[q]!]!;
+    if ((q & STEP_MASK) === STEP_MASK) yield;
+  }
+  return seqAt;
+}
+
 /** `src` re-laid so that entry q is src's entry srcOf[q]. */
-function permuteRecordData(src: RecordData, srcOf: Int32Array): RecordData {
+function* permuteRecordData(src: RecordData, srcOf: Int32Array): Generator<void, RecordData> {
   const n = srcOf.length;
   const lat = new Float64Array(n);
   const lng = new Float64Array(n);
@@ -285,6 +407,7 @@ function permuteRecordData(src: RecordData, srcOf: Int32Array): RecordData {
     zoneOf[q] = src.zoneOf[s]!;
     hrOff[q + 1] = hrOff[q]! + src.hrOff[s + 1]! - src.hrOff[s]!;
     clOff[q + 1] = clOff[q]! + src.clOff[s + 1]! - src.clOff[s]!;
+    if ((q & STEP_MASK) === STEP_MASK) yield;
   }
   const hr = new Int32Array(hrOff[n]!);
   const cl = new Int32Array(clOff[n]!);
@@ -292,6 +415,7 @@ function permuteRecordData(src: RecordData, srcOf: Int32Array): RecordData {
     const s = srcOf[q]!;
     for (let i = src.hrOff[s]!, e = src.hrOff[s + 1]!, o = hrOff[q]!; i < e; i++, o++) hr[o] = src.hr[i]!;
     for (let i = src.clOff[s]!, e = src.clOff[s + 1]!, o = clOff[q]!; i < e; i++, o++) cl[o] = src.cl[i]!;
+    if ((q & STEP_MASK) === STEP_MASK) yield;
   }
   return { lat, lng, zoneOf, hrOff, hr, clOff, cl, ping };
 }
@@ -302,7 +426,7 @@ const WEEK_HOURS = 168;
  * One bitset over positions per local hour of the week (Monday 00–01 = 0): the listings that may be
  * open at some moment of that hour. Probing it for ascending positions reads memory in order.
  */
-function hourBitsets(rec: RecordData, n: number): Uint32Array {
+function* hourBitsets(rec: RecordData, n: number): Generator<void, Uint32Array> {
   const W = wordCount(n);
   const bits = new Uint32Array(WEEK_HOURS * W);
   for (let p = 0; p < n; p++) {
@@ -312,6 +436,7 @@ function hourBitsets(rec: RecordData, n: number): Uint32Array {
       const r = rec.hr[i]!;
       for (let h = Math.floor((r & 0x3fff) / 60), last = Math.floor(((r >>> 16) - 1) / 60); h <= last; h++) bits[h * W + word]! |= bit;
     }
+    if ((p & STEP_MASK) === STEP_MASK) yield;
   }
   return bits;
 }
@@ -554,15 +679,21 @@ function layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array)
  * The same postings in another order: each list mapped to new positions and sorted again, big lists
  * through a bitset (set the bits, read them back in order), small ones by sorting.
  */
-function relayPostings(old: Int32Array, off: Int32Array, oldDenseAt: Int32Array, newPosOfDense: Int32Array, bitsetShare: number): Int32Array {
+function* relayPostings(old: Int32Array, off: Int32Array, oldDenseAt: Int32Array, newPosOfDense: Int32Array, bitsetShare: number): Generator<void, Int32Array> {
   const n = oldDenseAt.length;
   const move = new Int32Array(n);
   for (let p = 0; p < n; p++) move[p] = newPosOfDense[oldDenseAt[p]!]!;
   const post = new Int32Array(old.length);
   const bits = new Uint32Array(wordCount(n));
+  let work = 0;
   for (let t = 0, T = off.length - 1; t < T; t++) {
     const a = off[t]!;
     const b = off[t + 1]!;
+    work += b - a + 1;
+    if (work > STEP_MASK) {
+      work = 0;
+      yield;
+    }
     if (b - a < 2) {
       if (b > a) post[a] = move[old[a]!]!;
       continue;
@@ -641,10 +772,10 @@ class Index implements SearchIndex {
   private readonly seqAt: Int32Array;
   /** 0-based index in the given order, by position (strictly ascending). */
   private readonly orderIdxAt: Int32Array;
-  private readonly denseOfSeq: Int32Array | Map<number, number>;
+  private readonly denseOfSeq: DenseIndex;
   private readonly termOff: Int32Array;
   private readonly post: Int32Array;
-  private readonly bitsCache = new Map<number, Uint32Array>();
+  private readonly bitsCache: Map<number, Uint32Array> = new Map();
   /** Point and hours by position. */
   private readonly rec: RecordData;
   /** See hourBitsets. */
@@ -657,79 +788,28 @@ class Index implements SearchIndex {
   constructor(
     private readonly core: Core,
     order: Int32Array,
-    /** A fresh build (each record's terms, data by dense id) or the index being reordered. */
-    source: { terms: RecordTerms; data: RecordData } | { prev: Index },
+    laid: Layout,
     private readonly tuning: SearchTuning,
   ) {
-    const seqs = core.seqs;
-    const n = seqs.length;
+    const n = core.seqs.length;
     this.size = n;
     this.order = order;
-    let maxSeq = 0;
-    let negative = false;
-    for (let d = 0; d < n; d++) {
-      if (seqs[d]! < 0) negative = true;
-      else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
+    this.denseOfSeq = laid.denseOfSeq;
+    this.denseAt = laid.denseAt;
+    this.posOfDense = laid.posOfDense;
+    this.orderIdxAt = laid.orderIdxAt;
+    this.seqAt = laid.seqAt;
+    this.termOff = laid.termOff;
+    this.post = laid.post;
+    this.rec = laid.rec;
+    this.hourBits = laid.hourBits;
+    if (laid.bitsCache) {
+      // the same positions: the bitsets made for them hold
+      this.bitsCache = laid.bitsCache;
+      this.gridMade = laid.grid ?? null;
+      return;
     }
-    if (!negative && maxSeq <= 4 * n + 4096) {
-      const a = new Int32Array(maxSeq + 1).fill(-1);
-      for (let d = 0; d < n; d++) a[seqs[d]!] = d;
-      this.denseOfSeq = a;
-    } else {
-      const m = new Map<number, number>();
-      for (let d = 0; d < n; d++) m.set(seqs[d]!, d);
-      this.denseOfSeq = m;
-    }
-
-    // positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq
-    const denseAt = new Int32Array(n);
-    const orderIdxAt = new Int32Array(n);
-    const posOfDense = new Int32Array(n).fill(-1);
-    let p = 0;
-    for (let i = 0; i < order.length; i++) {
-      const d = this.denseOf(order[i]!);
-      if (d < 0 || posOfDense[d]! >= 0) continue;
-      posOfDense[d] = p;
-      denseAt[p] = d;
-      orderIdxAt[p] = i;
-      p++;
-    }
-    if (p < n) {
-      const rest: number[] = [];
-      for (let d = 0; d < n; d++) if (posOfDense[d]! < 0) rest.push(d);
-      rest.sort((a, b) => seqs[a]! - seqs[b]!);
-      let extra = order.length;
-      for (const d of rest) {
-        posOfDense[d] = p;
-        denseAt[p] = d;
-        orderIdxAt[p] = extra++;
-        p++;
-      }
-    }
-    this.denseAt = denseAt;
-    this.posOfDense = posOfDense;
-    this.orderIdxAt = orderIdxAt;
-    this.seqAt = new Int32Array(n);
-    for (let q = 0; q < n; q++) this.seqAt[q] = seqs[denseAt[q]!]!;
-
-    if ('prev' in source) {
-      const prev = source.prev;
-      this.termOff = prev.termOff; // same terms, same lengths
-      this.post = relayPostings(prev.post, prev.termOff, prev.denseAt, posOfDense, tuning.bitsetShare);
-      const srcOf = new Int32Array(n);
-      for (let q = 0; q < n; q++) srcOf[q] = prev.posOfDense[denseAt[q]!]!;
-      this.rec = permuteRecordData(prev.rec, srcOf);
-    } else {
-      const laid = layPostings(core.termCount, source.terms, denseAt);
-      this.termOff = laid.off;
-      this.post = laid.post;
-      // per-listing data by position, so a scan in rank order reads memory in order
-      this.rec = permuteRecordData(source.data, denseAt);
-    }
-    const rec = this.rec;
     const off = this.termOff;
-    this.hourBits = hourBitsets(rec, n);
-
     for (const ns of WARM) {
       for (const t of core.facets[ns].values()) {
         const len = off[t + 1]! - off[t]!;
@@ -738,6 +818,33 @@ class Index implements SearchIndex {
     }
     // the geo grid of a large index is made now, so no search waits for it
     if (n >= 4096) this.grid();
+  }
+
+  /** A fresh layout: each record's terms and data by dense id, laid out in the order. */
+  static *laidOut(core: Core, order: Int32Array, terms: RecordTerms, data: RecordData, tuning: SearchTuning): Generator<void, Index> {
+    const denseOfSeq = denseIndexOf(core.seqs);
+    const placed = yield* placementIn(core.seqs, denseOfSeq, order);
+    const seqAt = yield* seqsAt(core.seqs, placed.denseAt);
+    const laid = layPostings(core.termCount, terms, placed.denseAt);
+    yield;
+    // per-listing data by position, so a scan in rank order reads memory in order
+    const rec = yield* permuteRecordData(data, placed.denseAt);
+    const hourBits = yield* hourBitsets(rec, core.seqs.length);
+    return new Index(core, order, { denseOfSeq, ...placed, seqAt, termOff: laid.off, post: laid.post, rec, hourBits }, tuning);
+  }
+
+  /** This index's listings laid out in another order, in steps (nothing read again; see withOrder). */
+  *relaidInSteps(order: Int32Array): Generator<void, SearchIndex> {
+    const placed = yield* placementIn(this.core.seqs, this.denseOfSeq, order);
+    const seqAt = yield* seqsAt(this.core.seqs, placed.denseAt);
+    // same terms, same lengths
+    const post = yield* relayPostings(this.post, this.termOff, this.denseAt, placed.posOfDense, this.tuning.bitsetShare);
+    const srcOf = new Int32Array(this.size);
+    for (let q = 0; q < this.size; q++) srcOf[q] = this.posOfDense[placed.denseAt[q]!]!;
+    yield;
+    const rec = yield* permuteRecordData(this.rec, srcOf);
+    const hourBits = yield* hourBitsets(rec, this.size);
+    return new Index(this.core, order, { denseOfSeq: this.denseOfSeq, ...placed, seqAt, termOff: this.termOff, post, rec, hourBits }, this.tuning);
   }
 
   private grid(): GeoGrid {
@@ -776,9 +883,7 @@ class Index implements SearchIndex {
   }
 
   private denseOf(seq: number): number {
-    const m = this.denseOfSeq;
-    if (m instanceof Map) return m.get(seq) ?? -1;
-    return seq >= 0 && seq < m.length ? m[seq]! : -1;
+    return denseIn(this.denseOfSeq, seq);
   }
 
   get(seq: number): ListingRecord | undefined {
@@ -792,7 +897,32 @@ class Index implements SearchIndex {
   }
 
   withOrder(order: Int32Array): SearchIndex {
-    return new Index(this.core, order, { prev: this }, this.tuning);
+    return runAtOnce(this.relaidInSteps(order));
+  }
+
+  placedBy(order: Int32Array, moved: ReadonlySet<number>): SearchIndex | null {
+    const n = this.size;
+    const seqs = this.core.seqs;
+    let maxSeq = 0;
+    for (let i = 0; i < order.length; i++) if (order[i]! > maxSeq) maxSeq = order[i]!;
+    for (let d = 0; d < n; d++) if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
+    const indexOfSeq = new Int32Array(maxSeq + 1).fill(-1);
+    for (let i = 0; i < order.length; i++) if (order[i]! >= 0 && indexOfSeq[order[i]!] === -1) indexOfSeq[order[i]!] = i;
+    const orderIdxAt = new Int32Array(n);
+    let last = -1;
+    for (let q = 0; q < n; q++) {
+      const seq = this.seqAt[q]!;
+      if (moved.has(seq)) {
+        // left out of every search (the live index's exclusion); the place before keeps the list ascending
+        orderIdxAt[q] = last;
+        continue;
+      }
+      const i = seq < 0 ? -1 : indexOfSeq[seq]!;
+      if (i <= last) return null;
+      orderIdxAt[q] = last = i;
+    }
+    const same = { denseOfSeq: this.denseOfSeq, denseAt: this.denseAt, posOfDense: this.posOfDense, seqAt: this.seqAt, termOff: this.termOff, post: this.post, rec: this.rec, hourBits: this.hourBits };
+    return new Index(this.core, order, { ...same, orderIdxAt, bitsCache: this.bitsCache, grid: this.gridMade }, this.tuning);
   }
 
   notePing(seq: number, atMs: number): void {
@@ -1285,7 +1415,7 @@ class Index implements SearchIndex {
 /** Builds the search index of the listings in the given hourly order (delisted and dormant listings are left out). */
 export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
   const { core, terms, data } = buildCore(input);
-  return new Index(core, input.order, { terms, data }, { ...DEFAULT_TUNING, ...input.tuning });
+  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }));
 }
 
 /** The same from listings read with waits between them (a database read in pages); the same index for the same listings. */
@@ -1293,5 +1423,5 @@ export async function buildSearchIndexFrom(input: BuildSettings & { listings: As
   const builder = coreBuilder(input);
   for await (const l of input.listings) builder.add(l);
   const { core, terms, data } = builder.finish();
-  return new Index(core, input.order, { terms, data }, { ...DEFAULT_TUNING, ...input.tuning });
+  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }));
 }

@@ -9,7 +9,7 @@ import type { ListingRecord } from '../listings/listing.js';
 import { JsonBytes, assembleListingBytes } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
 import { isListed } from '../listings/regulated.js';
-import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, computeOrder, hourStartOf, rankFacts, rankInputsOf, shuffleDay, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, amendedOrder, compareFor, computeOrder, hourStartOf, rankFacts, rankInputsOf, samePlaceFacts, seqsOf, shuffleDay, sortInSteps, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
@@ -17,7 +17,7 @@ import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cac
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
 import { LiveIndex } from './live-index.js';
-import { buildSearchIndex, buildSearchIndexFrom, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, buildSearchIndexFrom, runInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -39,6 +39,36 @@ export const FOLLOW_EVERY_MS = 1_000;
 export const CARRY_AT_MOST = 5_000;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
+/**
+ * How long before the hour a node sorts the next hour's order and lays its index out in it, in
+ * steps while searches go on (a million listings take about a minute of CPU on a loaded machine);
+ * at the change only the listings written since are placed again (docs/directory.md "The hour's
+ * change prepared ahead").
+ */
+export const PREPARE_AHEAD_MS = 10 * 60_000;
+/** Rank rows read between two turns of the event loop while the next hour is prepared. */
+const ROWS_PER_TURN = 5_000;
+
+/** The next hour prepared ahead: its order as sorted then, and the kept index laid out in it. */
+interface HourAhead {
+  hourStart: number;
+  rules: PublishedRules;
+  /** The listings' revision read before their rank rows: every write after it is looked at again at the change. */
+  revision: number;
+  /** The evidence log's size then (the statement's `checks.from`). */
+  checksFrom: number;
+  standings: ReadonlyMap<number, Standing>;
+  /** Every listed business's facts as of the hour, sorted. */
+  sorted: RankFacts[];
+  shuffles: DayShuffles;
+  /** The index it was laid out from (the hour's kept index), and that layout. */
+  from: SearchIndex;
+  laid: SearchIndex;
+  /** The live index's last write applied when the layout began: pings since are noted on it again. */
+  laidAfter: number;
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Called with each hour's order this process computed and stored, and the facts it was made from, in place order. */
 /** `checks`: the evidence log's size before and after the order read its listings (what it read of checks lies between). */
@@ -69,6 +99,8 @@ export interface HourState {
   ranks: HourRanks;
   /** The reputation the hour's order was made with, by listing seq. */
   standings: ReadonlyMap<number, Standing>;
+  /** Whether the hour was prepared before it began (its order sorted and the index laid out ahead). */
+  preparedAhead: boolean;
 }
 
 export type { SearchAnswer };
@@ -97,12 +129,17 @@ export class DirectorySearch {
   readonly #standings: StandingsOfHour;
   readonly #onOrder: OrderStored | null;
   readonly #hourInPlace: boolean;
+  readonly #prepareAhead: boolean;
+  #ahead: HourAhead | null = null;
+  #preparingAhead: Promise<void> | null = null;
+  /** Statements being made (off the search path). */
+  readonly #statements = new Set<Promise<void>>();
 
   /** `assembler`: where answers are assembled besides this thread (answer workers); `standings`: the reputation each hour's order reads (none: nobody is ranked). */
   constructor(
     ctx: DirectoryContext,
     vocab: VocabularyHooks,
-    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean } = {},
+    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; prepareAhead?: boolean } = {},
   ) {
     this.#ctx = ctx;
     this.#vocab = vocab;
@@ -112,13 +149,19 @@ export class DirectorySearch {
     this.#onOrder = options.onOrder ?? null;
     // false: the index is built again at the hour's change whenever a listing's content changed (before issue 40; benchmarks compare).
     this.#hourInPlace = options.hourInPlace ?? true;
+    // false: the next hour's order is sorted and laid out at the change (benchmarks compare).
+    this.#prepareAhead = this.#hourInPlace && (options.prepareAhead ?? true);
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
   /** The state of the current hour, preparing it (order, index) when the hour turned. */
   async hour(): Promise<HourState> {
-    const hourStart = hourStartOf(this.#ctx.clock.now());
-    if (this.#state && this.#state.hourStart === hourStart) return this.#state;
+    const now = this.#ctx.clock.now();
+    const hourStart = hourStartOf(now);
+    if (this.#state && this.#state.hourStart === hourStart) {
+      if (now >= hourStart + HOUR_MS - PREPARE_AHEAD_MS) this.prepareNextHour();
+      return this.#state;
+    }
     this.#pending ??= this.#prepare(hourStart).finally(() => {
       this.#pending = null;
     });
@@ -138,7 +181,140 @@ export class DirectorySearch {
     return state;
   }
 
+  /**
+   * Sorts the next hour's order and lays the kept index out in it, in steps while searches go on
+   * (nothing when under way, done, or when there is no hour yet to carry). Called by searches in
+   * the hour's last minutes and by the server's timer; a failure only leaves the change to do it all.
+   */
+  prepareNextHour(): Promise<void> {
+    const state = this.#state;
+    if (!this.#prepareAhead || !state || this.#preparingAhead) return this.#preparingAhead ?? Promise.resolve();
+    const next = state.hourStart + HOUR_MS;
+    if (this.#ahead?.hourStart === next && this.#ahead.from === state.index.main) return Promise.resolve();
+    this.#preparingAhead = this.#aheadOf(state, next)
+      .then(
+        (ahead) => {
+          this.#ahead = ahead;
+        },
+        (error: unknown) => {
+          this.#ahead = null;
+          this.#onOrderFailed?.(error);
+        },
+      )
+      .finally(() => {
+        this.#preparingAhead = null;
+      });
+    return this.#preparingAhead;
+  }
+
+  async #aheadOf(state: HourState, hourStart: number): Promise<HourAhead | null> {
+    const store = this.#ctx.store;
+    if (await store.orders.get(hourStart)) return null;
+    const rules = rulesInForce(hourStart);
+    const revision = await store.listings.revision();
+    const checksFrom = await store.evidence.size();
+    // The night's reputation the hour will read may not be scored yet (at midnight): this hour's
+    // stands in, and every listing whose standing differs at the change is placed again then.
+    const standings = state.standings;
+    const day = shuffleDay(hourStart);
+    const known = state.shuffles.day === day ? state.shuffles : undefined;
+    const facts: RankFacts[] = [];
+    for await (const row of store.listings.rankRows()) {
+      facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, known));
+      if (facts.length % ROWS_PER_TURN === 0) await turn();
+    }
+    const sorted = await runInSteps(sortInSteps(facts, compareFor(rules)));
+    const from = state.index.main;
+    const laidAfter = state.index.seen;
+    const laid = await runInSteps(from.relaidInSteps(seqsOf(sorted)));
+    const shuffles = known ?? DayShuffles.build(day, sorted);
+    return { hourStart, rules, revision, checksFrom, standings, sorted, shuffles, from, laid, laidAfter };
+  }
+
+  /** Waits for the statements under way (before the store closes). */
+  async settled(): Promise<void> {
+    await this.#preparingAhead;
+    await Promise.all([...this.#statements]);
+  }
+
   async #prepare(hourStart: number): Promise<HourState> {
+    const previous = this.#state;
+    const ahead = this.#ahead;
+    this.#ahead = null;
+    if (ahead && previous && ahead.hourStart === hourStart && ahead.from === previous.index.main && rulesInForce(hourStart).version === ahead.rules.version && previous.index.changedCount <= CARRY_AT_MOST) {
+      const carried = await this.#carryAhead(hourStart, previous, ahead);
+      if (carried) return carried;
+    }
+    return this.#prepareAtChange(hourStart);
+  }
+
+  /**
+   * The hour prepared ahead, taken in: the listings written since it was sorted (and any whose
+   * standing the night changed) are placed again in its order, which is stored (or the one another
+   * node stored is taken), and the index laid out ahead is given those places. Null when the layout
+   * does not fit the stored order (the change then does everything, as without it).
+   */
+  async #carryAhead(hourStart: number, previous: HourState, ahead: HourAhead): Promise<HourState | null> {
+    const store = this.#ctx.store;
+    const stamp = await store.listings.contentStamp();
+    const standings = await this.#standings(hourStart);
+    await previous.index.follow(store.listings);
+    const rules = ahead.rules;
+    // Every listing written since the order was sorted, or standing otherwise now, has its facts taken again.
+    const suspects = new Set<number>();
+    const pinged: { seq: number; at: number }[] = [];
+    for (let after = ahead.revision; ; ) {
+      const rows = await store.listings.changesSince(after, 1_000);
+      for (const row of rows) {
+        suspects.add(row.seq);
+        if (row.revision > ahead.laidAfter && row.lastPingAt !== null) pinged.push({ seq: row.seq, at: row.lastPingAt });
+        after = Math.max(after, row.revision);
+      }
+      if (rows.length < 1_000) break;
+    }
+    for (const [seq, standing] of standings) {
+      const before = ahead.standings.get(seq) ?? NO_STANDING;
+      if (before.ranked !== standing.ranked || before.scoreInt !== standing.scoreInt) suspects.add(seq);
+    }
+    for (const [seq, before] of ahead.standings) if (before.ranked && !standings.has(seq)) suspects.add(seq);
+    const records = await store.listings.bySeqs([...suspects]);
+    const checksTo = await store.evidence.size();
+    const sortedAt = new Map<number, RankFacts>();
+    if (suspects.size > 0) for (const facts of ahead.sorted) if (suspects.has(facts.seq)) sortedAt.set(facts.seq, facts);
+    const again = new Map<number, RankFacts | null>();
+    for (const seq of suspects) {
+      const record = records.get(seq);
+      const now = record && isListed(record) ? rankFacts(rankInputsOf(record), hourStart, rules, standings.get(seq) ?? NO_STANDING, ahead.shuffles) : null;
+      const before = sortedAt.get(seq);
+      if (now && before && samePlaceFacts(now, before)) continue;
+      if (!now && !before) continue;
+      again.set(seq, now);
+    }
+    const facts = again.size > 0 ? amendedOrder(ahead.sorted, again, compareFor(rules)) : ahead.sorted;
+    let order = seqsOf(facts);
+    const won = (await store.orders.get(hourStart)) ? false : await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
+    if (won) this.#statementOf(hourStart, rules, facts, { from: ahead.checksFrom, to: checksTo });
+    const stored = await store.orders.get(hourStart);
+    if (!stored || stored.rulesVersion !== rules.version) return null;
+    order = stored.order;
+    await store.orders.prune(hourStart - ORDER_RETENTION_MS);
+    // Pings noted on the kept index after the layout began are noted on the layout too.
+    for (const ping of pinged) ahead.laid.notePing(ping.seq, ping.at);
+    const moved = new Set<number>([...again.keys(), ...previous.index.changes().keys()]);
+    const main = ahead.laid.placedBy(order, moved);
+    if (!main) return null;
+    const placedAgain = new Map<number, ListingRecord | null>();
+    for (const seq of again.keys()) if (!previous.index.changes().has(seq)) placedAgain.set(seq, records.get(seq) ?? null);
+    const index = previous.index.carriedTo(main, placedAgain);
+    const base = this.#carriedCounts(previous);
+    const counts = await this.#countWith(base);
+    const ranks = HourRanks.build(hourStart, rules, facts, standings);
+    this.#state = { hourStart, rules, index, contentStamp: stamp, computedAt: stored.computedAt, counts, base, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true };
+    return this.#state;
+  }
+
+  /** The hour's order computed (or read) and the index given it, all at the change. */
+  async #prepareAtChange(hourStart: number): Promise<HourState> {
     const store = this.#ctx.store;
     // Every write after this one is read again by the live index (none is missed while building).
     const revision = await store.listings.revision();
@@ -157,7 +333,7 @@ export class DirectorySearch {
       const order = computeOrder(facts, rules);
       const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
       // The order this process stored: its signed statement, made from it and its facts (docs/verifiable-order.md).
-      if (won) await this.#orderStored(hourStart, rules, facts, checks);
+      if (won) this.#statementOf(hourStart, rules, facts, checks);
       // Another process may have stored the hour first: the stored order is the one that stands.
       stored = (await store.orders.get(hourStart)) ?? { hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() };
       await store.orders.prune(hourStart - ORDER_RETENTION_MS);
@@ -178,8 +354,15 @@ export class DirectorySearch {
     const rankRows = async () => (rows ??= await this.#rankRows());
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
-    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings };
+    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings, preparedAhead: false };
     return this.#state;
+  }
+
+  /** The statement of an order this process stored, made off the search path (HourStatements.get waits for it). */
+  #statementOf(hourStart: number, rules: PublishedRules, facts: readonly RankFacts[], checks: { from: number; to: number }): void {
+    const making = this.#orderStored(hourStart, rules, facts, checks);
+    this.#statements.add(making);
+    void making.finally(() => this.#statements.delete(making));
   }
 
   /** Hands the order just stored and its facts on (its statement); a failure there is reported and never holds the hour back. */
