@@ -1,17 +1,21 @@
 /**
- * Search through the hour's change (issue 40): the index given the new order in place (listings
- * written during the hour kept in the small live index) beside the rebuild it replaces (the whole
- * index built again at the change whenever a listing's content changed: `hourInPlace: false`), in
- * the same run, on the same stored listings.
+ * Search through the hour's change (issue 40): the next hour prepared ahead (`ahead`: its order
+ * sorted and the index laid out in it in the hour's last minutes, the listings written since placed
+ * again at the change), the index given the new order at the change (`in-place`: listings written
+ * during the hour kept in the small live index) and the rebuild both replace (the whole index built
+ * again at the change whenever a listing's content changed: `hourInPlace: false`), in the same run,
+ * on the same stored listings.
  *
- *   npx tsx bench/directory-hour.ts [--size 100000] [--seconds 15] [--writes 1000] [--modes rebuild,in-place]
+ *   npx tsx bench/directory-hour.ts [--size 100000] [--seconds 15] [--writes 1000] [--modes rebuild,in-place,ahead]
  *                                   [--dir /tmp/directory-hour] [--database-url postgres://…] [--hour-offset 0]
  *
  * For each mode: a directory (in this process, every cache off, answers on the server's thread)
  * builds its index at hour H; --writes listings are renamed (a content change each); searches of
  * the query mix run one after another for --seconds (the hour before, its writes in the live
- * index's small second index, as in any hour with writes); the clock moves to H + 1 and
- * the same searches run for --seconds again, the first of them meeting the hour's change (the
+ * index's small second index, as in any hour with writes); the clock moves to the hour's last
+ * minutes (H + 51 min), where searches run until the next hour is prepared (at once but for `ahead`)
+ * and --seconds after (`lastMinutes`); --writes / 10 more listings are renamed; the clock moves to
+ * H + 1 and the same searches run for --seconds again, the first of them meeting the hour's change (the
  * order computed and stored, its signed statement, and the index given it or built again; the
  * search deadline is lifted, so the change is timed rather than answered 503 after 10 s). Each
  * window's p50 / p99 / max are the latencies of the searches in it; `change` is the first search's
@@ -35,7 +39,7 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]
 const size = Number(args.get('size') ?? 100_000);
 const seconds = Number(args.get('seconds') ?? 15);
 const writes = Number(args.get('writes') ?? 1_000);
-const modes = (args.get('modes') ?? 'rebuild,in-place').split(',') as ('rebuild' | 'in-place')[];
+const modes = (args.get('modes') ?? 'rebuild,in-place,ahead').split(',') as ('rebuild' | 'in-place' | 'ahead')[];
 const dir = join(args.get('dir') ?? '/tmp/directory-hour', String(size));
 const postgresUrl = args.get('database-url') ?? null;
 const BASE = 'http://127.0.0.1';
@@ -101,7 +105,7 @@ for (const mode of modes) {
   // Each mode on hours of its own (their orders are computed afresh, not read from the other's).
   const clock = new TestClock(START + hour * HOUR);
   const built = performance.now();
-  const directory = await buildDirectory({ dataDir: dir, databaseUrl: url, baseUrl: BASE, clock, logLevel: 'silent', runJobs: false, hourlyTimer: false, cacheAnswers: false, answerWorkers: 0, rateLimit: 0, searchDeadlineMs: 600_000, hourInPlace: mode === 'in-place' });
+  const directory = await buildDirectory({ dataDir: dir, databaseUrl: url, baseUrl: BASE, clock, logLevel: 'silent', runJobs: false, hourlyTimer: false, cacheAnswers: false, answerWorkers: 0, rateLimit: 0, searchDeadlineMs: 600_000, hourInPlace: mode !== 'rebuild', prepareAhead: mode === 'ahead' });
   await directory.pagesReady;
   const get = async (path: string): Promise<number> => {
     const t = performance.now();
@@ -110,13 +114,22 @@ for (const mode of modes) {
     return performance.now() - t;
   };
   const readySec = Math.round((performance.now() - built + (await get(MIX[0]!))) / 100) / 10;
-  const window = async () => {
+  const window = async (until?: Promise<unknown>) => {
     const latencies: number[] = [];
-    const end = performance.now() + seconds * 1000;
-    for (let i = 0; performance.now() < end || latencies.length === 0; i++) latencies.push(await get(MIX[i % MIX.length]!));
+    let done = until === undefined;
+    void until?.then(() => (done = true));
+    let end = performance.now() + seconds * 1000;
+    for (let i = 0; performance.now() < end || latencies.length === 0 || !done; i++) {
+      latencies.push(await get(MIX[i % MIX.length]!));
+      // Requests reach a server from its sockets, a turn of the event loop each: work waiting for a
+      // turn (the next hour prepared in steps) runs between them, as it would between requests.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!done) end = performance.now() + seconds * 1000;
+    }
     return latencies;
   };
   const loadBefore = load();
+  let prepareSec = 0;
   // Content changes during the hour: renamed listings (new ones each mode, so each hour has changes).
   clock.advance(20 * 60_000);
   const renamed = listings.slice(hour * writes, (hour + 1) * writes);
@@ -127,14 +140,23 @@ for (const mode of modes) {
   const followMs = Math.round((await get(MIX[0]!)) * 10) / 10;
   // The hour before the change, as searched after its writes (their listings in the small index).
   const before = summary(await window());
-  clock.advance(HOUR);
+  // The hour's last minutes: the next hour is prepared ahead (mode ahead) while these searches go on;
+  // the window lasts until it is ready and --seconds after. Then --writes / 10 more renames, placed again at the change.
+  clock.advance(HOUR - 10 * 60_000 + 60_000 - (clock.now() % HOUR));
+  const p0 = performance.now();
+  await get(MIX[0]!);
+  const preparing = directory.search.prepareNextHour();
+  const lastMinutes = summary(await window(preparing.then(() => (prepareSec = Math.round((performance.now() - p0) / 100) / 10))));
+  clock.advance(5 * 60_000);
+  for (const listing of listings.slice(hour * writes, hour * writes + Math.ceil(writes / 10))) await directory.store.listings.upsert({ ...listing, name: `${listing.name} ${mode} late`, updatedAt: clock.now() });
+  clock.advance(HOUR - (clock.now() % HOUR) + 30_000);
   // The first search meets the change; then --seconds more of searches after it.
   const first = await get(MIX[0]!);
   const through = [first, ...(await window())];
   const change = Math.round(first * 10) / 10;
   const after = summary(through);
   const state = directory.search.peek();
-  const result = { mode, size, writes, readySec, writeSec, followMs, before, changeMs: change, through: after, changedInSmallIndex: state?.index.changedCount ?? null, rssMb: Math.round(process.memoryUsage().rss / 1e6), loadBefore, loadAfter: load() };
+  const result = { mode, size, writes, readySec, writeSec, followMs, before, lastMinutes, prepareSec: mode === 'ahead' ? prepareSec : null, preparedAhead: state?.preparedAhead ?? null, changeMs: change, through: after, changedInSmallIndex: state?.index.changedCount ?? null, rssMb: Math.round(process.memoryUsage().rss / 1e6), loadBefore, loadAfter: load() };
   console.log(JSON.stringify(result));
   results.push(result);
   await directory.close();

@@ -11,7 +11,6 @@ import { listingView, type MomentViewOptions } from '../listings/listing-view.js
 import { isListed } from '../listings/regulated.js';
 import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, amendedOrder, compareFor, computeOrder, hourStartOf, rankFacts, rankInputsOf, samePlaceFacts, seqsOf, shuffleDay, sortInSteps, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
-import { DirectoryCounter, type DirectoryCounts } from '../stats/directory-counts.js';
 import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
@@ -88,11 +87,7 @@ export interface HourState {
   rules: PublishedRules;
   /** The hour's index, kept true to every write since it was built (live-index.ts). */
   index: LiveIndex;
-  contentStamp: string;
   computedAt: number;
-  /** Counts for GET /v1/stats: members counted this hour, the others when the index was built. */
-  counts: DirectoryCounts;
-  base: DirectoryCounter;
   /** The day's shuffle key of every listing, computed once per UTC day. */
   shuffles: DayShuffles;
   /** What the hour's order knows of each listing: its place and why are shown without reading its document. */
@@ -256,7 +251,6 @@ export class DirectorySearch {
    */
   async #carryAhead(hourStart: number, previous: HourState, ahead: HourAhead): Promise<HourState | null> {
     const store = this.#ctx.store;
-    const stamp = await store.listings.contentStamp();
     const standings = await this.#standings(hourStart);
     await previous.index.follow(store.listings);
     const rules = ahead.rules;
@@ -306,10 +300,8 @@ export class DirectorySearch {
     const placedAgain = new Map<number, ListingRecord | null>();
     for (const seq of again.keys()) if (!previous.index.changes().has(seq)) placedAgain.set(seq, records.get(seq) ?? null);
     const index = previous.index.carriedTo(main, placedAgain);
-    const base = this.#carriedCounts(previous);
-    const counts = await this.#countWith(base);
     const ranks = HourRanks.build(hourStart, rules, facts, standings);
-    this.#state = { hourStart, rules, index, contentStamp: stamp, computedAt: stored.computedAt, counts, base, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true };
+    this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true };
     return this.#state;
   }
 
@@ -318,7 +310,6 @@ export class DirectorySearch {
     const store = this.#ctx.store;
     // Every write after this one is read again by the live index (none is missed while building).
     const revision = await store.listings.revision();
-    const stamp = await store.listings.contentStamp();
     let stored = await store.orders.get(hourStart);
     let facts: RankFacts[] | null = null;
     // Ranked businesses sort by the reputation of the night's snapshot (computed first when missing).
@@ -343,18 +334,17 @@ export class DirectorySearch {
     if (previous) await previous.index.follow(store.listings);
     // The kept index takes the new order in place (listings written since it was built stay in its
     // small index, each in its new place): no rebuild at the hour's change while they are few.
-    const built =
+    const index =
       previous && previous.index.changedCount <= (this.#hourInPlace ? CARRY_AT_MOST : 0)
-        ? { index: previous.index.carriedTo(previous.index.main.withOrder(stored.order)), base: this.#carriedCounts(previous) }
-        : await this.#buildIndex(stored.order, rules, revision);
-    const counts = await this.#countWith(built.base);
+        ? previous.index.carriedTo(previous.index.main.withOrder(stored.order))
+        : await this.#buildIndex(stored.order, revision);
     const day = shuffleDay(hourStart);
     // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
     let rows: RankInputs[] | null = null;
     const rankRows = async () => (rows ??= await this.#rankRows());
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
-    this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings, preparedAhead: false };
+    this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles, ranks, standings, preparedAhead: false };
     return this.#state;
   }
 
@@ -394,54 +384,21 @@ export class DirectorySearch {
     );
   }
 
-  async #buildIndex(order: Int32Array, rules: PublishedRules, revision: number): Promise<{ index: LiveIndex; base: DirectoryCounter }> {
+  async #buildIndex(order: Int32Array, revision: number): Promise<LiveIndex> {
     // One streamed pass: the index keeps typed arrays only (a million kept objects would make the
-    // garbage collector pause for seconds), and the stats counts are taken on the way.
-    const counter = new DirectoryCounter(this.#ctx.clock.now(), rules.numbers.answeringHours);
+    // garbage collector pause for seconds).
     const store = this.#ctx.store.listings;
     const settings = { order, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed };
-    const counted = (listing: ListingRecord): ListingRecord => {
-      if (listing.source !== 'member') counter.keep(listing);
-      return listing;
-    };
     let index: SearchIndex;
     const readSync = store.allListedSync;
     if (readSync) {
       // SQLite: one row at a time from the driver, no waits.
-      index = buildSearchIndex({
-        ...settings,
-        listings: (function* () {
-          for (const listing of readSync()) yield counted(listing);
-        })(),
-      });
+      index = buildSearchIndex({ ...settings, listings: readSync() });
     } else {
       // PostgreSQL: pages of rows read in turn; the same index of the same listings.
-      index = await buildSearchIndexFrom({
-        ...settings,
-        listings: (async function* () {
-          for await (const listing of store.allListed()) yield counted(listing);
-        })(),
-      });
+      index = await buildSearchIndexFrom({ ...settings, listings: store.allListed() });
     }
-    return { index: this.#live(index, revision, revision), base: counter };
-  }
-
-  /** The counts of businesses that are not members, with each listing written since replaced by its current version. */
-  #carriedCounts(previous: HourState): DirectoryCounter {
-    const base = previous.base.copy(this.#ctx.clock.now(), true);
-    for (const [seq, record] of previous.index.changes()) base.replace(seq, record && record.source !== 'member' && isListed(record) ? record : null);
-    return base;
-  }
-
-  /**
-   * Counts for the stats: those of businesses that are not members were taken when the index was
-   * built (their content has not changed since); members are counted afresh each hour, since a
-   * member's inbox counts as a door only while it answers.
-   */
-  async #countWith(base: DirectoryCounter): Promise<DirectoryCounts> {
-    const counter = base.copy(this.#ctx.clock.now());
-    for await (const member of this.#ctx.store.listings.allListed({ source: 'member' })) counter.add(member);
-    return counter.result();
+    return this.#live(index, revision, revision);
   }
 
   async search(raw: RawSearch, options: { cursor?: string | undefined; limit: number }) {

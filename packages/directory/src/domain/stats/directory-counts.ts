@@ -49,8 +49,7 @@ function capabilitiesOf(listing: ListingRecord, doors: readonly Door[]): Set<(ty
 
 /**
  * What one listing adds to the counts, as bits: checked, agent ready, software and AI, then one bit
- * per capability and one per counted door. A business that is not a member adds the same at every
- * moment (only a member's own inbox follows the clock), so its bits can be kept and taken back.
+ * per capability and one per counted door.
  */
 const CHECKED = 1;
 const READY = 2;
@@ -82,8 +81,6 @@ export class DirectoryCounter {
   readonly #counts = emptyCounts();
   readonly #nowMs: number;
   readonly #answeringHours: number;
-  /** What each listing counted with `keep` added (by seq, its bits + 1; 0: none), so a later version can replace it. */
-  #kept: Int32Array = new Int32Array(0);
 
   constructor(nowMs: number, answeringHours: number) {
     this.#nowMs = nowMs;
@@ -91,61 +88,20 @@ export class DirectoryCounter {
   }
 
   add(listing: ListingRecord): void {
-    this.#apply(contributionOf(listing, this.#nowMs, this.#answeringHours), 1);
+    this.#apply(contributionOf(listing, this.#nowMs, this.#answeringHours));
   }
 
-  /** Adds a business that is not a member and keeps what it added, for `replace`. */
-  keep(listing: ListingRecord): void {
-    const bits = contributionOf(listing, this.#nowMs, this.#answeringHours);
-    this.#apply(bits, 1);
-    this.#keepBits(listing.seq, bits);
-  }
-
-  /**
-   * Takes back what the listing of `seq` added (when kept) and adds its current version instead:
-   * `listing` null when it is no longer counted (gone, delisted, or a member: members are counted each hour).
-   */
-  replace(seq: number, listing: ListingRecord | null): void {
-    const before = seq < this.#kept.length ? this.#kept[seq]! : 0;
-    if (before > 0) this.#apply(before - 1, -1);
-    if (seq < this.#kept.length) this.#kept[seq] = 0;
-    if (listing) this.keep(listing);
-  }
-
-  #keepBits(seq: number, bits: number): void {
-    if (seq >= this.#kept.length) {
-      const grown = new Int32Array(Math.max(seq + 1, this.#kept.length * 2, 1024));
-      grown.set(this.#kept);
-      this.#kept = grown;
-    }
-    this.#kept[seq] = bits + 1;
-  }
-
-  #apply(bits: number, sign: 1 | -1): void {
+  #apply(bits: number): void {
     const counts = this.#counts;
-    if (bits & CHECKED) counts.checked += sign;
-    if (bits & READY) counts.agent_ready += sign;
-    if (bits & SOFTWARE) counts.software_and_ai += sign;
+    if (bits & CHECKED) counts.checked += 1;
+    if (bits & READY) counts.agent_ready += 1;
+    if (bits & SOFTWARE) counts.software_and_ai += 1;
     CAPABILITIES.forEach((cap, i) => {
-      if (bits & (1 << (CAPABILITY_BIT + i))) counts.capabilities[cap] += sign;
+      if (bits & (1 << (CAPABILITY_BIT + i))) counts.capabilities[cap] += 1;
     });
     COUNTED_DOORS.forEach((door, i) => {
-      if (bits & (1 << (DOOR_BIT + i))) counts.doors[door] += sign;
+      if (bits & (1 << (DOOR_BIT + i))) counts.doors[door] += 1;
     });
-  }
-
-  /** A counter starting from these counts, for another instant (`withKept`: and what each listing added, for `replace`). */
-  copy(nowMs: number, withKept = false): DirectoryCounter {
-    const next = new DirectoryCounter(nowMs, this.#answeringHours);
-    const from = this.#counts;
-    const to = next.#counts;
-    to.checked = from.checked;
-    to.agent_ready = from.agent_ready;
-    to.software_and_ai = from.software_and_ai;
-    Object.assign(to.capabilities, from.capabilities);
-    Object.assign(to.doors, from.doors);
-    if (withKept) next.#kept = this.#kept.slice();
-    return next;
   }
 
   result(): DirectoryCounts {
