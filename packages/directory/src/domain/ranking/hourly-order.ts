@@ -267,6 +267,22 @@ export class HourRanks {
     return table;
   }
 
+  /** A copy with these listings' facts replaced (null: no longer in the order). */
+  amended(again: ReadonlyMap<number, RankFacts | null>): HourRanks {
+    let size = this.#reach.length;
+    for (const seq of again.keys()) if (seq >= size) size = seq + 1;
+    const table = new HourRanks(size);
+    table.#flags.set(this.#flags);
+    table.#reach.set(this.#reach);
+    table.#scoreInt.set(this.#scoreInt);
+    for (const [seq, facts] of again) {
+      table.#flags[seq] = facts ? (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0) | (facts.standing.ranked ? HourRanks.#RANKED : 0) : 0;
+      table.#reach[seq] = facts ? facts.reach : 0;
+      table.#scoreInt[seq] = facts ? facts.standing.scoreInt : 0;
+    }
+    return table;
+  }
+
   has(seq: number): boolean {
     return seq < this.#reach.length && this.#reach[seq] !== 0;
   }

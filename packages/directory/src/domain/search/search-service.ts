@@ -59,6 +59,10 @@ interface HourAhead {
   standings: ReadonlyMap<number, Standing>;
   /** Every listed business's facts as of the hour, sorted. */
   sorted: RankFacts[];
+  /** Each listing's place in sorted, by seq (-1: none). */
+  placeOf: Int32Array;
+  /** What the order knows of each listing, from those facts. */
+  ranks: HourRanks;
   shuffles: DayShuffles;
   /** The index it was laid out from (the hour's kept index), and that layout. */
   from: SearchIndex;
@@ -223,7 +227,12 @@ export class DirectorySearch {
     const laidAfter = state.index.seen;
     const laid = await runInSteps(from.relaidInSteps(seqsOf(sorted)));
     const shuffles = known ?? DayShuffles.build(day, sorted);
-    return { hourStart, rules, revision, checksFrom, standings, sorted, shuffles, from, laid, laidAfter };
+    let top = 0;
+    for (const facts of sorted) if (facts.seq > top) top = facts.seq;
+    const placeOf = new Int32Array(top + 1).fill(-1);
+    for (let i = 0; i < sorted.length; i++) placeOf[(sorted[i] as RankFacts).seq] = i;
+    const ranks = HourRanks.build(hourStart, rules, sorted, standings);
+    return { hourStart, rules, revision, checksFrom, standings, sorted, placeOf, ranks, shuffles, from, laid, laidAfter };
   }
 
   /** Waits for the statements under way (before the store closes). */
@@ -273,13 +282,11 @@ export class DirectorySearch {
     for (const [seq, before] of ahead.standings) if (before.ranked && !standings.has(seq)) suspects.add(seq);
     const records = await store.listings.bySeqs([...suspects]);
     const checksTo = await store.evidence.size();
-    const sortedAt = new Map<number, RankFacts>();
-    if (suspects.size > 0) for (const facts of ahead.sorted) if (suspects.has(facts.seq)) sortedAt.set(facts.seq, facts);
     const again = new Map<number, RankFacts | null>();
     for (const seq of suspects) {
       const record = records.get(seq);
       const now = record && isListed(record) ? rankFacts(rankInputsOf(record), hourStart, rules, standings.get(seq) ?? NO_STANDING, ahead.shuffles) : null;
-      const before = sortedAt.get(seq);
+      const before = seq < ahead.placeOf.length && ahead.placeOf[seq]! >= 0 ? ahead.sorted[ahead.placeOf[seq]!] : undefined;
       if (now && before && samePlaceFacts(now, before)) continue;
       if (!now && !before) continue;
       again.set(seq, now);
@@ -300,7 +307,7 @@ export class DirectorySearch {
     const placedAgain = new Map<number, ListingRecord | null>();
     for (const seq of again.keys()) if (!previous.index.changes().has(seq)) placedAgain.set(seq, records.get(seq) ?? null);
     const index = previous.index.carriedTo(main, placedAgain);
-    const ranks = HourRanks.build(hourStart, rules, facts, standings);
+    const ranks = again.size > 0 ? ahead.ranks.amended(again) : ahead.ranks;
     this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true };
     return this.#state;
   }
