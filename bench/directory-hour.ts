@@ -156,7 +156,7 @@ for (const mode of modes) {
   const change = Math.round(first * 10) / 10;
   const after = summary(through);
   const state = directory.search.peek();
-  const result = { mode, size, writes, readySec, writeSec, followMs, before, lastMinutes, prepareSec: mode === 'ahead' ? prepareSec : null, preparedAhead: state?.preparedAhead ?? null, changeMs: change, through: after, changedInSmallIndex: state?.index.changedCount ?? null, rssMb: Math.round(process.memoryUsage().rss / 1e6), loadBefore, loadAfter: load() };
+  const result = { mode, size, writes, readySec, writeSec, followMs, before, lastMinutes, prepareSec: mode === 'ahead' ? prepareSec : null, preparedAhead: state?.preparedAhead ?? null, changeSteps: state?.changeSteps ?? null, changeMs: change, through: after, changedInSmallIndex: state?.index.changedCount ?? null, rssMb: Math.round(process.memoryUsage().rss / 1e6), loadBefore, loadAfter: load() };
   console.log(JSON.stringify(result));
   results.push(result);
   await directory.close();

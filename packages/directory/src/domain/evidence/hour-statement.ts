@@ -116,7 +116,12 @@ export class HourStatements {
         after = (batch[batch.length - 1] as { domain: string }).domain;
       }
     }
-    const keys = await store.statements.listingKeys(facts.map((f) => f.seq));
+    // Read in parts with a turn of the event loop between them: a million rows read at once would hold the searches.
+    const keys = new Map<number, { id: string; domain: string }>();
+    for (let i = 0; i < facts.length; i += LEAVES_PER_TURN) {
+      for (const [seq, key] of await store.statements.listingKeys(facts.slice(i, i + LEAVES_PER_TURN).map((f) => f.seq))) keys.set(seq, key);
+      await turn();
+    }
     const packed = new Uint32Array(facts.length);
     const hashes = Buffer.allocUnsafe(facts.length * HASH_BYTES);
     for (let i = 0; i < facts.length; i++) {

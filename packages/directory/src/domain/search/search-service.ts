@@ -100,6 +100,20 @@ export interface HourState {
   standings: ReadonlyMap<number, Standing>;
   /** Whether the hour was prepared before it began (its order sorted and the index laid out ahead). */
   preparedAhead: boolean;
+  /** Milliseconds each step of the change to this hour took on this node, in order (for the log and the benchmarks). */
+  changeSteps: Readonly<Record<string, number>>;
+}
+
+/** Times the steps of one piece of work. */
+class Laps {
+  readonly steps: Record<string, number> = {};
+  #at = performance.now();
+
+  lap(step: string): void {
+    const now = performance.now();
+    this.steps[step] = Math.round(now - this.#at);
+    this.#at = now;
+  }
 }
 
 export type { SearchAnswer };
@@ -260,8 +274,11 @@ export class DirectorySearch {
    */
   async #carryAhead(hourStart: number, previous: HourState, ahead: HourAhead): Promise<HourState | null> {
     const store = this.#ctx.store;
+    const laps = new Laps();
     const standings = await this.#standings(hourStart);
+    laps.lap('standings');
     await previous.index.follow(store.listings);
+    laps.lap('follow');
     const rules = ahead.rules;
     // Every listing written since the order was sorted, or standing otherwise now, has its facts taken again.
     const suspects = new Set<number>();
@@ -282,6 +299,7 @@ export class DirectorySearch {
     for (const [seq, before] of ahead.standings) if (before.ranked && !standings.has(seq)) suspects.add(seq);
     const records = await store.listings.bySeqs([...suspects]);
     const checksTo = await store.evidence.size();
+    laps.lap('written since');
     const again = new Map<number, RankFacts | null>();
     for (const seq of suspects) {
       const record = records.get(seq);
@@ -293,28 +311,34 @@ export class DirectorySearch {
     }
     const facts = again.size > 0 ? amendedOrder(ahead.sorted, again, compareFor(rules)) : ahead.sorted;
     let order = seqsOf(facts);
+    laps.lap('placed again');
     const won = (await store.orders.get(hourStart)) ? false : await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
     if (won) this.#statementOf(hourStart, rules, facts, { from: ahead.checksFrom, to: checksTo });
     const stored = await store.orders.get(hourStart);
     if (!stored || stored.rulesVersion !== rules.version) return null;
     order = stored.order;
     await store.orders.prune(hourStart - ORDER_RETENTION_MS);
+    laps.lap('stored');
     // Pings noted on the kept index after the layout began are noted on the layout too.
     for (const ping of pinged) ahead.laid.notePing(ping.seq, ping.at);
     const moved = new Set<number>([...again.keys(), ...previous.index.changes().keys()]);
     const main = ahead.laid.placedBy(order, moved);
     if (!main) return null;
+    laps.lap('layout');
     const placedAgain = new Map<number, ListingRecord | null>();
     for (const seq of again.keys()) if (!previous.index.changes().has(seq)) placedAgain.set(seq, records.get(seq) ?? null);
     const index = previous.index.carriedTo(main, placedAgain);
+    laps.lap('small index');
     const ranks = again.size > 0 ? ahead.ranks.amended(again) : ahead.ranks;
-    this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true };
+    laps.lap('ranks');
+    this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true, changeSteps: laps.steps };
     return this.#state;
   }
 
   /** The hour's order computed (or read) and the index given it, all at the change. */
   async #prepareAtChange(hourStart: number): Promise<HourState> {
     const store = this.#ctx.store;
+    const laps = new Laps();
     // Every write after this one is read again by the live index (none is missed while building).
     const revision = await store.listings.revision();
     let stored = await store.orders.get(hourStart);
@@ -328,7 +352,9 @@ export class DirectorySearch {
       const from = await store.evidence.size();
       for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING));
       const checks = { from, to: await store.evidence.size() };
+      laps.lap('facts');
       const order = computeOrder(facts, rules);
+      laps.lap('sorted');
       const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
       // The order this process stored: its signed statement, made from it and its facts (docs/verifiable-order.md).
       if (won) this.#statementOf(hourStart, rules, facts, checks);
@@ -337,21 +363,25 @@ export class DirectorySearch {
       await store.orders.prune(hourStart - ORDER_RETENTION_MS);
     }
     const rules = rulesByVersion(stored.rulesVersion) ?? rulesInForce(hourStart);
+    laps.lap('stored');
     const previous = this.#state;
     if (previous) await previous.index.follow(store.listings);
+    laps.lap('follow');
     // The kept index takes the new order in place (listings written since it was built stay in its
     // small index, each in its new place): no rebuild at the hour's change while they are few.
     const index =
       previous && previous.index.changedCount <= (this.#hourInPlace ? CARRY_AT_MOST : 0)
         ? previous.index.carriedTo(previous.index.main.withOrder(stored.order))
         : await this.#buildIndex(stored.order, revision);
+    laps.lap('layout');
     const day = shuffleDay(hourStart);
     // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
     let rows: RankInputs[] | null = null;
     const rankRows = async () => (rows ??= await this.#rankRows());
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
-    this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles, ranks, standings, preparedAhead: false };
+    laps.lap('ranks');
+    this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles, ranks, standings, preparedAhead: false, changeSteps: laps.steps };
     return this.#state;
   }
 
