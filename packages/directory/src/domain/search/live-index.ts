@@ -16,8 +16,8 @@ import type { Exclusion, SearchHit, SearchIndex, SearchIndexStats, SearchPage, S
 /** Change feed rows read per round. */
 const FEED_ROUND = 1_000;
 
-/** Builds an index of a few listings in the given order (the hour's, extended by the big index). */
-export type SmallIndexBuilder = (listings: ListingRecord[], order: Int32Array) => SearchIndex;
+/** Builds an index of a few listings in their sequence of the hour's order, each at its place there (SearchIndex.placesOf). */
+export type SmallIndexBuilder = (listings: ListingRecord[], order: Int32Array, places: Int32Array) => SearchIndex;
 
 export class LiveIndex {
   /** The index built with the hour's state. */
@@ -102,7 +102,7 @@ export class LiveIndex {
     for (const seq of reread) this.#changed.set(seq, records.get(seq) ?? null);
     const current: ListingRecord[] = [];
     for (const record of this.#changed.values()) if (record) current.push(record);
-    this.#overlay = current.length > 0 ? this.#build(current, this.main.extendedOrder()) : null;
+    this.#overlay = current.length > 0 ? this.#small(this.main, current) : null;
     this.#exclusion = this.main.excluding(this.#changed.keys());
     this.#contentSeen = content;
   }
@@ -134,10 +134,16 @@ export class LiveIndex {
     if (next.#changed.size > 0) {
       const current: ListingRecord[] = [];
       for (const record of next.#changed.values()) if (record) current.push(record);
-      next.#overlay = current.length > 0 ? next.#build(current, main.extendedOrder()) : null;
+      next.#overlay = current.length > 0 ? next.#small(main, current) : null;
       next.#exclusion = main.excluding(next.#changed.keys());
     }
     return next;
+  }
+
+  /** The small index of these listings, each at its place in the big index's order. */
+  #small(main: SearchIndex, listings: ListingRecord[]): SearchIndex {
+    const { order, places } = main.placesOf(listings.map((l) => l.seq));
+    return this.#build(listings, order, places);
   }
 
   notePing(seq: number, atMs: number): void {

@@ -42,6 +42,11 @@ export interface SearchIndexInput {
   listings: Iterable<ListingRecord>;
   /** seq values in rank order (the hourly order). */
   order: Int32Array;
+  /**
+   * When `order` is a part of the hour's order (a small index's listings, SearchIndex.placesOf): the
+   * place there of each entry, ascending. By default an entry's place is its index in `order`.
+   */
+  places?: Int32Array;
   /** Group slugs + place category ids with their ancestors + alternates (with ancestors). */
   categoryKeysOf: (l: ListingRecord) => string[];
   /** Folded label and synonym words of a category key. */
@@ -184,8 +189,12 @@ export interface SearchIndex {
   notePing(seq: number, atMs: number): void;
   /** An exclusion of these listings for `SearchQuery.exclude`. */
   excluding(seqs: Iterable<number>): Exclusion;
-  /** The order the index places by, with the listings it lacked appended in the order it gave them (their rank_pos). */
-  extendedOrder(): Int32Array;
+  /**
+   * These listings in the sequence of the order the index places by (extended by the listings it
+   * lacked, after every place, in the order it gave them), each with its place there: the order of a
+   * small index of them (SearchIndexInput.places), without going through the whole order.
+   */
+  placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array };
 }
 
 export class SearchTimeout extends Error {
@@ -350,7 +359,7 @@ interface Layout extends Placement {
 }
 
 /** Positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq. */
-function* placementIn(seqs: Int32Array, denseOfSeq: DenseIndex, order: Int32Array): Generator<void, Placement> {
+function* placementIn(seqs: Int32Array, denseOfSeq: DenseIndex, order: Int32Array, places?: Int32Array): Generator<void, Placement> {
   const n = seqs.length;
   const denseAt = new Int32Array(n);
   const orderIdxAt = new Int32Array(n);
@@ -362,14 +371,14 @@ function* placementIn(seqs: Int32Array, denseOfSeq: DenseIndex, order: Int32Arra
     if (d < 0 || posOfDense[d]! >= 0) continue;
     posOfDense[d] = p;
     denseAt[p] = d;
-    orderIdxAt[p] = i;
+    orderIdxAt[p] = places ? places[i]! : i;
     p++;
   }
   if (p < n) {
     const rest: number[] = [];
     for (let d = 0; d < n; d++) if (posOfDense[d]! < 0) rest.push(d);
     rest.sort((a, b) => seqs[a]! - seqs[b]!);
-    let extra = order.length;
+    let extra = places && places.length > 0 ? places[places.length - 1]! + 1 : order.length;
     for (const d of rest) {
       posOfDense[d] = p;
       denseAt[p] = d;
@@ -782,7 +791,7 @@ class Index implements SearchIndex {
   private readonly hourBits: Uint32Array;
   /** The geo grid, made on the first search that needs it (a small index may never). */
   private gridMade: GeoGrid | null = null;
-  /** The order given, and the order index of each listing it lacked, by position (extendedOrder). */
+  /** The order given, and the order index of each listing it lacked, by position (placesOf). */
   private readonly order: Int32Array;
 
   constructor(
@@ -821,9 +830,9 @@ class Index implements SearchIndex {
   }
 
   /** A fresh layout: each record's terms and data by dense id, laid out in the order. */
-  static *laidOut(core: Core, order: Int32Array, terms: RecordTerms, data: RecordData, tuning: SearchTuning): Generator<void, Index> {
+  static *laidOut(core: Core, order: Int32Array, terms: RecordTerms, data: RecordData, tuning: SearchTuning, places?: Int32Array): Generator<void, Index> {
     const denseOfSeq = denseIndexOf(core.seqs);
-    const placed = yield* placementIn(core.seqs, denseOfSeq, order);
+    const placed = yield* placementIn(core.seqs, denseOfSeq, order, places);
     const seqAt = yield* seqsAt(core.seqs, placed.denseAt);
     const laid = layPostings(core.termCount, terms, placed.denseAt);
     yield;
@@ -902,27 +911,34 @@ class Index implements SearchIndex {
 
   placedBy(order: Int32Array, moved: ReadonlySet<number>): SearchIndex | null {
     const n = this.size;
-    const seqs = this.core.seqs;
-    let maxSeq = 0;
-    for (let i = 0; i < order.length; i++) if (order[i]! > maxSeq) maxSeq = order[i]!;
-    for (let d = 0; d < n; d++) if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
-    const indexOfSeq = new Int32Array(maxSeq + 1).fill(-1);
-    for (let i = 0; i < order.length; i++) if (order[i]! >= 0 && indexOfSeq[order[i]!] === -1) indexOfSeq[order[i]!] = i;
+    let top = -1;
+    for (let i = 0; i < order.length; i++) if (order[i]! > top) top = order[i]!;
+    for (let q = 0; q < n; q++) if (this.seqAt[q]! > top) top = this.seqAt[q]!;
+    const placeBySeq = new Int32Array(top + 1).fill(-1);
+    for (let i = 0; i < order.length; i++) {
+      const seq = order[i]!;
+      if (seq >= 0 && placeBySeq[seq] === -1) placeBySeq[seq] = i;
+    }
+    const isMoved = new Uint8Array(top + 1);
+    for (const seq of moved) if (seq >= 0 && seq <= top) isMoved[seq] = 1;
     const orderIdxAt = new Int32Array(n);
     let last = -1;
     for (let q = 0; q < n; q++) {
       const seq = this.seqAt[q]!;
-      if (moved.has(seq)) {
+      if (seq >= 0 && isMoved[seq] === 1) {
         // left out of every search (the live index's exclusion); the place before keeps the list ascending
         orderIdxAt[q] = last;
         continue;
       }
-      const i = seq < 0 ? -1 : indexOfSeq[seq]!;
+      const i = seq < 0 ? -1 : placeBySeq[seq]!;
       if (i <= last) return null;
       orderIdxAt[q] = last = i;
     }
     const same = { denseOfSeq: this.denseOfSeq, denseAt: this.denseAt, posOfDense: this.posOfDense, seqAt: this.seqAt, termOff: this.termOff, post: this.post, rec: this.rec, hourBits: this.hourBits };
-    return new Index(this.core, order, { ...same, orderIdxAt, bitsCache: this.bitsCache, grid: this.gridMade }, this.tuning);
+    const placed = new Index(this.core, order, { ...same, orderIdxAt, bitsCache: this.bitsCache, grid: this.gridMade }, this.tuning);
+    // every listing of the layout is in the order (or moved, and so never asked for): no extras
+    placed.places = { bySeq: placeBySeq, end: order.length };
+    return placed;
   }
 
   notePing(seq: number, atMs: number): void {
@@ -943,19 +959,42 @@ class Index implements SearchIndex {
     return new ExcludedPositions(this, Int32Array.from(new Set(out)).sort());
   }
 
-  extendedOrder(): Int32Array {
-    const n = this.size;
-    const base = this.order.length;
-    let extras = 0;
-    for (let q = 0; q < n; q++) if (this.orderIdxAt[q]! >= base) extras++;
-    if (extras === 0) return this.order;
-    const out = new Int32Array(base + extras);
-    out.set(this.order);
-    for (let q = 0; q < n; q++) {
-      const i = this.orderIdxAt[q]!;
-      if (i >= base) out[i] = this.seqAt[q]!;
+  placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array } {
+    const { bySeq: placeBySeq, end } = (this.places ??= this.extendedPlaces());
+    const known: number[] = [];
+    const lacking: number[] = [];
+    for (const seq of seqs) {
+      if (seq >= 0 && seq < placeBySeq.length && placeBySeq[seq]! >= 0) known.push(seq);
+      else lacking.push(seq);
     }
-    return out;
+    known.sort((a, b) => placeBySeq[a]! - placeBySeq[b]!);
+    lacking.sort((a, b) => a - b);
+    const order = Int32Array.from([...known, ...lacking]);
+    const places = new Int32Array(order.length);
+    for (let i = 0; i < known.length; i++) places[i] = placeBySeq[known[i]!]!;
+    for (let k = 0; k < lacking.length; k++) places[known.length + k] = end + k;
+    return { order, places };
+  }
+
+  /** Each seq's place in the order extended by the listings it lacked (-1: neither), and that order's length; made once per index. */
+  private places: { bySeq: Int32Array; end: number } | null = null;
+
+  private extendedPlaces(): { bySeq: Int32Array; end: number } {
+    let top = -1;
+    for (let i = 0; i < this.order.length; i++) if (this.order[i]! > top) top = this.order[i]!;
+    for (let q = 0; q < this.size; q++) if (this.seqAt[q]! > top) top = this.seqAt[q]!;
+    const placeBySeq = new Int32Array(top + 1).fill(-1);
+    for (let i = 0; i < this.order.length; i++) {
+      const seq = this.order[i]!;
+      if (seq >= 0 && placeBySeq[seq] === -1) placeBySeq[seq] = i;
+    }
+    let extras = 0;
+    for (let q = 0; q < this.size; q++) {
+      if (this.orderIdxAt[q]! < this.order.length) continue;
+      placeBySeq[this.seqAt[q]!] = this.orderIdxAt[q]!;
+      extras++;
+    }
+    return { bySeq: placeBySeq, end: this.order.length + extras };
   }
 
   stats(): SearchIndexStats {
@@ -1415,7 +1454,7 @@ class Index implements SearchIndex {
 /** Builds the search index of the listings in the given hourly order (delisted and dormant listings are left out). */
 export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
   const { core, terms, data } = buildCore(input);
-  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }));
+  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
 }
 
 /** The same from listings read with waits between them (a database read in pages); the same index for the same listings. */
@@ -1423,5 +1462,5 @@ export async function buildSearchIndexFrom(input: BuildSettings & { listings: As
   const builder = coreBuilder(input);
   for await (const l of input.listings) builder.add(l);
   const { core, terms, data } = builder.finish();
-  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }));
+  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
 }

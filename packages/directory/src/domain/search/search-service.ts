@@ -416,8 +416,8 @@ export class DirectorySearch {
 
   /** The hour's index with what was written since it was built. */
   #live(main: SearchIndex, builtRevision: number, seen: number): LiveIndex {
-    return new LiveIndex(main, builtRevision, seen, (listings, order) =>
-      buildSearchIndex({ listings, order, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed }),
+    return new LiveIndex(main, builtRevision, seen, (listings, order, places) =>
+      buildSearchIndex({ listings, order, places, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed }),
     );
   }
 
