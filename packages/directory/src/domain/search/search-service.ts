@@ -256,6 +256,8 @@ export class DirectorySearch {
   }
 
   async #prepare(hourStart: number): Promise<HourState> {
+    // A preparation still under way when its hour came is nearer its end than a new start would be.
+    if (this.#preparingAhead && this.#state?.hourStart === hourStart - HOUR_MS) await this.#preparingAhead;
     const previous = this.#state;
     const ahead = this.#ahead;
     this.#ahead = null;
