@@ -172,6 +172,8 @@ export interface SearchIndex {
   /** The same listings in another hourly order, without reading the listings again. */
   withOrder(order: Int32Array): SearchIndex;
   stats(): SearchIndexStats;
+  /** Bytes held by each of the index's typed arrays, by field name (the dictionaries' strings are on the JS heap, not counted). */
+  memory(): Record<string, number>;
   /** A member pinged: its own inbox counts as live until the window after `atMs` ends (no-op for others). */
   notePing(seq: number, atMs: number): void;
   /** An exclusion of these listings for `SearchQuery.exclude`. */
@@ -825,6 +827,30 @@ class Index implements SearchIndex {
       const i = this.orderIdxAt[q]!;
       if (i >= base) out[i] = this.seqAt[q]!;
     }
+    return out;
+  }
+
+  memory(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const put = (name: string, a: ArrayBufferView | Map<number, number>): void => {
+      out[name] = a instanceof Map ? 0 : a.byteLength;
+    };
+    put('denseAt', this.denseAt);
+    put('posOfDense', this.posOfDense);
+    put('seqAt', this.seqAt);
+    put('orderIdxAt', this.orderIdxAt);
+    put('denseOfSeq', this.denseOfSeq);
+    put('core.seqs', this.core.seqs);
+    put('termOff', this.termOff);
+    put('post', this.post);
+    for (const [name, a] of Object.entries(this.rec)) put(`rec.${name}`, a as ArrayBufferView);
+    put('hourBits', this.hourBits);
+    if (this.gridMade) for (const [name, a] of Object.entries(this.gridMade)) put(`grid.${name}`, a as ArrayBufferView);
+    let cached = 0;
+    for (const b of this.bitsCache.values()) cached += b.byteLength;
+    out.bitsCache = cached;
+    out['words (TermTable slots)'] = this.core.words.byteLength;
+    out.order = this.order.byteLength;
     return out;
   }
 

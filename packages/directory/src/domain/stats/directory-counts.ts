@@ -90,6 +90,11 @@ export class DirectoryCounter {
     this.#answeringHours = answeringHours;
   }
 
+  /** Bytes of what is kept per listing (for `replace`). */
+  get byteLength(): number {
+    return this.#kept.byteLength;
+  }
+
   add(listing: ListingRecord): void {
     this.#apply(contributionOf(listing, this.#nowMs, this.#answeringHours), 1);
   }
