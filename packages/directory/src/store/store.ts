@@ -90,6 +90,12 @@ export interface ListingStore {
    * engine reads synchronously (the root store on SQLite); absent elsewhere (use allListed).
    */
   allListedSync?: (() => Iterable<ListingRecord>) | undefined;
+  /**
+   * Hands back the memory this process's connection keeps of pages it read (SQLite's page cache),
+   * after a read of every listing (an index built, the hour's order) filled it with pages few
+   * later reads want. No-op where the engine keeps no such cache in this process.
+   */
+  releaseReadCache?(): void;
   countListed(): Promise<number>;
   countAll(): Promise<number>;
   /** Listings by seq (for a page of results), fresh from storage. */

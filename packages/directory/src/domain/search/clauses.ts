@@ -98,6 +98,50 @@ export class ListClause implements Clause {
   }
 }
 
+/** A posting list kept as a bitset (a list of at least n/32 positions takes less room so). */
+export class BitsClause implements Clause {
+  private readonly words: number;
+  constructor(
+    private readonly bits: Uint32Array,
+    private readonly n: number,
+    readonly size: number,
+  ) {
+    this.words = wordCount(n);
+  }
+  seek(from: number): number {
+    if (from >= this.n) return END;
+    const bits = this.bits;
+    let w = from >>> 5;
+    let x = (bits[w]! >>> (from & 31)) << (from & 31);
+    while (x === 0) {
+      if (++w >= this.words) return END;
+      x = bits[w]!;
+    }
+    return (w << 5) | (31 - Math.clz32(x & -x));
+  }
+  has(pos: number): boolean {
+    return ((this.bits[pos >>> 5]! >>> (pos & 31)) & 1) === 1;
+  }
+  word(w: number): number {
+    return this.bits[w]! | 0;
+  }
+}
+
+/** The positions of a bitset, ascending. */
+export function positionsOf(bits: Uint32Array, size: number): Int32Array {
+  const out = new Int32Array(size);
+  let o = 0;
+  for (let w = 0; w < bits.length; w++) {
+    let x = bits[w]! | 0;
+    while (x !== 0) {
+      const low = x & -x;
+      x ^= low;
+      out[o++] = (w << 5) | (31 - Math.clz32(low));
+    }
+  }
+  return out;
+}
+
 /** Any of its members. */
 export class UnionClause implements Clause {
   readonly size: number;

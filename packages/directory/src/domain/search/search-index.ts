@@ -30,7 +30,7 @@
 import { isOwnInbox } from '../listings/answering.js';
 import { KINDS, levelRank, shownGeo } from '../listings/listing.js';
 import type { ItemType, Kind, ListingRecord, Source } from '../listings/listing.js';
-import { AllClause, END, ListClause, NotClause, TestedClause, UnionClause, bitsetOf, lowerBound, wordCount } from './clauses.js';
+import { AllClause, BitsClause, END, ListClause, NotClause, TestedClause, UnionClause, bitsetOf, lowerBound, positionsOf, wordCount } from './clauses.js';
 import type { Clause } from './clauses.js';
 import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRow, haversineKm } from './geo.js';
 import type { GeoBox } from './geo.js';
@@ -229,6 +229,21 @@ interface Core {
   facets: Record<Namespace, Map<string, number>>;
   termCount: number;
   zones: string[];
+  /** The distinct opening hours of the listings (zone, weekly ranges and closures), which they share by id. */
+  hours: HoursTable;
+}
+
+/**
+ * Opening hours by id, each kept once however many listings publish them (most share a few common
+ * weeks): its zone (index into Core.zones), its weekly ranges hr[hrOff[k], hrOff[k+1]) and its
+ * closures cl[clOff[k], clOff[k+1]) (hours.ts compileWeekly / compileClosures).
+ */
+interface HoursTable {
+  zone: Int32Array;
+  hrOff: Int32Array;
+  hr: Int32Array;
+  clOff: Int32Array;
+  cl: Int32Array;
 }
 
 /** Term ids of each record, CSR by dense id (only while an order is laid out). */
@@ -237,17 +252,46 @@ interface RecordTerms {
   recTerms: Int32Array;
 }
 
-/** What the per-listing tests read (point, hours), laid out by dense id or by position. */
+/** What the per-listing tests read (point, hours, a member's last ping), laid out by dense id or by position. */
 interface RecordData {
   lat: Float64Array; // NaN: no point
   lng: Float64Array;
-  zoneOf: Int32Array; // -1: no hours
-  hrOff: Int32Array;
-  hr: Int32Array;
-  clOff: Int32Array;
-  cl: Int32Array;
-  /** A member with a live own inbox: its last ping (-Infinity: none); NaN for every other listing. */
-  ping: Float64Array;
+  /** The listing's hours in Core.hours; -1: none. */
+  hoursOf: Int32Array;
+  /** Members with a live own inbox, one bit each (the others have no ping to keep). */
+  pingBits: Uint32Array;
+  /** Set bits of pingBits before each word: entry w + the set bits below in word w is the listing's index in pingAt. */
+  pingRank: Int32Array;
+  /** Their last pings, in the order of their bits (-Infinity: none). */
+  pingAt: Float64Array;
+}
+
+/** Population count of a 32-bit word. */
+function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+/** Where entry i's last ping is kept in rec.pingAt; -1 when it has none to keep (not a member with a live own inbox). */
+function pingIndex(rec: RecordData, i: number): number {
+  const w = i >>> 5;
+  const word = rec.pingBits[w]!;
+  const b = i & 31;
+  if (((word >>> b) & 1) === 0) return -1;
+  return rec.pingRank[w]! + bitCount(b === 0 ? 0 : word & ((1 << b) - 1) & 0xffffffff);
+}
+
+/** pingRank of a bitset. */
+function ranksOf(bits: Uint32Array): Int32Array {
+  const rank = new Int32Array(bits.length);
+  let c = 0;
+  for (let w = 0; w < bits.length; w++) {
+    rank[w] = c;
+    c += bitCount(bits[w]!);
+  }
+  return rank;
 }
 
 /** Geo grid: per cell, positions ascending, with their points alongside. */
@@ -275,47 +319,22 @@ function permuteRecordData(src: RecordData, srcOf: Int32Array): RecordData {
   const n = srcOf.length;
   const lat = new Float64Array(n);
   const lng = new Float64Array(n);
-  const ping = new Float64Array(n);
-  const zoneOf = new Int32Array(n);
-  const hrOff = new Int32Array(n + 1);
-  const clOff = new Int32Array(n + 1);
+  const hoursOf = new Int32Array(n);
+  const pingBits = new Uint32Array(wordCount(n));
+  const pingAt = new Float64Array(src.pingAt.length);
+  let pings = 0;
   for (let q = 0; q < n; q++) {
     const s = srcOf[q]!;
     lat[q] = src.lat[s]!;
     lng[q] = src.lng[s]!;
-    ping[q] = src.ping[s]!;
-    zoneOf[q] = src.zoneOf[s]!;
-    hrOff[q + 1] = hrOff[q]! + src.hrOff[s + 1]! - src.hrOff[s]!;
-    clOff[q + 1] = clOff[q]! + src.clOff[s + 1]! - src.clOff[s]!;
-  }
-  const hr = new Int32Array(hrOff[n]!);
-  const cl = new Int32Array(clOff[n]!);
-  for (let q = 0; q < n; q++) {
-    const s = srcOf[q]!;
-    for (let i = src.hrOff[s]!, e = src.hrOff[s + 1]!, o = hrOff[q]!; i < e; i++, o++) hr[o] = src.hr[i]!;
-    for (let i = src.clOff[s]!, e = src.clOff[s + 1]!, o = clOff[q]!; i < e; i++, o++) cl[o] = src.cl[i]!;
-  }
-  return { lat, lng, zoneOf, hrOff, hr, clOff, cl, ping };
-}
-
-const WEEK_HOURS = 168;
-
-/**
- * One bitset over positions per local hour of the week (Monday 00–01 = 0): the listings that may be
- * open at some moment of that hour. Probing it for ascending positions reads memory in order.
- */
-function hourBitsets(rec: RecordData, n: number): Uint32Array {
-  const W = wordCount(n);
-  const bits = new Uint32Array(WEEK_HOURS * W);
-  for (let p = 0; p < n; p++) {
-    const word = p >>> 5;
-    const bit = 1 << (p & 31);
-    for (let i = rec.hrOff[p]!, e = rec.hrOff[p + 1]!; i < e; i++) {
-      const r = rec.hr[i]!;
-      for (let h = Math.floor((r & 0x3fff) / 60), last = Math.floor(((r >>> 16) - 1) / 60); h <= last; h++) bits[h * W + word]! |= bit;
+    hoursOf[q] = src.hoursOf[s]!;
+    const i = pingIndex(src, s);
+    if (i >= 0) {
+      pingBits[q >>> 5]! |= 1 << (q & 31);
+      pingAt[pings++] = src.pingAt[i]!;
     }
   }
-  return bits;
+  return { lat, lng, hoursOf, pingBits, pingRank: ranksOf(pingBits), pingAt };
 }
 
 function notGone(l: ListingRecord): boolean {
@@ -401,13 +420,17 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
 
   const lat = new FloatBuf();
   const lng = new FloatBuf();
-  const ping = new FloatBuf();
+  const pingBits = new IntBuf(1 << 11);
+  const pingAt = new FloatBuf();
   const zones: string[] = [];
   const zoneIds = new Map<string, number>();
-  const zoneOf = new IntBuf(1 << 16);
-  const hrOff = new IntBuf(1 << 16);
-  const hr = new IntBuf();
-  const clOff = new IntBuf(1 << 16);
+  const hoursOf = new IntBuf(1 << 16);
+  // the distinct hours (zone, weekly ranges, closures), each once: by their text while building
+  const hoursIds = new Map<string, number>();
+  const hoursZone = new IntBuf(64);
+  const hrOff = new IntBuf(64);
+  const hr = new IntBuf(256);
+  const clOff = new IntBuf(64);
   const cl = new IntBuf(64);
 
   const shown = input.listed ?? notGone;
@@ -494,7 +517,11 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
     }
     addFacet(lvl, String(level));
     if (ownLevel > level) addFacet(mlvl, String(ownLevel));
-    ping.push(ownLive ? (l.lastPingAt ?? -Infinity) : NaN);
+    if ((cur & 31) === 0) pingBits.push(0);
+    if (ownLive) {
+      pingBits.a[cur >>> 5]! |= 1 << (cur & 31);
+      pingAt.push(l.lastPingAt ?? -Infinity);
+    }
     if (typeof l.priceBand === 'number' && Number.isInteger(l.priceBand)) addFacet(price, String(l.priceBand));
 
     // The published point (coarse for a business that shows no street): distances and radius read it.
@@ -503,8 +530,6 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
     lat.push(located ? g.lat : NaN);
     lng.push(located ? g.lng : NaN);
 
-    hrOff.push(hr.n);
-    clOff.push(cl.n);
     const h = l.hours;
     if (h && typeof h.timezone === 'string') {
       let z = zoneIds.get(h.timezone);
@@ -513,19 +538,32 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
         zones.push(h.timezone);
         zoneIds.set(h.timezone, z);
       }
-      zoneOf.push(z);
-      for (const r of compileWeekly(h.weekly)) hr.push(r);
-      for (const c of compileClosures(h.closures)) cl.push(c);
-    } else zoneOf.push(-1);
+      const weekly = compileWeekly(h.weekly);
+      const closures = compileClosures(h.closures);
+      const key = `${z}|${weekly.join(',')}|${closures.join(',')}`;
+      let k = hoursIds.get(key);
+      if (k === undefined) {
+        k = hoursZone.n;
+        hoursIds.set(key, k);
+        hoursZone.push(z);
+        hrOff.push(hr.n);
+        for (const r of weekly) hr.push(r);
+        clOff.push(cl.n);
+        for (const c of closures) cl.push(c);
+      }
+      hoursOf.push(k);
+    } else hoursOf.push(-1);
   };
   const finish = () => {
     recOff.push(recTerms.n);
     hrOff.push(hr.n);
     clOff.push(cl.n);
+    const bits = Uint32Array.from(pingBits.a.subarray(0, pingBits.n));
+    const hours: HoursTable = { zone: hoursZone.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed() };
     return {
-      core: { records: keep ? records : null, seqs: seqs.trimmed(), words, facets, termCount, zones },
+      core: { records: keep ? records : null, seqs: seqs.trimmed(), words, facets, termCount, zones, hours },
       terms: { recOff: recOff.trimmed(), recTerms: recTerms.trimmed() },
-      data: { lat: lat.trimmed(), lng: lng.trimmed(), zoneOf: zoneOf.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed(), ping: ping.trimmed() },
+      data: { lat: lat.trimmed(), lng: lng.trimmed(), hoursOf: hoursOf.trimmed(), pingBits: bits, pingRank: ranksOf(bits), pingAt: pingAt.trimmed() },
     };
   };
   return { add: addListing, finish };
@@ -537,41 +575,81 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
   return builder.finish();
 }
 
+/**
+ * Posting lists by term, over positions. A list of at least n/BITS_SHARE positions is kept as a
+ * bitset (n/8 bytes, less than its positions' 4 bytes each): slot bitSlot[t] of termBits, wordCount(n)
+ * words, bitSize[slot] positions; any other list as its positions, post[termOff[t], termOff[t + 1])
+ * (empty for a term kept as a bitset).
+ */
+interface Postings {
+  termOff: Int32Array;
+  post: Int32Array;
+  bitSlot: Int32Array;
+  termBits: Uint32Array;
+  bitSize: Int32Array;
+}
+
+const BITS_SHARE = 32;
+
 /** Postings of each record's terms, laid out by position: counted, then filled in position order, so every list comes out sorted. */
-function layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array): { off: Int32Array; post: Int32Array } {
+function layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array): Postings {
   const { recOff, recTerms } = terms;
+  const n = denseAt.length;
+  const W = wordCount(n);
+  const len = new Int32Array(termCount);
+  for (let i = 0; i < recTerms.length; i++) len[recTerms[i]!]!++;
+  const bitSlot = new Int32Array(termCount).fill(-1);
   const off = new Int32Array(termCount + 1);
-  for (let i = 0; i < recTerms.length; i++) off[recTerms[i]! + 1]!++;
-  for (let t = 0; t < termCount; t++) off[t + 1]! += off[t]!;
-  const fill = off.slice(0, termCount);
-  const post = new Int32Array(recTerms.length);
-  for (let q = 0, n = denseAt.length; q < n; q++) {
-    const d = denseAt[q]!;
-    for (let i = recOff[d]!, e = recOff[d + 1]!; i < e; i++) post[fill[recTerms[i]!]!++] = q;
+  let slots = 0;
+  for (let t = 0; t < termCount; t++) {
+    const l = len[t]!;
+    if (l > 0 && l * BITS_SHARE >= n) {
+      bitSlot[t] = slots++;
+      off[t + 1] = off[t]!;
+    } else off[t + 1] = off[t]! + l;
   }
-  return { off, post };
+  const bitSize = new Int32Array(slots);
+  for (let t = 0; t < termCount; t++) if (bitSlot[t]! >= 0) bitSize[bitSlot[t]!] = len[t]!;
+  const termBits = new Uint32Array(slots * W);
+  const fill = off.slice(0, termCount);
+  const post = new Int32Array(off[termCount]!);
+  for (let q = 0; q < n; q++) {
+    const d = denseAt[q]!;
+    const word = q >>> 5;
+    const bit = 1 << (q & 31);
+    for (let i = recOff[d]!, e = recOff[d + 1]!; i < e; i++) {
+      const t = recTerms[i]!;
+      const slot = bitSlot[t]!;
+      if (slot >= 0) termBits[slot * W + word]! |= bit;
+      else post[fill[t]!++] = q;
+    }
+  }
+  return { termOff: off, post, bitSlot, termBits, bitSize };
 }
 
 /**
  * The same postings in another order: each list mapped to new positions and sorted again, big lists
- * through a bitset (set the bits, read them back in order), small ones by sorting.
+ * through a bitset (set the bits, read them back in order), small ones by sorting; the bitsets' bits
+ * moved to the new positions.
  */
-function relayPostings(old: Int32Array, off: Int32Array, oldDenseAt: Int32Array, newPosOfDense: Int32Array, bitsetShare: number): Int32Array {
+function relayPostings(old: Postings, oldDenseAt: Int32Array, newPosOfDense: Int32Array, bitsetShare: number): Postings {
+  const { termOff: off, post: oldPost } = old;
   const n = oldDenseAt.length;
   const move = new Int32Array(n);
   for (let p = 0; p < n; p++) move[p] = newPosOfDense[oldDenseAt[p]!]!;
-  const post = new Int32Array(old.length);
-  const bits = new Uint32Array(wordCount(n));
+  const post = new Int32Array(oldPost.length);
+  const W = wordCount(n);
+  const bits = new Uint32Array(W);
   for (let t = 0, T = off.length - 1; t < T; t++) {
     const a = off[t]!;
     const b = off[t + 1]!;
     if (b - a < 2) {
-      if (b > a) post[a] = move[old[a]!]!;
+      if (b > a) post[a] = move[oldPost[a]!]!;
       continue;
     }
     if ((b - a) * bitsetShare >= n) {
       for (let i = a; i < b; i++) {
-        const q = move[old[i]!]!;
+        const q = move[oldPost[i]!]!;
         bits[q >>> 5]! |= 1 << (q & 31);
       }
       let o = a;
@@ -586,11 +664,24 @@ function relayPostings(old: Int32Array, off: Int32Array, oldDenseAt: Int32Array,
         }
       }
     } else {
-      for (let i = a; i < b; i++) post[i] = move[old[i]!]!;
+      for (let i = a; i < b; i++) post[i] = move[oldPost[i]!]!;
       post.subarray(a, b).sort();
     }
   }
-  return post;
+  const termBits = new Uint32Array(old.termBits.length);
+  for (let base = 0; base < termBits.length; base += W) {
+    for (let w = 0; w < W; w++) {
+      let x = old.termBits[base + w]! | 0;
+      while (x !== 0) {
+        const low = x & -x;
+        x ^= low;
+        const q = move[(w << 5) | (31 - Math.clz32(low))]!;
+        termBits[base + (q >>> 5)]! |= 1 << (q & 31);
+      }
+    }
+  }
+  // the terms, their slots and sizes are the same in every order
+  return { termOff: off, post, bitSlot: old.bitSlot, termBits, bitSize: old.bitSize };
 }
 
 const RAD = Math.PI / 180;
@@ -632,7 +723,7 @@ class Circle {
 }
 
 /** At most this many cached bitsets (least recently used go first). */
-const BITSET_CACHE = 384;
+const BITSET_CACHE = 64;
 const DEADLINE_EVERY = 2048;
 
 class Index implements SearchIndex {
@@ -644,13 +735,12 @@ class Index implements SearchIndex {
   /** 0-based index in the given order, by position (strictly ascending). */
   private readonly orderIdxAt: Int32Array;
   private readonly denseOfSeq: Int32Array | Map<number, number>;
-  private readonly termOff: Int32Array;
-  private readonly post: Int32Array;
+  /** Posting lists by term (see Postings). */
+  private readonly postings: Postings;
+  /** Bitsets of lists kept as positions, made for probing them (least recently used dropped first). */
   private readonly bitsCache = new Map<number, Uint32Array>();
-  /** Point and hours by position. */
+  /** Point, hours and last ping by position. */
   private readonly rec: RecordData;
-  /** See hourBitsets. */
-  private readonly hourBits: Uint32Array;
   /** The geo grid, made on the first search that needs it (a small index may never). */
   private gridMade: GeoGrid | null = null;
   /** The order given, and the order index of each listing it lacked, by position (extendedOrder). */
@@ -716,25 +806,19 @@ class Index implements SearchIndex {
 
     if ('prev' in source) {
       const prev = source.prev;
-      this.termOff = prev.termOff; // same terms, same lengths
-      this.post = relayPostings(prev.post, prev.termOff, prev.denseAt, posOfDense, tuning.bitsetShare);
+      this.postings = relayPostings(prev.postings, prev.denseAt, posOfDense, tuning.bitsetShare);
       const srcOf = new Int32Array(n);
       for (let q = 0; q < n; q++) srcOf[q] = prev.posOfDense[denseAt[q]!]!;
       this.rec = permuteRecordData(prev.rec, srcOf);
     } else {
-      const laid = layPostings(core.termCount, source.terms, denseAt);
-      this.termOff = laid.off;
-      this.post = laid.post;
+      this.postings = layPostings(core.termCount, source.terms, denseAt);
       // per-listing data by position, so a scan in rank order reads memory in order
       this.rec = permuteRecordData(source.data, denseAt);
     }
-    const rec = this.rec;
-    const off = this.termOff;
-    this.hourBits = hourBitsets(rec, n);
 
     for (const ns of WARM) {
       for (const t of core.facets[ns].values()) {
-        const len = off[t + 1]! - off[t]!;
+        const len = this.termLength(t);
         if (len > 0 && len * tuning.bitsetShare >= n) this.bitsOf(t);
       }
     }
@@ -800,10 +884,10 @@ class Index implements SearchIndex {
   notePing(seq: number, atMs: number): void {
     const d = this.denseOf(seq);
     if (d < 0) return;
-    const pos = this.posOfDense[d]!;
-    const ping = this.rec.ping;
-    // NaN: no live own inbox, so no door of it to keep live
-    if (!Number.isNaN(ping[pos]!) && !(ping[pos]! >= atMs)) ping[pos] = atMs;
+    // none kept: no live own inbox, so no door of it to keep live
+    const i = pingIndex(this.rec, this.posOfDense[d]!);
+    const pingAt = this.rec.pingAt;
+    if (i >= 0 && !(pingAt[i]! >= atMs)) pingAt[i] = atMs;
   }
 
   excluding(seqs: Iterable<number>): Exclusion {
@@ -841,10 +925,9 @@ class Index implements SearchIndex {
     put('orderIdxAt', this.orderIdxAt);
     put('denseOfSeq', this.denseOfSeq);
     put('core.seqs', this.core.seqs);
-    put('termOff', this.termOff);
-    put('post', this.post);
+    for (const [name, a] of Object.entries(this.postings)) put(name, a as ArrayBufferView);
     for (const [name, a] of Object.entries(this.rec)) put(`rec.${name}`, a as ArrayBufferView);
-    put('hourBits', this.hourBits);
+    for (const [name, a] of Object.entries(this.core.hours)) put(`core.hours.${name}`, a as ArrayBufferView);
     if (this.gridMade) for (const [name, a] of Object.entries(this.gridMade)) put(`grid.${name}`, a as ArrayBufferView);
     let cached = 0;
     for (const b of this.bitsCache.values()) cached += b.byteLength;
@@ -856,34 +939,28 @@ class Index implements SearchIndex {
 
   stats(): SearchIndexStats {
     const r = this.rec;
-    const arrays = [
+    const arrays: ArrayBufferView[] = [
       this.denseAt,
       this.posOfDense,
       this.seqAt,
       this.orderIdxAt,
-      this.termOff,
-      this.post,
+      ...Object.values(this.postings),
       ...(this.gridMade ? Object.values(this.gridMade) : []),
-      r.lat,
-      r.lng,
-      r.ping,
-      r.zoneOf,
-      this.hourBits,
-      r.hrOff,
-      r.hr,
-      r.clOff,
-      r.cl,
+      ...Object.values(r),
+      ...Object.values(this.core.hours),
       ...this.bitsCache.values(),
     ];
     let typedBytes = 0;
     for (const a of arrays) typedBytes += a.byteLength;
     if (!(this.denseOfSeq instanceof Map)) typedBytes += this.denseOfSeq.byteLength;
     let withHours = 0;
-    for (let q = 0; q < this.size; q++) if (r.zoneOf[q]! >= 0) withHours++;
+    for (let q = 0; q < this.size; q++) if (r.hoursOf[q]! >= 0) withHours++;
+    let postings = this.postings.post.length;
+    for (const size of this.postings.bitSize) postings += size;
     return {
       listings: this.size,
       terms: this.core.termCount,
-      postings: this.post.length,
+      postings,
       withHours,
       withGeo: this.grid().cellPos.length,
       zones: this.core.zones.length,
@@ -894,11 +971,33 @@ class Index implements SearchIndex {
 
   /* -------------------------------------------------------------------------------------------- */
 
+  /** The list of a term kept as positions (empty for one kept as a bitset). */
   private list(t: number): Int32Array {
-    return this.post.subarray(this.termOff[t]!, this.termOff[t + 1]!);
+    const { post, termOff } = this.postings;
+    return post.subarray(termOff[t]!, termOff[t + 1]!);
+  }
+
+  /** The bitset of a term kept as one. */
+  private slotBits(slot: number): Uint32Array {
+    const W = wordCount(this.size);
+    return this.postings.termBits.subarray(slot * W, (slot + 1) * W);
+  }
+
+  private termLength(t: number): number {
+    const { termOff, bitSlot, bitSize } = this.postings;
+    const slot = bitSlot[t]!;
+    return slot >= 0 ? bitSize[slot]! : termOff[t + 1]! - termOff[t]!;
+  }
+
+  /** The positions of a term, ascending. */
+  private positions(t: number): Int32Array {
+    const slot = this.postings.bitSlot[t]!;
+    return slot >= 0 ? positionsOf(this.slotBits(slot), this.postings.bitSize[slot]!) : this.list(t);
   }
 
   private bitsOf(t: number): Uint32Array {
+    const slot = this.postings.bitSlot[t]!;
+    if (slot >= 0) return this.slotBits(slot);
     let b = this.bitsCache.get(t);
     if (b) {
       this.bitsCache.delete(t);
@@ -915,15 +1014,17 @@ class Index implements SearchIndex {
   }
 
   /** A clause over term t; null when the term is unknown or empty (matches nothing). */
-  private termClause(t: number | undefined): ListClause | null {
+  private termClause(t: number | undefined): Clause | null {
     if (t === undefined) return null;
+    const slot = this.postings.bitSlot[t]!;
+    if (slot >= 0) return new BitsClause(this.slotBits(slot), this.size, this.postings.bitSize[slot]!);
     const list = this.list(t);
     if (list.length === 0) return null;
     const big = list.length * this.tuning.bitsetShare >= this.size;
     return new ListClause(list, this.size, big ? this.bitsOf(t) : null, () => this.bitsOf(t));
   }
 
-  private facet(ns: Namespace, value: string): ListClause | null {
+  private facet(ns: Namespace, value: string): Clause | null {
     return this.termClause(this.core.facets[ns].get(value));
   }
 
@@ -956,7 +1057,7 @@ class Index implements SearchIndex {
     for (const w of words) {
       const t = this.core.facets.n.get(w);
       if (t === undefined) return null;
-      lists.push(this.list(t));
+      lists.push(this.positions(t));
     }
     lists.sort((a, b) => a.length - b.length);
     const [first, ...rest] = lists;
@@ -1015,8 +1116,15 @@ class Index implements SearchIndex {
     }
     // what a live door gives: a member's own inbox only while the member answers (its last ping)
     const since = query.answeringSince;
-    const ping = this.rec.ping;
-    const answering = since === undefined ? null : (pos: number): boolean => ping[pos]! >= since;
+    const rec = this.rec;
+    const pingAt = rec.pingAt;
+    const answering =
+      since === undefined
+        ? null
+        : (pos: number): boolean => {
+            const i = pingIndex(rec, pos);
+            return i >= 0 && pingAt[i]! >= since;
+          };
     for (const a of new Set(query.accepts ?? [])) if (!need(this.doorFacet('acc', [a.toLowerCase()], answering))) return empty;
     if (query.requestable && !need(this.doorFacet('req', [query.requestable], answering))) return empty;
     if (query.doorTypes && !need(this.doorFacet('door', query.doorTypes.map((t) => t.toLowerCase()), answering))) return empty;
@@ -1048,15 +1156,19 @@ class Index implements SearchIndex {
   private openTest(instant: number | undefined): ((pos: number) => boolean) | null {
     if (instant === undefined) return null;
     const zones = this.core.zones;
-    const { zoneOf, hrOff, hr, clOff, cl } = this.rec;
-    const hourBits = this.hourBits;
-    const W = wordCount(this.size);
+    const { zone, hrOff, hr, clOff, cl } = this.core.hours;
+    const hoursOf = this.rec.hoursOf;
     const zWeek = new Int32Array(zones.length).fill(-2);
     const zToday = new Int32Array(zones.length);
     const zYesterday = new Int32Array(zones.length);
+    // each distinct hours' answer at this instant, found once: 1 open, 2 closed, 0 not yet known
+    const known = new Uint8Array(zone.length);
     return (pos: number): boolean => {
-      const z = zoneOf[pos]!;
-      if (z < 0) return false;
+      const k = hoursOf[pos]!;
+      if (k < 0) return false;
+      const seen = known[k]!;
+      if (seen !== 0) return seen === 1;
+      const z = zone[k]!;
       let wm = zWeek[z]!;
       if (wm === -2) {
         const now = zoneNow(zones[z]!, instant);
@@ -1067,10 +1179,9 @@ class Index implements SearchIndex {
           zYesterday[z] = now.yesterday;
         }
       }
-      if (wm < 0) return false;
-      const hour = (wm / 60) | 0;
-      if (((hourBits[hour * W + (pos >>> 5)]! >>> (pos & 31)) & 1) === 0) return false;
-      return openInRanges(hr, hrOff[pos]!, hrOff[pos + 1]!, cl, clOff[pos]!, clOff[pos + 1]!, wm, zToday[z]!, zYesterday[z]!);
+      const open = wm >= 0 && openInRanges(hr, hrOff[k]!, hrOff[k + 1]!, cl, clOff[k]!, clOff[k + 1]!, wm, zToday[z]!, zYesterday[z]!);
+      known[k] = open ? 1 : 2;
+      return open;
     };
   }
 
@@ -1184,7 +1295,7 @@ class Index implements SearchIndex {
   private hit(pos: number, dist: number, report: ((pos: number) => boolean) | null): SearchHit {
     const h: SearchHit = { seq: this.seqAt[pos]!, rankPos: this.orderIdxAt[pos]! + 1 };
     if (dist >= 0) h.distanceKm = dist;
-    if (report) h.openNow = this.rec.zoneOf[pos]! < 0 ? null : report(pos);
+    if (report) h.openNow = this.rec.hoursOf[pos]! < 0 ? null : report(pos);
     return h;
   }
 

@@ -179,6 +179,8 @@ export class DirectorySearch {
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
     this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings };
+    // The hour's reads of every listing filled the connection's page cache with rows searches do not read again.
+    store.listings.releaseReadCache?.();
     return this.#state;
   }
 

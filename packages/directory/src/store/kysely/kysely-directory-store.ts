@@ -264,6 +264,10 @@ class KyselyListingStore implements ListingStore {
 
   allListedSync?: () => Iterable<ListingRecord> = () => this.#allListedSync();
 
+  releaseReadCache(): void {
+    this.#sqlite?.pragma('shrink_memory');
+  }
+
   *#allListedSync(): Iterable<ListingRecord> {
     if (!this.#sqlite) throw new Error('synchronous reads need the root store, not a transaction');
     // The SQL is Kysely's; only the row-at-a-time iteration is the driver's own.
