@@ -30,7 +30,7 @@
 import { isOwnInbox } from '../listings/answering.js';
 import { KINDS, levelRank, shownGeo } from '../listings/listing.js';
 import type { ItemType, Kind, ListingRecord, Source } from '../listings/listing.js';
-import { AllClause, BitsClause, END, ListClause, NotClause, TestedClause, UnionClause, bitsetOf, lowerBound, positionsOf, wordCount } from './clauses.js';
+import { AllClause, BitsClause, END, ListClause, NotClause, PackedListClause, TestedClause, UnionClause, bitsetOf, lowerBound, positionsOf, wordCount } from './clauses.js';
 import type { Clause } from './clauses.js';
 import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRow, haversineKm } from './geo.js';
 import type { GeoBox } from './geo.js';
@@ -577,16 +577,23 @@ function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; d
 
 /**
  * Posting lists by term, over positions. A list of at least n/BITS_SHARE positions is kept as a
- * bitset (n/8 bytes, less than its positions' 4 bytes each): slot bitSlot[t] of termBits, wordCount(n)
- * words, bitSize[slot] positions; any other list as its positions, post[termOff[t], termOff[t + 1])
- * (empty for a term kept as a bitset).
+ * bitset (n/8 bytes, less than its positions' 3 bytes each): slot bitSlot[t] of termBits, wordCount(n)
+ * words, bitSize[slot] positions; any other list as its positions, packed: entries termOff[t] to
+ * termOff[t + 1] of postLo (low 16 bits) and postHi (the rest: a byte while n < 2^24), empty for a
+ * term kept as a bitset.
  */
 interface Postings {
   termOff: Int32Array;
-  post: Int32Array;
+  postLo: Uint16Array;
+  postHi: Uint8Array | Uint16Array;
   bitSlot: Int32Array;
   termBits: Uint32Array;
   bitSize: Int32Array;
+}
+
+/** The high part of n positions' packed form (see Postings). */
+function highPart(n: number, length: number): Uint8Array | Uint16Array {
+  return n <= 1 << 24 ? new Uint8Array(length) : new Uint16Array(length);
 }
 
 const BITS_SHARE = 32;
@@ -612,19 +619,26 @@ function layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array)
   for (let t = 0; t < termCount; t++) if (bitSlot[t]! >= 0) bitSize[bitSlot[t]!] = len[t]!;
   const termBits = new Uint32Array(slots * W);
   const fill = off.slice(0, termCount);
-  const post = new Int32Array(off[termCount]!);
+  const postLo = new Uint16Array(off[termCount]!);
+  const postHi = highPart(n, off[termCount]!);
   for (let q = 0; q < n; q++) {
     const d = denseAt[q]!;
     const word = q >>> 5;
     const bit = 1 << (q & 31);
+    const lo = q & 0xffff;
+    const hi = q >>> 16;
     for (let i = recOff[d]!, e = recOff[d + 1]!; i < e; i++) {
       const t = recTerms[i]!;
       const slot = bitSlot[t]!;
       if (slot >= 0) termBits[slot * W + word]! |= bit;
-      else post[fill[t]!++] = q;
+      else {
+        const o = fill[t]!++;
+        postLo[o] = lo;
+        postHi[o] = hi;
+      }
     }
   }
-  return { termOff: off, post, bitSlot, termBits, bitSize };
+  return { termOff: off, postLo, postHi, bitSlot, termBits, bitSize };
 }
 
 /**
@@ -633,23 +647,24 @@ function layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array)
  * moved to the new positions.
  */
 function relayPostings(old: Postings, oldDenseAt: Int32Array, newPosOfDense: Int32Array, bitsetShare: number): Postings {
-  const { termOff: off, post: oldPost } = old;
+  const { termOff: off, postLo: oldLo, postHi: oldHi } = old;
   const n = oldDenseAt.length;
   const move = new Int32Array(n);
   for (let p = 0; p < n; p++) move[p] = newPosOfDense[oldDenseAt[p]!]!;
-  const post = new Int32Array(oldPost.length);
+  const postLo = new Uint16Array(oldLo.length);
+  const postHi = highPart(n, oldLo.length);
   const W = wordCount(n);
   const bits = new Uint32Array(W);
+  let longest = 0;
+  for (let t = 0, T = off.length - 1; t < T; t++) longest = Math.max(longest, off[t + 1]! - off[t]!);
+  const sorted = new Int32Array(longest);
   for (let t = 0, T = off.length - 1; t < T; t++) {
     const a = off[t]!;
     const b = off[t + 1]!;
-    if (b - a < 2) {
-      if (b > a) post[a] = move[oldPost[a]!]!;
-      continue;
-    }
+    if (b === a) continue;
     if ((b - a) * bitsetShare >= n) {
       for (let i = a; i < b; i++) {
-        const q = move[oldPost[i]!]!;
+        const q = move[(oldHi[i]! << 16) | oldLo[i]!]!;
         bits[q >>> 5]! |= 1 << (q & 31);
       }
       let o = a;
@@ -660,12 +675,19 @@ function relayPostings(old: Postings, oldDenseAt: Int32Array, newPosOfDense: Int
         while (x !== 0) {
           const low = x & -x;
           x ^= low;
-          post[o++] = (w << 5) | (31 - Math.clz32(low));
+          const q = (w << 5) | (31 - Math.clz32(low));
+          postLo[o] = q & 0xffff;
+          postHi[o++] = q >>> 16;
         }
       }
     } else {
-      for (let i = a; i < b; i++) post[i] = move[oldPost[i]!]!;
-      post.subarray(a, b).sort();
+      for (let i = a; i < b; i++) sorted[i - a] = move[(oldHi[i]! << 16) | oldLo[i]!]!;
+      const list = sorted.subarray(0, b - a).sort();
+      for (let i = a; i < b; i++) {
+        const q = list[i - a]!;
+        postLo[i] = q & 0xffff;
+        postHi[i] = q >>> 16;
+      }
     }
   }
   const termBits = new Uint32Array(old.termBits.length);
@@ -681,7 +703,7 @@ function relayPostings(old: Postings, oldDenseAt: Int32Array, newPosOfDense: Int
     }
   }
   // the terms, their slots and sizes are the same in every order
-  return { termOff: off, post, bitSlot: old.bitSlot, termBits, bitSize: old.bitSize };
+  return { termOff: off, postLo, postHi, bitSlot: old.bitSlot, termBits, bitSize: old.bitSize };
 }
 
 const RAD = Math.PI / 180;
@@ -955,7 +977,7 @@ class Index implements SearchIndex {
     if (!(this.denseOfSeq instanceof Map)) typedBytes += this.denseOfSeq.byteLength;
     let withHours = 0;
     for (let q = 0; q < this.size; q++) if (r.hoursOf[q]! >= 0) withHours++;
-    let postings = this.postings.post.length;
+    let postings = this.postings.postLo.length;
     for (const size of this.postings.bitSize) postings += size;
     return {
       listings: this.size,
@@ -971,10 +993,13 @@ class Index implements SearchIndex {
 
   /* -------------------------------------------------------------------------------------------- */
 
-  /** The list of a term kept as positions (empty for one kept as a bitset). */
+  /** The positions of a term kept as a list (none for one kept as a bitset). */
   private list(t: number): Int32Array {
-    const { post, termOff } = this.postings;
-    return post.subarray(termOff[t]!, termOff[t + 1]!);
+    const { postLo, postHi, termOff } = this.postings;
+    const a = termOff[t]!;
+    const out = new Int32Array(termOff[t + 1]! - a);
+    for (let i = 0; i < out.length; i++) out[i] = (postHi[a + i]! << 16) | postLo[a + i]!;
+    return out;
   }
 
   /** The bitset of a term kept as one. */
@@ -1018,10 +1043,12 @@ class Index implements SearchIndex {
     if (t === undefined) return null;
     const slot = this.postings.bitSlot[t]!;
     if (slot >= 0) return new BitsClause(this.slotBits(slot), this.size, this.postings.bitSize[slot]!);
-    const list = this.list(t);
-    if (list.length === 0) return null;
-    const big = list.length * this.tuning.bitsetShare >= this.size;
-    return new ListClause(list, this.size, big ? this.bitsOf(t) : null, () => this.bitsOf(t));
+    const { termOff, postLo, postHi } = this.postings;
+    const a = termOff[t]!;
+    const b = termOff[t + 1]!;
+    if (b === a) return null;
+    const big = (b - a) * this.tuning.bitsetShare >= this.size;
+    return new PackedListClause(postLo.subarray(a, b), postHi.subarray(a, b), big ? this.bitsOf(t) : null, () => this.bitsOf(t));
   }
 
   private facet(ns: Namespace, value: string): Clause | null {
