@@ -222,9 +222,6 @@ const WARM: readonly Namespace[] = ['kind', 'src', 'lvl', 'door'];
 
 /** Everything that depends on the listings but not on their order. */
 interface Core {
-  /** By dense id (input order); null without keepRecords. */
-  records: ListingRecord[] | null;
-  seqs: Int32Array;
   words: TermTable;
   facets: Record<Namespace, Map<string, number>>;
   termCount: number;
@@ -357,13 +354,22 @@ class FloatBuf {
   }
 }
 
+/** A build's listings by dense id (the order they came in): their seqs, records (null without keepRecords), terms and data. */
+interface Built {
+  core: Core;
+  seqs: Int32Array;
+  records: ListingRecord[] | null;
+  terms: RecordTerms;
+  data: RecordData;
+}
+
 /** What a build reads besides the listings. */
 type BuildSettings = Omit<SearchIndexInput, 'listings'>;
 
 interface CoreBuilder {
   /** Takes the next listing (in any order; one not shown, or seen before, is left out). */
   add(l: ListingRecord): void;
-  finish(): { core: Core; terms: RecordTerms; data: RecordData };
+  finish(): Built;
 }
 
 /** One pass over the listings, one at a time (they may be streamed, with or without waiting; they are kept only with keepRecords). */
@@ -561,7 +567,9 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
     const bits = Uint32Array.from(pingBits.a.subarray(0, pingBits.n));
     const hours: HoursTable = { zone: hoursZone.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed() };
     return {
-      core: { records: keep ? records : null, seqs: seqs.trimmed(), words, facets, termCount, zones, hours },
+      core: { words, facets, termCount, zones, hours },
+      seqs: seqs.trimmed(),
+      records: keep ? records : null,
       terms: { recOff: recOff.trimmed(), recTerms: recTerms.trimmed() },
       data: { lat: lat.trimmed(), lng: lng.trimmed(), hoursOf: hoursOf.trimmed(), pingBits: bits, pingRank: ranksOf(bits), pingAt: pingAt.trimmed() },
     };
@@ -569,7 +577,7 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
   return { add: addListing, finish };
 }
 
-function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; data: RecordData } {
+function buildCore(input: SearchIndexInput): Built {
   const builder = coreBuilder(input);
   for (const l of input.listings) builder.add(l);
   return builder.finish();
@@ -646,11 +654,9 @@ function layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array)
  * through a bitset (set the bits, read them back in order), small ones by sorting; the bitsets' bits
  * moved to the new positions.
  */
-function relayPostings(old: Postings, oldDenseAt: Int32Array, newPosOfDense: Int32Array, bitsetShare: number): Postings {
+function relayPostings(old: Postings, move: Int32Array, bitsetShare: number): Postings {
   const { termOff: off, postLo: oldLo, postHi: oldHi } = old;
-  const n = oldDenseAt.length;
-  const move = new Int32Array(n);
-  for (let p = 0; p < n; p++) move[p] = newPosOfDense[oldDenseAt[p]!]!;
+  const n = move.length;
   const postLo = new Uint16Array(oldLo.length);
   const postHi = highPart(n, oldLo.length);
   const W = wordCount(n);
@@ -744,19 +750,44 @@ class Circle {
   }
 }
 
+/** Entry by seq of a set of distinct seqs (-1: none): an array while the seqs are dense enough, else a map. */
+function seqMap(seqs: Int32Array): Int32Array | Map<number, number> {
+  const n = seqs.length;
+  let maxSeq = 0;
+  let negative = false;
+  for (let d = 0; d < n; d++) {
+    if (seqs[d]! < 0) negative = true;
+    else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
+  }
+  if (!negative && maxSeq <= 4 * n + 4096) {
+    const a = new Int32Array(maxSeq + 1).fill(-1);
+    for (let d = 0; d < n; d++) a[seqs[d]!] = d;
+    return a;
+  }
+  const m = new Map<number, number>();
+  for (let d = 0; d < n; d++) m.set(seqs[d]!, d);
+  return m;
+}
+
+function positionIn(map: Int32Array | Map<number, number>, seq: number): number {
+  if (map instanceof Map) return map.get(seq) ?? -1;
+  return seq >= 0 && seq < map.length ? map[seq]! : -1;
+}
+
 /** At most this many cached bitsets (least recently used go first). */
 const BITSET_CACHE = 64;
 const DEADLINE_EVERY = 2048;
 
 class Index implements SearchIndex {
   readonly size: number;
-  /** dense id by position, position by dense id */
-  private readonly denseAt: Int32Array;
-  private readonly posOfDense: Int32Array;
+  /** The listing's seq by position. */
   private readonly seqAt: Int32Array;
+  /** The position by seq (-1: none): an array while seqs are dense enough, else a map. */
+  private readonly posOfSeq: Int32Array | Map<number, number>;
+  /** The listings by position; null without keepRecords. */
+  private readonly records: ListingRecord[] | null;
   /** 0-based index in the given order, by position (strictly ascending). */
   private readonly orderIdxAt: Int32Array;
-  private readonly denseOfSeq: Int32Array | Map<number, number>;
   /** Posting lists by term (see Postings). */
   private readonly postings: Postings;
   /** Bitsets of lists kept as positions, made for probing them (least recently used dropped first). */
@@ -771,29 +802,21 @@ class Index implements SearchIndex {
   constructor(
     private readonly core: Core,
     order: Int32Array,
-    /** A fresh build (each record's terms, data by dense id) or the index being reordered. */
-    source: { terms: RecordTerms; data: RecordData } | { prev: Index },
+    /**
+     * A fresh build (each listing's terms and data by dense id: the order they came in) or the index
+     * being reordered (whose positions are then the dense ids).
+     */
+    source: Built | { prev: Index },
     private readonly tuning: SearchTuning,
   ) {
-    const seqs = core.seqs;
+    const prev = 'prev' in source ? source.prev : null;
+    const seqs = prev ? prev.seqAt : (source as Built).seqs;
     const n = seqs.length;
     this.size = n;
     this.order = order;
-    let maxSeq = 0;
-    let negative = false;
-    for (let d = 0; d < n; d++) {
-      if (seqs[d]! < 0) negative = true;
-      else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
-    }
-    if (!negative && maxSeq <= 4 * n + 4096) {
-      const a = new Int32Array(maxSeq + 1).fill(-1);
-      for (let d = 0; d < n; d++) a[seqs[d]!] = d;
-      this.denseOfSeq = a;
-    } else {
-      const m = new Map<number, number>();
-      for (let d = 0; d < n; d++) m.set(seqs[d]!, d);
-      this.denseOfSeq = m;
-    }
+    // dense id by seq: the previous index's positions, or a map made now (and turned into positions below)
+    const denseOfSeq = prev ? prev.posOfSeq : seqMap(seqs);
+    const denseOf = (seq: number): number => positionIn(denseOfSeq, seq);
 
     // positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq
     const denseAt = new Int32Array(n);
@@ -801,7 +824,7 @@ class Index implements SearchIndex {
     const posOfDense = new Int32Array(n).fill(-1);
     let p = 0;
     for (let i = 0; i < order.length; i++) {
-      const d = this.denseOf(order[i]!);
+      const d = denseOf(order[i]!);
       if (d < 0 || posOfDense[d]! >= 0) continue;
       posOfDense[d] = p;
       denseAt[p] = d;
@@ -820,22 +843,30 @@ class Index implements SearchIndex {
         p++;
       }
     }
-    this.denseAt = denseAt;
-    this.posOfDense = posOfDense;
     this.orderIdxAt = orderIdxAt;
-    this.seqAt = new Int32Array(n);
-    for (let q = 0; q < n; q++) this.seqAt[q] = seqs[denseAt[q]!]!;
-
-    if ('prev' in source) {
-      const prev = source.prev;
-      this.postings = relayPostings(prev.postings, prev.denseAt, posOfDense, tuning.bitsetShare);
-      const srcOf = new Int32Array(n);
-      for (let q = 0; q < n; q++) srcOf[q] = prev.posOfDense[denseAt[q]!]!;
-      this.rec = permuteRecordData(prev.rec, srcOf);
+    const seqAt = new Int32Array(n);
+    for (let q = 0; q < n; q++) seqAt[q] = seqs[denseAt[q]!]!;
+    this.seqAt = seqAt;
+    if (prev) {
+      this.posOfSeq = seqMap(seqAt);
     } else {
-      this.postings = layPostings(core.termCount, source.terms, denseAt);
+      // the map made above, now giving positions
+      const bySeq = denseOfSeq;
+      if (bySeq instanceof Map) for (let q = 0; q < n; q++) bySeq.set(seqAt[q]!, q);
+      else for (let q = 0; q < n; q++) bySeq[seqAt[q]!] = q;
+      this.posOfSeq = bySeq;
+    }
+    const records = prev ? prev.records : (source as Built).records;
+    this.records = records ? Array.from(denseAt, (d) => records[d]!) : null;
+
+    if (prev) {
+      this.postings = relayPostings(prev.postings, posOfDense, tuning.bitsetShare);
+      this.rec = permuteRecordData(prev.rec, denseAt);
+    } else {
+      const built = source as Built;
+      this.postings = layPostings(core.termCount, built.terms, denseAt);
       // per-listing data by position, so a scan in rank order reads memory in order
-      this.rec = permuteRecordData(source.data, denseAt);
+      this.rec = permuteRecordData(built.data, denseAt);
     }
 
     for (const ns of WARM) {
@@ -883,20 +914,18 @@ class Index implements SearchIndex {
     return this.gridMade;
   }
 
-  private denseOf(seq: number): number {
-    const m = this.denseOfSeq;
-    if (m instanceof Map) return m.get(seq) ?? -1;
-    return seq >= 0 && seq < m.length ? m[seq]! : -1;
+  private posOf(seq: number): number {
+    return positionIn(this.posOfSeq, seq);
   }
 
   get(seq: number): ListingRecord | undefined {
-    const d = this.denseOf(seq);
-    return d < 0 ? undefined : (this.core.records?.[d] ?? undefined);
+    const q = this.posOf(seq);
+    return q < 0 ? undefined : (this.records?.[q] ?? undefined);
   }
 
   rankPosOf(seq: number): number | null {
-    const d = this.denseOf(seq);
-    return d < 0 ? null : this.orderIdxAt[this.posOfDense[d]!]! + 1;
+    const q = this.posOf(seq);
+    return q < 0 ? null : this.orderIdxAt[q]! + 1;
   }
 
   withOrder(order: Int32Array): SearchIndex {
@@ -904,10 +933,10 @@ class Index implements SearchIndex {
   }
 
   notePing(seq: number, atMs: number): void {
-    const d = this.denseOf(seq);
-    if (d < 0) return;
+    const q = this.posOf(seq);
+    if (q < 0) return;
     // none kept: no live own inbox, so no door of it to keep live
-    const i = pingIndex(this.rec, this.posOfDense[d]!);
+    const i = pingIndex(this.rec, q);
     const pingAt = this.rec.pingAt;
     if (i >= 0 && !(pingAt[i]! >= atMs)) pingAt[i] = atMs;
   }
@@ -915,8 +944,8 @@ class Index implements SearchIndex {
   excluding(seqs: Iterable<number>): Exclusion {
     const out: number[] = [];
     for (const seq of seqs) {
-      const d = this.denseOf(seq);
-      if (d >= 0) out.push(this.posOfDense[d]!);
+      const q = this.posOf(seq);
+      if (q >= 0) out.push(q);
     }
     return new ExcludedPositions(this, Int32Array.from(new Set(out)).sort());
   }
@@ -941,12 +970,9 @@ class Index implements SearchIndex {
     const put = (name: string, a: ArrayBufferView | Map<number, number>): void => {
       out[name] = a instanceof Map ? 0 : a.byteLength;
     };
-    put('denseAt', this.denseAt);
-    put('posOfDense', this.posOfDense);
     put('seqAt', this.seqAt);
     put('orderIdxAt', this.orderIdxAt);
-    put('denseOfSeq', this.denseOfSeq);
-    put('core.seqs', this.core.seqs);
+    put('posOfSeq', this.posOfSeq);
     for (const [name, a] of Object.entries(this.postings)) put(name, a as ArrayBufferView);
     for (const [name, a] of Object.entries(this.rec)) put(`rec.${name}`, a as ArrayBufferView);
     for (const [name, a] of Object.entries(this.core.hours)) put(`core.hours.${name}`, a as ArrayBufferView);
@@ -962,8 +988,6 @@ class Index implements SearchIndex {
   stats(): SearchIndexStats {
     const r = this.rec;
     const arrays: ArrayBufferView[] = [
-      this.denseAt,
-      this.posOfDense,
       this.seqAt,
       this.orderIdxAt,
       ...Object.values(this.postings),
@@ -974,7 +998,7 @@ class Index implements SearchIndex {
     ];
     let typedBytes = 0;
     for (const a of arrays) typedBytes += a.byteLength;
-    if (!(this.denseOfSeq instanceof Map)) typedBytes += this.denseOfSeq.byteLength;
+    if (!(this.posOfSeq instanceof Map)) typedBytes += this.posOfSeq.byteLength;
     let withHours = 0;
     for (let q = 0; q < this.size; q++) if (r.hoursOf[q]! >= 0) withHours++;
     let postings = this.postings.postLo.length;
@@ -1448,14 +1472,14 @@ class Index implements SearchIndex {
 
 /** Builds the search index of the listings in the given hourly order (delisted and dormant listings are left out). */
 export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
-  const { core, terms, data } = buildCore(input);
-  return new Index(core, input.order, { terms, data }, { ...DEFAULT_TUNING, ...input.tuning });
+  const built = buildCore(input);
+  return new Index(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning });
 }
 
 /** The same from listings read with waits between them (a database read in pages); the same index for the same listings. */
 export async function buildSearchIndexFrom(input: BuildSettings & { listings: AsyncIterable<ListingRecord> }): Promise<SearchIndex> {
   const builder = coreBuilder(input);
   for await (const l of input.listings) builder.add(l);
-  const { core, terms, data } = builder.finish();
-  return new Index(core, input.order, { terms, data }, { ...DEFAULT_TUNING, ...input.tuning });
+  const built = builder.finish();
+  return new Index(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning });
 }
