@@ -4,7 +4,7 @@
  * answer cache off), measured when ready and after answering the query mix a few times.
  *
  *   npx tsx bench/directory-memory.ts [--sizes 100000,1000000] [--workers 1] [--rounds 3]
- *                                     [--hour-change false] [--database-url postgres://…]
+ *                                     [--hour-change false] [--semi-space 64] [--database-url postgres://…]
  *
  * The data sets are those of bench/directory.ts (bench/.data/directory-<size>, made by
  * `npx tsx bench/directory.ts --sizes <size> --prepare-only true`; with --database-url, its
@@ -12,6 +12,8 @@
  * answer worker threads (each has its own heap and SQLite page cache: the difference is their
  * cost). `--hour-change true` then moves the clock an hour on: the node changes its hour in place
  * (the order computed, the index re-laid), and its memory is read again (VmHWM: the peak so far).
+ * `--semi-space` is the node's young generation in MB (--max-semi-space-size, 64 as bench/directory.ts
+ * runs it; 0: Node's default, as `npm start` runs it).
  *
  * Prints per size: RSS, heap, external (typed arrays), the kernel's RssAnon / RssFile and peak
  * (VmHWM), per listed listing; the index's typed arrays by field; the hour's tables. Writes
@@ -31,6 +33,7 @@ const rounds = args.get('rounds') ?? '3';
 const hourChange = args.get('hour-change') === 'true';
 const postgresUrl = args.get('database-url') ?? null;
 const benchNow = args.get('now') ?? '2026-12-08T12:00:00Z';
+const semiSpaceMb = Number(args.get('semi-space') ?? 64);
 const root = new URL('.', import.meta.url).pathname;
 execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 const load = () => Math.round(loadavg()[0]! * 100) / 100;
@@ -49,7 +52,7 @@ async function run(size: number, workers: string): Promise<Record<string, unknow
   const url = databaseUrl(size);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dir, BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: 'off', DIRECTORY_ANSWER_WORKERS: workers, ROUNDS: rounds, HOUR_CHANGE: hourChange ? '1' : '0' };
   if (url) env.DIRECTORY_DATABASE_URL = url;
-  const child = spawn(process.execPath, ['--max-old-space-size=20000', '--max-semi-space-size=64', '--expose-gc', '--import', 'tsx', join(root, 'directory-memory-server.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=20000', ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []), '--expose-gc', '--import', 'tsx', join(root, 'directory-memory-server.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const reader = createInterface({ input: child.stdout });
   const loadBefore = load();
   const result = await new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -60,7 +63,7 @@ async function run(size: number, workers: string): Promise<Record<string, unknow
     });
   });
   await new Promise((resolve) => child.once('close', resolve));
-  return { size, engine: url ? 'postgres' : 'sqlite', workers: Number(workers), loadBefore, loadAfter: load(), ...result };
+  return { size, engine: url ? 'postgres' : 'sqlite', workers: Number(workers), semiSpaceMb, loadBefore, loadAfter: load(), ...result };
 }
 
 const fmt = (mb: number) => `${mb.toFixed(0)} MB`;
@@ -74,7 +77,7 @@ for (const size of sizes) {
     const perListing = (mb: number) => `${((mb * 2 ** 20) / listed).toFixed(0)} B`;
     const ready = r.ready as Record<string, number>;
     const after = r.afterSearches as Record<string, number>;
-    console.log(`\n== ${size.toLocaleString('en')} listings (${listed.toLocaleString('en')} listed), ${r.engine}, ${workers} answer worker(s); ready in ${r.prepareMs} ms; load ${r.loadBefore}–${r.loadAfter}`);
+    console.log(`\n== ${size.toLocaleString('en')} listings (${listed.toLocaleString('en')} listed), ${r.engine}, ${workers} answer worker(s); semi-space ${semiSpaceMb || 'default'}; ready in ${r.prepareMs} ms; load ${r.loadBefore}–${r.loadAfter}`);
     console.log(`  postings ${stats.postings.toLocaleString('en')}, terms ${stats.terms.toLocaleString('en')}, with hours ${stats.withHours.toLocaleString('en')}, with a point ${stats.withGeo.toLocaleString('en')}`);
     for (const [name, m] of [['ready', ready], ['after the searches', after], ...(r.change ? [['after the hour changed', (r.change as { after: Record<string, number> }).after]] : [])] as [string, Record<string, number>][]) {
       console.log(

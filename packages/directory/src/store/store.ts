@@ -91,11 +91,12 @@ export interface ListingStore {
    */
   allListedSync?: (() => Iterable<ListingRecord>) | undefined;
   /**
-   * Hands back the memory this process's connection keeps of pages it read (SQLite's page cache),
-   * after a read of every listing (an index built, the hour's order) filled it with pages few
-   * later reads want. No-op where the engine keeps no such cache in this process.
+   * Keeps this process's page cache small (SQLite's, 64 MiB a connection otherwise) while every
+   * listing is read (the hour's order, index and counts), so pages read once do not stay in memory
+   * (freed pages stay in the process's heap); returns what gives the cache its size back. Absent
+   * where the engine keeps no such cache in this process.
    */
-  releaseReadCache?(): void;
+  readingEveryListing?(): () => void;
   countListed(): Promise<number>;
   countAll(): Promise<number>;
   /** Listings by seq (for a page of results), fresh from storage. */

@@ -119,9 +119,15 @@ export class DirectorySearch {
   async hour(): Promise<HourState> {
     const hourStart = hourStartOf(this.#ctx.clock.now());
     if (this.#state && this.#state.hourStart === hourStart) return this.#state;
-    this.#pending ??= this.#prepare(hourStart).finally(() => {
-      this.#pending = null;
-    });
+    if (!this.#pending) {
+      // The hour reads every listing (its order, its index, its counts): through a small page cache,
+      // so the pages read once do not stay in the node's memory.
+      const restore = this.#ctx.store.listings.readingEveryListing?.() ?? null;
+      this.#pending = this.#prepare(hourStart).finally(() => {
+        restore?.();
+        this.#pending = null;
+      });
+    }
     return this.#pending;
   }
 
@@ -179,8 +185,6 @@ export class DirectorySearch {
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
     this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings };
-    // The hour's reads of every listing filled the connection's page cache with rows searches do not read again.
-    store.listings.releaseReadCache?.();
     return this.#state;
   }
 
