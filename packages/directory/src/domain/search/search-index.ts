@@ -3,8 +3,9 @@
  *
  * Positions: listings are numbered 0..n-1 in the hourly order (the precomputed Int32Array of seq
  * values), so "ascending position" is "the published order" and every filter only leaves listings
- * out. All posting lists hold positions, sorted; they live in one shared Int32Array (CSR layout)
- * addressed by term id, from two dictionaries sharing the id space:
+ * out. All posting lists hold positions, sorted, addressed by term id (see Postings: a list of at
+ * least n/32 positions as a bitset, any other packed in 3 bytes a position), from two dictionaries
+ * sharing the id space:
  *
  * - words (`q`, a TermTable): folded words of name, city, description, tags, services' names and of
  *   the listing's category keys (labels, synonyms);
@@ -20,9 +21,9 @@
  * big it ANDs bit words instead. `near` is either a test (box, then haversine) or, when that is
  * cheaper, a candidate list gathered from the geo grid and sorted by position; `order=nearest` grows
  * a circle over the grid until it holds enough matches. The per-listing data the tests read (point,
- * compiled hours) is laid out by position too, so scans read memory in order; a bitset per local
- * hour of the week (who may be open then) rejects most closed listings with one read, and a query
- * computes each time zone's local clock once.
+ * which opening hours) is laid out by position too, so scans read memory in order; each distinct
+ * opening hours (zone, week, closures) is kept once, and a query computes each time zone's local
+ * clock once and each distinct hours' answer once.
  *
  * Everything but the dictionaries is typed arrays (off the JS heap). `withOrder` lays the same
  * listings out in the next hour's order without reading them again.
