@@ -8,10 +8,12 @@
  *
  * (build the checkout first: npm run build; its bench/.data/directory-<size> must hold the data set.)
  */
+import type * as app from '../packages/directory/dist/app.js';
+
 const root = process.argv[2] ?? new URL('..', import.meta.url).pathname;
 const size = process.argv[3] ?? '100000';
 process.env.DIRECTORY_ANSWER_CACHE = 'off';
-const { buildDirectory } = (await import(`${root}/packages/directory/dist/app.js`)) as typeof import('../packages/directory/dist/app.js');
+const { buildDirectory } = (await import(`${root}/packages/directory/dist/app.js`)) as typeof app;
 const offset = Date.parse('2026-12-08T12:00:00Z') - Date.now();
 const directory = await buildDirectory({
   dataDir: `${root}/bench/.data/directory-${size}`,
