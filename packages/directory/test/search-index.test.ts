@@ -875,3 +875,26 @@ describe('search index: random directory against a reference', () => {
     }
   });
 });
+
+describe('search index: more listings than 16 bits count', () => {
+  it('lists past position 65,535 and lists kept as bitsets find what a reference finds, in a new order too', () => {
+    const N = 140_000;
+    const wordsOf = (seq: number): string[] => [seq % 3 === 0 ? 'trio' : '', seq % 1000 === 7 ? 'rarum' : '', seq % 97 === 1 ? 'medius' : ''].filter(Boolean);
+    const many = Array.from({ length: N }, (_, i) => listing({ seq: i + 1, name: ['Shop', ...wordsOf(i + 1)].join(' ') }));
+    const reversed = Int32Array.from(many.map((l) => l.seq).reverse());
+    // a second order: every listing, scattered (a multiplier prime to N)
+    const scattered = Int32Array.from({ length: N }, (_, i) => ((i * 7919) % N) + 1);
+    const built = buildSearchIndex({ listings: many, order: reversed, categoryKeysOf, categoryWordsOf, keepRecords: false });
+    for (const [index, order] of [
+      [built, reversed],
+      [built.withOrder(scattered), scattered],
+    ] as const) {
+      for (const words of [['rarum'], ['medius'], ['trio'], ['medius', 'trio'], ['rarum', 'trio'], ['rarum', 'medius']]) {
+        const want = [...order].filter((seq) => words.every((w) => wordsOf(seq).includes(w)));
+        expect(want.length).toBeGreaterThan(0);
+        expect(all(index, query({ words }), 100).seqs, words.join(' ')).toEqual(want);
+      }
+      expect(index.rankPosOf(order[N - 1]!)).toBe(N);
+    }
+  });
+});

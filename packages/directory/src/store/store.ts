@@ -90,6 +90,13 @@ export interface ListingStore {
    * engine reads synchronously (the root store on SQLite); absent elsewhere (use allListed).
    */
   allListedSync?: (() => Iterable<ListingRecord>) | undefined;
+  /**
+   * Keeps this process's page cache small (SQLite's, 64 MiB a connection otherwise) while every
+   * listing is read (the hour's order, index and counts), so pages read once do not stay in memory
+   * (freed pages stay in the process's heap); returns what gives the cache its size back. Absent
+   * where the engine keeps no such cache in this process.
+   */
+  readingEveryListing?(): () => void;
   countListed(): Promise<number>;
   countAll(): Promise<number>;
   /** Listings by seq (for a page of results), fresh from storage. */

@@ -61,6 +61,11 @@ export class DayShuffles {
     return table;
   }
 
+  /** Bytes of the table's arrays. */
+  get byteLength(): number {
+    return this.#hi.byteLength + this.#lo.byteLength + this.#known.byteLength;
+  }
+
   /** Whether the table has the listing (else get() needs its id to hash). */
   has(seq: number): boolean {
     return this.#known[seq] === 1;
@@ -281,6 +286,11 @@ export class HourRanks {
       table.#scoreInt[seq] = facts ? facts.standing.scoreInt : 0;
     }
     return table;
+  }
+
+  /** Bytes of the table's arrays. */
+  get byteLength(): number {
+    return this.#flags.byteLength + this.#reach.byteLength + this.#scoreInt.byteLength;
   }
 
   has(seq: number): boolean {

@@ -98,6 +98,122 @@ export class ListClause implements Clause {
   }
 }
 
+/**
+ * A sorted posting list kept packed: position i is (hi[i] << 16) | lo[i] (3 bytes a position while
+ * the index holds fewer than 2^24 listings); probes by bitset when it has one, otherwise by
+ * galloping from the last probe, as ListClause.
+ */
+export class PackedListClause implements Clause {
+  private cur = 0;
+  private bits: Uint32Array | null;
+  readonly size: number;
+
+  constructor(
+    private readonly lo: Uint16Array,
+    private readonly hi: Uint8Array | Uint16Array,
+    bits: Uint32Array | null,
+    private readonly bitsSource: () => Uint32Array,
+  ) {
+    this.size = lo.length;
+    this.bits = bits;
+  }
+
+  private at(i: number): number {
+    return (this.hi[i]! << 16) | this.lo[i]!;
+  }
+
+  /** First index i in [lo, hi) with at(i) >= target (hi when none). */
+  private lowerBound(target: number, lo: number, hi: number): number {
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.at(mid) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private index(from: number): number {
+    const len = this.size;
+    const i = this.cur;
+    if (i > 0 && this.at(i - 1) >= from) return (this.cur = this.lowerBound(from, 0, i)); // went back
+    if (i >= len || this.at(i) >= from) return i;
+    let lo = i + 1;
+    let hi = lo;
+    let step = 1;
+    while (hi < len && this.at(hi) < from) {
+      lo = hi + 1;
+      step <<= 1;
+      hi = lo + step;
+    }
+    return (this.cur = this.lowerBound(from, lo, hi < len ? hi : len));
+  }
+
+  seek(from: number): number {
+    const i = this.index(from);
+    return i < this.size ? this.at(i) : END;
+  }
+
+  has(pos: number): boolean {
+    const bits = this.bits;
+    if (bits !== null) return ((bits[pos >>> 5]! >>> (pos & 31)) & 1) === 1;
+    const i = this.index(pos);
+    return i < this.size && this.at(i) === pos;
+  }
+
+  word(w: number): number {
+    let bits = this.bits;
+    if (bits === null) {
+      bits = this.bitsSource();
+      this.bits = bits;
+    }
+    return bits[w]! | 0;
+  }
+}
+
+/** A posting list kept as a bitset (a list of at least n/32 positions takes less room so). */
+export class BitsClause implements Clause {
+  private readonly words: number;
+  constructor(
+    private readonly bits: Uint32Array,
+    private readonly n: number,
+    readonly size: number,
+  ) {
+    this.words = wordCount(n);
+  }
+  seek(from: number): number {
+    if (from >= this.n) return END;
+    const bits = this.bits;
+    let w = from >>> 5;
+    let x = (bits[w]! >>> (from & 31)) << (from & 31);
+    while (x === 0) {
+      if (++w >= this.words) return END;
+      x = bits[w]!;
+    }
+    return (w << 5) | (31 - Math.clz32(x & -x));
+  }
+  has(pos: number): boolean {
+    return ((this.bits[pos >>> 5]! >>> (pos & 31)) & 1) === 1;
+  }
+  word(w: number): number {
+    return this.bits[w]! | 0;
+  }
+}
+
+/** The positions of a bitset, ascending. */
+export function positionsOf(bits: Uint32Array, size: number): Int32Array {
+  const out = new Int32Array(size);
+  let o = 0;
+  for (let w = 0; w < bits.length; w++) {
+    let x = bits[w]! | 0;
+    while (x !== 0) {
+      const low = x & -x;
+      x ^= low;
+      out[o++] = (w << 5) | (31 - Math.clz32(low));
+    }
+  }
+  return out;
+}
+
 /** Any of its members. */
 export class UnionClause implements Clause {
   readonly size: number;

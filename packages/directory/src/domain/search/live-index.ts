@@ -70,6 +70,15 @@ export class LiveIndex {
     return this.main.stats();
   }
 
+  /** Bytes of the big index's typed arrays by field, and of the small one's in all (`overlay`). */
+  memory(): Record<string, number> {
+    const out = this.main.memory();
+    let overlay = 0;
+    for (const bytes of Object.values(this.#overlay?.memory() ?? {})) overlay += bytes;
+    out.overlay = overlay;
+    return out;
+  }
+
   /** The read of the change feed under way, if one is. */
   get following(): Promise<void> | null {
     return this.#following;

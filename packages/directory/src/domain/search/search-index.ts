@@ -3,8 +3,9 @@
  *
  * Positions: listings are numbered 0..n-1 in the hourly order (the precomputed Int32Array of seq
  * values), so "ascending position" is "the published order" and every filter only leaves listings
- * out. All posting lists hold positions, sorted; they live in one shared Int32Array (CSR layout)
- * addressed by term id, from two dictionaries sharing the id space:
+ * out. All posting lists hold positions, sorted, addressed by term id (see Postings: a list of at
+ * least n/32 positions as a bitset, any other packed in 3 bytes a position), from two dictionaries
+ * sharing the id space:
  *
  * - words (`q`, a TermTable): folded words of name, city, description, tags, services' names and of
  *   the listing's category keys (labels, synonyms);
@@ -20,9 +21,9 @@
  * big it ANDs bit words instead. `near` is either a test (box, then haversine) or, when that is
  * cheaper, a candidate list gathered from the geo grid and sorted by position; `order=nearest` grows
  * a circle over the grid until it holds enough matches. The per-listing data the tests read (point,
- * compiled hours) is laid out by position too, so scans read memory in order; a bitset per local
- * hour of the week (who may be open then) rejects most closed listings with one read, and a query
- * computes each time zone's local clock once.
+ * which opening hours) is laid out by position too, so scans read memory in order; each distinct
+ * opening hours (zone, week, closures) is kept once, and a query computes each time zone's local
+ * clock once and each distinct hours' answer once.
  *
  * Everything but the dictionaries is typed arrays (off the JS heap). `withOrder` lays the same
  * listings out in the next hour's order without reading them again.
@@ -30,7 +31,7 @@
 import { isOwnInbox } from '../listings/answering.js';
 import { KINDS, levelRank, shownGeo } from '../listings/listing.js';
 import type { ItemType, Kind, ListingRecord, Source } from '../listings/listing.js';
-import { AllClause, END, ListClause, NotClause, TestedClause, UnionClause, bitsetOf, lowerBound, wordCount } from './clauses.js';
+import { AllClause, BitsClause, END, ListClause, NotClause, PackedListClause, TestedClause, UnionClause, bitsetOf, lowerBound, positionsOf, wordCount } from './clauses.js';
 import type { Clause } from './clauses.js';
 import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRow, haversineKm } from './geo.js';
 import type { GeoBox } from './geo.js';
@@ -185,6 +186,8 @@ export interface SearchIndex {
    */
   placedBy(order: Int32Array, moved: ReadonlySet<number>): SearchIndex | null;
   stats(): SearchIndexStats;
+  /** Bytes held by each of the index's typed arrays, by field name (the dictionaries' strings are on the JS heap, not counted). */
+  memory(): Record<string, number>;
   /** A member pinged: its own inbox counts as live until the window after `atMs` ends (no-op for others). */
   notePing(seq: number, atMs: number): void;
   /** An exclusion of these listings for `SearchQuery.exclude`. */
@@ -237,13 +240,25 @@ const WARM: readonly Namespace[] = ['kind', 'src', 'lvl', 'door'];
 
 /** Everything that depends on the listings but not on their order. */
 interface Core {
-  /** By dense id (input order); null without keepRecords. */
-  records: ListingRecord[] | null;
-  seqs: Int32Array;
   words: TermTable;
   facets: Record<Namespace, Map<string, number>>;
   termCount: number;
   zones: string[];
+  /** The distinct opening hours of the listings (zone, weekly ranges and closures), which they share by id. */
+  hours: HoursTable;
+}
+
+/**
+ * Opening hours by id, each kept once however many listings publish them (most share a few common
+ * weeks): its zone (index into Core.zones), its weekly ranges hr[hrOff[k], hrOff[k+1]) and its
+ * closures cl[clOff[k], clOff[k+1]) (hours.ts compileWeekly / compileClosures).
+ */
+interface HoursTable {
+  zone: Int32Array;
+  hrOff: Int32Array;
+  hr: Int32Array;
+  clOff: Int32Array;
+  cl: Int32Array;
 }
 
 /** Term ids of each record, CSR by dense id (only while an order is laid out). */
@@ -252,17 +267,46 @@ interface RecordTerms {
   recTerms: Int32Array;
 }
 
-/** What the per-listing tests read (point, hours), laid out by dense id or by position. */
+/** What the per-listing tests read (point, hours, a member's last ping), laid out by dense id or by position. */
 interface RecordData {
   lat: Float64Array; // NaN: no point
   lng: Float64Array;
-  zoneOf: Int32Array; // -1: no hours
-  hrOff: Int32Array;
-  hr: Int32Array;
-  clOff: Int32Array;
-  cl: Int32Array;
-  /** A member with a live own inbox: its last ping (-Infinity: none); NaN for every other listing. */
-  ping: Float64Array;
+  /** The listing's hours in Core.hours; -1: none. */
+  hoursOf: Int32Array;
+  /** Members with a live own inbox, one bit each (the others have no ping to keep). */
+  pingBits: Uint32Array;
+  /** Set bits of pingBits before each word: entry w + the set bits below in word w is the listing's index in pingAt. */
+  pingRank: Int32Array;
+  /** Their last pings, in the order of their bits (-Infinity: none). */
+  pingAt: Float64Array;
+}
+
+/** Population count of a 32-bit word. */
+function bitCount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+/** Where entry i's last ping is kept in rec.pingAt; -1 when it has none to keep (not a member with a live own inbox). */
+function pingIndex(rec: RecordData, i: number): number {
+  const w = i >>> 5;
+  const word = rec.pingBits[w]!;
+  const b = i & 31;
+  if (((word >>> b) & 1) === 0) return -1;
+  return rec.pingRank[w]! + bitCount(b === 0 ? 0 : word & ((1 << b) - 1) & 0xffffffff);
+}
+
+/** pingRank of a bitset. */
+function ranksOf(bits: Uint32Array): Int32Array {
+  const rank = new Int32Array(bits.length);
+  let c = 0;
+  for (let w = 0; w < bits.length; w++) {
+    rank[w] = c;
+    c += bitCount(bits[w]!);
+  }
+  return rank;
 }
 
 /** Geo grid: per cell, positions ascending, with their points alongside. */
@@ -312,91 +356,17 @@ export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = 8): Pro
   }
 }
 
-type DenseIndex = Int32Array | Map<number, number>;
-
-/** The dense id of each seq: an array when seqs are dense enough, else a map. */
-function denseIndexOf(seqs: Int32Array): DenseIndex {
-  const n = seqs.length;
-  let maxSeq = 0;
-  let negative = false;
-  for (let d = 0; d < n; d++) {
-    if (seqs[d]! < 0) negative = true;
-    else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
-  }
-  if (!negative && maxSeq <= 4 * n + 4096) {
-    const a = new Int32Array(maxSeq + 1).fill(-1);
-    for (let d = 0; d < n; d++) a[seqs[d]!] = d;
-    return a;
-  }
-  const m = new Map<number, number>();
-  for (let d = 0; d < n; d++) m.set(seqs[d]!, d);
-  return m;
-}
-
-function denseIn(index: DenseIndex, seq: number): number {
-  if (index instanceof Map) return index.get(seq) ?? -1;
-  return seq >= 0 && seq < index.length ? index[seq]! : -1;
-}
-
-/** Where each listing stands in an order, by position. */
-interface Placement {
-  denseAt: Int32Array;
-  posOfDense: Int32Array;
-  /** 0-based index in the order, by position (ascending over the positions searched). */
-  orderIdxAt: Int32Array;
-}
-
 /** An index's arrays as laid out for one order (and, for the same positions, the bitsets and grid made for them). */
-interface Layout extends Placement {
-  denseOfSeq: DenseIndex;
+interface Layout {
   seqAt: Int32Array;
-  termOff: Int32Array;
-  post: Int32Array;
+  posOfSeq: Int32Array | Map<number, number>;
+  records: ListingRecord[] | null;
+  orderIdxAt: Int32Array;
+  postings: Postings;
   rec: RecordData;
-  hourBits: Uint32Array;
   bitsCache?: Map<number, Uint32Array>;
   grid?: GeoGrid | null;
-}
-
-/** Positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq. */
-function* placementIn(seqs: Int32Array, denseOfSeq: DenseIndex, order: Int32Array, places?: Int32Array): Generator<void, Placement> {
-  const n = seqs.length;
-  const denseAt = new Int32Array(n);
-  const orderIdxAt = new Int32Array(n);
-  const posOfDense = new Int32Array(n).fill(-1);
-  let p = 0;
-  for (let i = 0; i < order.length; i++) {
-    const d = denseIn(denseOfSeq, order[i]!);
-    if ((i & STEP_MASK) === STEP_MASK) yield;
-    if (d < 0 || posOfDense[d]! >= 0) continue;
-    posOfDense[d] = p;
-    denseAt[p] = d;
-    orderIdxAt[p] = places ? places[i]! : i;
-    p++;
-  }
-  if (p < n) {
-    const rest: number[] = [];
-    for (let d = 0; d < n; d++) if (posOfDense[d]! < 0) rest.push(d);
-    rest.sort((a, b) => seqs[a]! - seqs[b]!);
-    let extra = places && places.length > 0 ? places[places.length - 1]! + 1 : order.length;
-    for (const d of rest) {
-      posOfDense[d] = p;
-      denseAt[p] = d;
-      orderIdxAt[p] = extra++;
-      p++;
-    }
-  }
-  return { denseAt, posOfDense, orderIdxAt };
-}
-
-function* seqsAt(seqs: Int32Array, denseAt: Int32Array): Generator<void, Int32Array> {
-  const n = denseAt.length;
-  const seqAt = new Int32Array(n);
-  for (let q = 0; q < n; q++) {
-    seqAt[q] = seqs[denseAt[q]!]!;
-    if ((q & STEP_MASK) === STEP_MASK) yield;
-  }
-  return seqAt;
+  places?: { bySeq: Int32Array; end: number };
 }
 
 /** `src` re-laid so that entry q is src's entry srcOf[q]. */
@@ -404,50 +374,23 @@ function* permuteRecordData(src: RecordData, srcOf: Int32Array): Generator<void,
   const n = srcOf.length;
   const lat = new Float64Array(n);
   const lng = new Float64Array(n);
-  const ping = new Float64Array(n);
-  const zoneOf = new Int32Array(n);
-  const hrOff = new Int32Array(n + 1);
-  const clOff = new Int32Array(n + 1);
+  const hoursOf = new Int32Array(n);
+  const pingBits = new Uint32Array(wordCount(n));
+  const pingAt = new Float64Array(src.pingAt.length);
+  let pings = 0;
   for (let q = 0; q < n; q++) {
     const s = srcOf[q]!;
     lat[q] = src.lat[s]!;
     lng[q] = src.lng[s]!;
-    ping[q] = src.ping[s]!;
-    zoneOf[q] = src.zoneOf[s]!;
-    hrOff[q + 1] = hrOff[q]! + src.hrOff[s + 1]! - src.hrOff[s]!;
-    clOff[q + 1] = clOff[q]! + src.clOff[s + 1]! - src.clOff[s]!;
-    if ((q & STEP_MASK) === STEP_MASK) yield;
-  }
-  const hr = new Int32Array(hrOff[n]!);
-  const cl = new Int32Array(clOff[n]!);
-  for (let q = 0; q < n; q++) {
-    const s = srcOf[q]!;
-    for (let i = src.hrOff[s]!, e = src.hrOff[s + 1]!, o = hrOff[q]!; i < e; i++, o++) hr[o] = src.hr[i]!;
-    for (let i = src.clOff[s]!, e = src.clOff[s + 1]!, o = clOff[q]!; i < e; i++, o++) cl[o] = src.cl[i]!;
-    if ((q & STEP_MASK) === STEP_MASK) yield;
-  }
-  return { lat, lng, zoneOf, hrOff, hr, clOff, cl, ping };
-}
-
-const WEEK_HOURS = 168;
-
-/**
- * One bitset over positions per local hour of the week (Monday 00–01 = 0): the listings that may be
- * open at some moment of that hour. Probing it for ascending positions reads memory in order.
- */
-function* hourBitsets(rec: RecordData, n: number): Generator<void, Uint32Array> {
-  const W = wordCount(n);
-  const bits = new Uint32Array(WEEK_HOURS * W);
-  for (let p = 0; p < n; p++) {
-    const word = p >>> 5;
-    const bit = 1 << (p & 31);
-    for (let i = rec.hrOff[p]!, e = rec.hrOff[p + 1]!; i < e; i++) {
-      const r = rec.hr[i]!;
-      for (let h = Math.floor((r & 0x3fff) / 60), last = Math.floor(((r >>> 16) - 1) / 60); h <= last; h++) bits[h * W + word]! |= bit;
+    hoursOf[q] = src.hoursOf[s]!;
+    const i = pingIndex(src, s);
+    if (i >= 0) {
+      pingBits[q >>> 5]! |= 1 << (q & 31);
+      pingAt[pings++] = src.pingAt[i]!;
     }
-    if ((p & STEP_MASK) === STEP_MASK) yield;
+    if ((q & STEP_MASK) === STEP_MASK) yield;
   }
-  return bits;
+  return { lat, lng, hoursOf, pingBits, pingRank: ranksOf(pingBits), pingAt };
 }
 
 function notGone(l: ListingRecord): boolean {
@@ -470,13 +413,22 @@ class FloatBuf {
   }
 }
 
+/** A build's listings by dense id (the order they came in): their seqs, records (null without keepRecords), terms and data. */
+interface Built {
+  core: Core;
+  seqs: Int32Array;
+  records: ListingRecord[] | null;
+  terms: RecordTerms;
+  data: RecordData;
+}
+
 /** What a build reads besides the listings. */
 type BuildSettings = Omit<SearchIndexInput, 'listings'>;
 
 interface CoreBuilder {
   /** Takes the next listing (in any order; one not shown, or seen before, is left out). */
   add(l: ListingRecord): void;
-  finish(): { core: Core; terms: RecordTerms; data: RecordData };
+  finish(): Built;
 }
 
 /** One pass over the listings, one at a time (they may be streamed, with or without waiting; they are kept only with keepRecords). */
@@ -533,13 +485,17 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
 
   const lat = new FloatBuf();
   const lng = new FloatBuf();
-  const ping = new FloatBuf();
+  const pingBits = new IntBuf(1 << 11);
+  const pingAt = new FloatBuf();
   const zones: string[] = [];
   const zoneIds = new Map<string, number>();
-  const zoneOf = new IntBuf(1 << 16);
-  const hrOff = new IntBuf(1 << 16);
-  const hr = new IntBuf();
-  const clOff = new IntBuf(1 << 16);
+  const hoursOf = new IntBuf(1 << 16);
+  // the distinct hours (zone, weekly ranges, closures), each once: by their text while building
+  const hoursIds = new Map<string, number>();
+  const hoursZone = new IntBuf(64);
+  const hrOff = new IntBuf(64);
+  const hr = new IntBuf(256);
+  const clOff = new IntBuf(64);
   const cl = new IntBuf(64);
 
   const shown = input.listed ?? notGone;
@@ -626,7 +582,11 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
     }
     addFacet(lvl, String(level));
     if (ownLevel > level) addFacet(mlvl, String(ownLevel));
-    ping.push(ownLive ? (l.lastPingAt ?? -Infinity) : NaN);
+    if ((cur & 31) === 0) pingBits.push(0);
+    if (ownLive) {
+      pingBits.a[cur >>> 5]! |= 1 << (cur & 31);
+      pingAt.push(l.lastPingAt ?? -Infinity);
+    }
     if (typeof l.priceBand === 'number' && Number.isInteger(l.priceBand)) addFacet(price, String(l.priceBand));
 
     // The published point (coarse for a business that shows no street): distances and radius read it.
@@ -635,8 +595,6 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
     lat.push(located ? g.lat : NaN);
     lng.push(located ? g.lng : NaN);
 
-    hrOff.push(hr.n);
-    clOff.push(cl.n);
     const h = l.hours;
     if (h && typeof h.timezone === 'string') {
       let z = zoneIds.get(h.timezone);
@@ -645,55 +603,127 @@ function coreBuilder(input: BuildSettings): CoreBuilder {
         zones.push(h.timezone);
         zoneIds.set(h.timezone, z);
       }
-      zoneOf.push(z);
-      for (const r of compileWeekly(h.weekly)) hr.push(r);
-      for (const c of compileClosures(h.closures)) cl.push(c);
-    } else zoneOf.push(-1);
+      const weekly = compileWeekly(h.weekly);
+      const closures = compileClosures(h.closures);
+      const key = `${z}|${weekly.join(',')}|${closures.join(',')}`;
+      let k = hoursIds.get(key);
+      if (k === undefined) {
+        k = hoursZone.n;
+        hoursIds.set(key, k);
+        hoursZone.push(z);
+        hrOff.push(hr.n);
+        for (const r of weekly) hr.push(r);
+        clOff.push(cl.n);
+        for (const c of closures) cl.push(c);
+      }
+      hoursOf.push(k);
+    } else hoursOf.push(-1);
   };
   const finish = () => {
     recOff.push(recTerms.n);
     hrOff.push(hr.n);
     clOff.push(cl.n);
+    const bits = Uint32Array.from(pingBits.a.subarray(0, pingBits.n));
+    const hours: HoursTable = { zone: hoursZone.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed() };
     return {
-      core: { records: keep ? records : null, seqs: seqs.trimmed(), words, facets, termCount, zones },
+      core: { words, facets, termCount, zones, hours },
+      seqs: seqs.trimmed(),
+      records: keep ? records : null,
       terms: { recOff: recOff.trimmed(), recTerms: recTerms.trimmed() },
-      data: { lat: lat.trimmed(), lng: lng.trimmed(), zoneOf: zoneOf.trimmed(), hrOff: hrOff.trimmed(), hr: hr.trimmed(), clOff: clOff.trimmed(), cl: cl.trimmed(), ping: ping.trimmed() },
+      data: { lat: lat.trimmed(), lng: lng.trimmed(), hoursOf: hoursOf.trimmed(), pingBits: bits, pingRank: ranksOf(bits), pingAt: pingAt.trimmed() },
     };
   };
   return { add: addListing, finish };
 }
 
-function buildCore(input: SearchIndexInput): { core: Core; terms: RecordTerms; data: RecordData } {
+function buildCore(input: SearchIndexInput): Built {
   const builder = coreBuilder(input);
   for (const l of input.listings) builder.add(l);
   return builder.finish();
 }
 
+/**
+ * Posting lists by term, over positions. A list of at least n/BITS_SHARE positions is kept as a
+ * bitset (n/8 bytes, less than its positions' 3 bytes each): slot bitSlot[t] of termBits, wordCount(n)
+ * words, bitSize[slot] positions; any other list as its positions, packed: entries termOff[t] to
+ * termOff[t + 1] of postLo (low 16 bits) and postHi (the rest: a byte while n < 2^24), empty for a
+ * term kept as a bitset.
+ */
+interface Postings {
+  termOff: Int32Array;
+  postLo: Uint16Array;
+  postHi: Uint8Array | Uint16Array;
+  bitSlot: Int32Array;
+  termBits: Uint32Array;
+  bitSize: Int32Array;
+}
+
+/** The high part of n positions' packed form (see Postings). */
+function highPart(n: number, length: number): Uint8Array | Uint16Array {
+  return n <= 1 << 24 ? new Uint8Array(length) : new Uint16Array(length);
+}
+
+const BITS_SHARE = 32;
+
 /** Postings of each record's terms, laid out by position: counted, then filled in position order, so every list comes out sorted. */
-function layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array): { off: Int32Array; post: Int32Array } {
+function* layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array): Generator<void, Postings> {
   const { recOff, recTerms } = terms;
+  const n = denseAt.length;
+  const W = wordCount(n);
+  const len = new Int32Array(termCount);
+  for (let i = 0; i < recTerms.length; i++) len[recTerms[i]!]!++;
+  const bitSlot = new Int32Array(termCount).fill(-1);
   const off = new Int32Array(termCount + 1);
-  for (let i = 0; i < recTerms.length; i++) off[recTerms[i]! + 1]!++;
-  for (let t = 0; t < termCount; t++) off[t + 1]! += off[t]!;
-  const fill = off.slice(0, termCount);
-  const post = new Int32Array(recTerms.length);
-  for (let q = 0, n = denseAt.length; q < n; q++) {
-    const d = denseAt[q]!;
-    for (let i = recOff[d]!, e = recOff[d + 1]!; i < e; i++) post[fill[recTerms[i]!]!++] = q;
+  let slots = 0;
+  for (let t = 0; t < termCount; t++) {
+    const l = len[t]!;
+    if (l > 0 && l * BITS_SHARE >= n) {
+      bitSlot[t] = slots++;
+      off[t + 1] = off[t]!;
+    } else off[t + 1] = off[t]! + l;
   }
-  return { off, post };
+  const bitSize = new Int32Array(slots);
+  for (let t = 0; t < termCount; t++) if (bitSlot[t]! >= 0) bitSize[bitSlot[t]!] = len[t]!;
+  const termBits = new Uint32Array(slots * W);
+  const fill = off.slice(0, termCount);
+  const postLo = new Uint16Array(off[termCount]!);
+  const postHi = highPart(n, off[termCount]!);
+  for (let q = 0; q < n; q++) {
+    const d = denseAt[q]!;
+    const word = q >>> 5;
+    const bit = 1 << (q & 31);
+    const lo = q & 0xffff;
+    const hi = q >>> 16;
+    for (let i = recOff[d]!, e = recOff[d + 1]!; i < e; i++) {
+      const t = recTerms[i]!;
+      const slot = bitSlot[t]!;
+      if (slot >= 0) termBits[slot * W + word]! |= bit;
+      else {
+        const o = fill[t]!++;
+        postLo[o] = lo;
+        postHi[o] = hi;
+      }
+    }
+    if ((q & STEP_MASK) === STEP_MASK) yield;
+  }
+  return { termOff: off, postLo, postHi, bitSlot, termBits, bitSize };
 }
 
 /**
  * The same postings in another order: each list mapped to new positions and sorted again, big lists
- * through a bitset (set the bits, read them back in order), small ones by sorting.
+ * through a bitset (set the bits, read them back in order), small ones by sorting; the bitsets' bits
+ * moved to the new positions.
  */
-function* relayPostings(old: Int32Array, off: Int32Array, oldDenseAt: Int32Array, newPosOfDense: Int32Array, bitsetShare: number): Generator<void, Int32Array> {
-  const n = oldDenseAt.length;
-  const move = new Int32Array(n);
-  for (let p = 0; p < n; p++) move[p] = newPosOfDense[oldDenseAt[p]!]!;
-  const post = new Int32Array(old.length);
-  const bits = new Uint32Array(wordCount(n));
+function* relayPostings(old: Postings, move: Int32Array, bitsetShare: number): Generator<void, Postings> {
+  const { termOff: off, postLo: oldLo, postHi: oldHi } = old;
+  const n = move.length;
+  const postLo = new Uint16Array(oldLo.length);
+  const postHi = highPart(n, oldLo.length);
+  const W = wordCount(n);
+  const bits = new Uint32Array(W);
+  let longest = 0;
+  for (let t = 0, T = off.length - 1; t < T; t++) longest = Math.max(longest, off[t + 1]! - off[t]!);
+  const sorted = new Int32Array(longest);
   let work = 0;
   for (let t = 0, T = off.length - 1; t < T; t++) {
     const a = off[t]!;
@@ -703,13 +733,10 @@ function* relayPostings(old: Int32Array, off: Int32Array, oldDenseAt: Int32Array
       work = 0;
       yield;
     }
-    if (b - a < 2) {
-      if (b > a) post[a] = move[old[a]!]!;
-      continue;
-    }
+    if (b === a) continue;
     if ((b - a) * bitsetShare >= n) {
       for (let i = a; i < b; i++) {
-        const q = move[old[i]!]!;
+        const q = move[(oldHi[i]! << 16) | oldLo[i]!]!;
         bits[q >>> 5]! |= 1 << (q & 31);
       }
       let o = a;
@@ -720,15 +747,36 @@ function* relayPostings(old: Int32Array, off: Int32Array, oldDenseAt: Int32Array
         while (x !== 0) {
           const low = x & -x;
           x ^= low;
-          post[o++] = (w << 5) | (31 - Math.clz32(low));
+          const q = (w << 5) | (31 - Math.clz32(low));
+          postLo[o] = q & 0xffff;
+          postHi[o++] = q >>> 16;
         }
       }
     } else {
-      for (let i = a; i < b; i++) post[i] = move[old[i]!]!;
-      post.subarray(a, b).sort();
+      for (let i = a; i < b; i++) sorted[i - a] = move[(oldHi[i]! << 16) | oldLo[i]!]!;
+      const list = sorted.subarray(0, b - a).sort();
+      for (let i = a; i < b; i++) {
+        const q = list[i - a]!;
+        postLo[i] = q & 0xffff;
+        postHi[i] = q >>> 16;
+      }
     }
   }
-  return post;
+  const termBits = new Uint32Array(old.termBits.length);
+  for (let base = 0; base < termBits.length; base += W) {
+    yield;
+    for (let w = 0; w < W; w++) {
+      let x = old.termBits[base + w]! | 0;
+      while (x !== 0) {
+        const low = x & -x;
+        x ^= low;
+        const q = move[(w << 5) | (31 - Math.clz32(low))]!;
+        termBits[base + (q >>> 5)]! |= 1 << (q & 31);
+      }
+    }
+  }
+  // the terms, their slots and sizes are the same in every order
+  return { termOff: off, postLo, postHi, bitSlot: old.bitSlot, termBits, bitSize: old.bitSize };
 }
 
 const RAD = Math.PI / 180;
@@ -769,26 +817,52 @@ class Circle {
   }
 }
 
+/** Entry by seq of a set of distinct seqs (-1: none): an array while the seqs are dense enough, else a map. */
+function seqMap(seqs: Int32Array): Int32Array | Map<number, number> {
+  const n = seqs.length;
+  let maxSeq = 0;
+  let negative = false;
+  for (let d = 0; d < n; d++) {
+    if (seqs[d]! < 0) negative = true;
+    else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
+  }
+  if (!negative && maxSeq <= 4 * n + 4096) {
+    const a = new Int32Array(maxSeq + 1).fill(-1);
+    for (let d = 0; d < n; d++) a[seqs[d]!] = d;
+    return a;
+  }
+  const m = new Map<number, number>();
+  for (let d = 0; d < n; d++) m.set(seqs[d]!, d);
+  return m;
+}
+
+function positionIn(map: Int32Array | Map<number, number>, seq: number): number {
+  if (map instanceof Map) return map.get(seq) ?? -1;
+  return seq >= 0 && seq < map.length ? map[seq]! : -1;
+}
+
 /** At most this many cached bitsets (least recently used go first). */
-const BITSET_CACHE = 384;
+const BITSET_CACHE = 64;
 const DEADLINE_EVERY = 2048;
 
 class Index implements SearchIndex {
   readonly size: number;
-  /** dense id by position, position by dense id */
-  private readonly denseAt: Int32Array;
-  private readonly posOfDense: Int32Array;
+  /** The listing's seq by position. */
   private readonly seqAt: Int32Array;
+  /** The position by seq (-1: none): an array while seqs are dense enough, else a map. */
+  private readonly posOfSeq: Int32Array | Map<number, number>;
+  /** The listings by position; null without keepRecords. */
+  private readonly records: ListingRecord[] | null;
   /** 0-based index in the given order, by position (strictly ascending). */
   private readonly orderIdxAt: Int32Array;
-  private readonly denseOfSeq: DenseIndex;
-  private readonly termOff: Int32Array;
-  private readonly post: Int32Array;
+  /** Posting lists by term (see Postings). */
+  private readonly postings: Postings;
+  /** Bitsets of lists kept as positions, made for probing them (least recently used dropped first). */
   private readonly bitsCache: Map<number, Uint32Array> = new Map();
-  /** Point and hours by position. */
+  /** Each seq's place in the order extended by the listings it lacked (-1: neither), and that order's length; made once per index. */
+  private places: { bySeq: Int32Array; end: number } | null;
+  /** Point, hours and last ping by position. */
   private readonly rec: RecordData;
-  /** See hourBitsets. */
-  private readonly hourBits: Uint32Array;
   /** The geo grid, made on the first search that needs it (a small index may never). */
   private gridMade: GeoGrid | null = null;
   /** The order given, and the order index of each listing it lacked, by position (placesOf). */
@@ -800,28 +874,25 @@ class Index implements SearchIndex {
     laid: Layout,
     private readonly tuning: SearchTuning,
   ) {
-    const n = core.seqs.length;
+    const n = laid.seqAt.length;
     this.size = n;
     this.order = order;
-    this.denseOfSeq = laid.denseOfSeq;
-    this.denseAt = laid.denseAt;
-    this.posOfDense = laid.posOfDense;
-    this.orderIdxAt = laid.orderIdxAt;
     this.seqAt = laid.seqAt;
-    this.termOff = laid.termOff;
-    this.post = laid.post;
+    this.posOfSeq = laid.posOfSeq;
+    this.records = laid.records;
+    this.orderIdxAt = laid.orderIdxAt;
+    this.postings = laid.postings;
     this.rec = laid.rec;
-    this.hourBits = laid.hourBits;
+    this.places = laid.places ?? null;
     if (laid.bitsCache) {
       // the same positions: the bitsets made for them hold
       this.bitsCache = laid.bitsCache;
       this.gridMade = laid.grid ?? null;
       return;
     }
-    const off = this.termOff;
     for (const ns of WARM) {
       for (const t of core.facets[ns].values()) {
-        const len = off[t + 1]! - off[t]!;
+        const len = this.termLength(t);
         if (len > 0 && len * tuning.bitsetShare >= n) this.bitsOf(t);
       }
     }
@@ -829,31 +900,106 @@ class Index implements SearchIndex {
     if (n >= 4096) this.grid();
   }
 
-  /** A fresh layout: each record's terms and data by dense id, laid out in the order. */
-  static *laidOut(core: Core, order: Int32Array, terms: RecordTerms, data: RecordData, tuning: SearchTuning, places?: Int32Array): Generator<void, Index> {
-    const denseOfSeq = denseIndexOf(core.seqs);
-    const placed = yield* placementIn(core.seqs, denseOfSeq, order, places);
-    const seqAt = yield* seqsAt(core.seqs, placed.denseAt);
-    const laid = layPostings(core.termCount, terms, placed.denseAt);
+  /**
+   * Lays listings out in an order, in steps: a fresh build (each listing's terms and data by dense
+   * id: the order they came in) or the index being reordered (whose positions are then the dense ids).
+   */
+  static *laidOut(core: Core, order: Int32Array, source: Built | { prev: Index }, tuning: SearchTuning, places?: Int32Array): Generator<void, Index> {
+    const prev = 'prev' in source ? source.prev : null;
+    const seqs = prev ? prev.seqAt : (source as Built).seqs;
+    const n = seqs.length;
+    // dense id by seq: the previous index's positions, or a map made now (and turned into positions below)
+    const denseOfSeq = prev ? prev.posOfSeq : seqMap(seqs);
+    const denseOf = (seq: number): number => positionIn(denseOfSeq, seq);
+
+    // positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq
+    const denseAt = new Int32Array(n);
+    const orderIdxAt = new Int32Array(n);
+    const posOfDense = new Int32Array(n).fill(-1);
+    let p = 0;
+    for (let i = 0; i < order.length; i++) {
+      if ((i & STEP_MASK) === STEP_MASK) yield;
+      const d = denseOf(order[i]!);
+      if (d < 0 || posOfDense[d]! >= 0) continue;
+      posOfDense[d] = p;
+      denseAt[p] = d;
+      orderIdxAt[p] = places ? places[i]! : i;
+      p++;
+    }
+    if (p < n) {
+      const rest: number[] = [];
+      for (let d = 0; d < n; d++) if (posOfDense[d]! < 0) rest.push(d);
+      rest.sort((a, b) => seqs[a]! - seqs[b]!);
+      let extra = places && places.length > 0 ? places[places.length - 1]! + 1 : order.length;
+      for (const d of rest) {
+        posOfDense[d] = p;
+        denseAt[p] = d;
+        orderIdxAt[p] = extra++;
+        p++;
+      }
+    }
     yield;
-    // per-listing data by position, so a scan in rank order reads memory in order
-    const rec = yield* permuteRecordData(data, placed.denseAt);
-    const hourBits = yield* hourBitsets(rec, core.seqs.length);
-    return new Index(core, order, { denseOfSeq, ...placed, seqAt, termOff: laid.off, post: laid.post, rec, hourBits }, tuning);
+    const seqAt = new Int32Array(n);
+    for (let q = 0; q < n; q++) seqAt[q] = seqs[denseAt[q]!]!;
+    let posOfSeq: Int32Array | Map<number, number>;
+    if (prev) {
+      posOfSeq = seqMap(seqAt);
+    } else {
+      // the map made above, now giving positions
+      const bySeq = denseOfSeq;
+      if (bySeq instanceof Map) for (let q = 0; q < n; q++) bySeq.set(seqAt[q]!, q);
+      else for (let q = 0; q < n; q++) bySeq[seqAt[q]!] = q;
+      posOfSeq = bySeq;
+    }
+    yield;
+    const records = prev ? prev.records : (source as Built).records;
+    const laidRecords = records ? Array.from(denseAt, (d) => records[d]!) : null;
+    let postings: Postings;
+    let rec: RecordData;
+    if (prev) {
+      postings = yield* relayPostings(prev.postings, posOfDense, tuning.bitsetShare);
+      rec = yield* permuteRecordData(prev.rec, denseAt);
+    } else {
+      const built = source as Built;
+      postings = yield* layPostings(core.termCount, built.terms, denseAt);
+      // per-listing data by position, so a scan in rank order reads memory in order
+      rec = yield* permuteRecordData(built.data, denseAt);
+    }
+    return new Index(core, order, { seqAt, posOfSeq, records: laidRecords, orderIdxAt, postings, rec }, tuning);
   }
 
-  /** This index's listings laid out in another order, in steps (nothing read again; see withOrder). */
   *relaidInSteps(order: Int32Array): Generator<void, SearchIndex> {
-    const placed = yield* placementIn(this.core.seqs, this.denseOfSeq, order);
-    const seqAt = yield* seqsAt(this.core.seqs, placed.denseAt);
-    // same terms, same lengths
-    const post = yield* relayPostings(this.post, this.termOff, this.denseAt, placed.posOfDense, this.tuning.bitsetShare);
-    const srcOf = new Int32Array(this.size);
-    for (let q = 0; q < this.size; q++) srcOf[q] = this.posOfDense[placed.denseAt[q]!]!;
-    yield;
-    const rec = yield* permuteRecordData(this.rec, srcOf);
-    const hourBits = yield* hourBitsets(rec, this.size);
-    return new Index(this.core, order, { denseOfSeq: this.denseOfSeq, ...placed, seqAt, termOff: this.termOff, post, rec, hourBits }, this.tuning);
+    return yield* Index.laidOut(this.core, order, { prev: this }, this.tuning);
+  }
+
+  placedBy(order: Int32Array, moved: ReadonlySet<number>): SearchIndex | null {
+    const n = this.size;
+    let top = -1;
+    for (let i = 0; i < order.length; i++) if (order[i]! > top) top = order[i]!;
+    for (let q = 0; q < n; q++) if (this.seqAt[q]! > top) top = this.seqAt[q]!;
+    const placeBySeq = new Int32Array(top + 1).fill(-1);
+    for (let i = 0; i < order.length; i++) {
+      const seq = order[i]!;
+      if (seq >= 0 && placeBySeq[seq] === -1) placeBySeq[seq] = i;
+    }
+    const isMoved = new Uint8Array(top + 1);
+    for (const seq of moved) if (seq >= 0 && seq <= top) isMoved[seq] = 1;
+    const orderIdxAt = new Int32Array(n);
+    let last = -1;
+    for (let q = 0; q < n; q++) {
+      const seq = this.seqAt[q]!;
+      if (seq >= 0 && isMoved[seq] === 1) {
+        // left out of every search (the live index's exclusion); the place before keeps the list ascending
+        orderIdxAt[q] = last;
+        continue;
+      }
+      const i = seq < 0 ? -1 : placeBySeq[seq]!;
+      if (i <= last) return null;
+      orderIdxAt[q] = last = i;
+    }
+    // every listing of the layout is in the order (or moved, and so never asked for): no extras
+    const same = { seqAt: this.seqAt, posOfSeq: this.posOfSeq, records: this.records, postings: this.postings, rec: this.rec };
+    return new Index(this.core, order, { ...same, orderIdxAt, bitsCache: this.bitsCache, grid: this.gridMade, places: { bySeq: placeBySeq, end: order.length } }, this.tuning);
   }
 
   private grid(): GeoGrid {
@@ -891,70 +1037,38 @@ class Index implements SearchIndex {
     return this.gridMade;
   }
 
-  private denseOf(seq: number): number {
-    return denseIn(this.denseOfSeq, seq);
+  private posOf(seq: number): number {
+    return positionIn(this.posOfSeq, seq);
   }
 
   get(seq: number): ListingRecord | undefined {
-    const d = this.denseOf(seq);
-    return d < 0 ? undefined : (this.core.records?.[d] ?? undefined);
+    const q = this.posOf(seq);
+    return q < 0 ? undefined : (this.records?.[q] ?? undefined);
   }
 
   rankPosOf(seq: number): number | null {
-    const d = this.denseOf(seq);
-    return d < 0 ? null : this.orderIdxAt[this.posOfDense[d]!]! + 1;
+    const q = this.posOf(seq);
+    return q < 0 ? null : this.orderIdxAt[q]! + 1;
   }
 
   withOrder(order: Int32Array): SearchIndex {
     return runAtOnce(this.relaidInSteps(order));
   }
 
-  placedBy(order: Int32Array, moved: ReadonlySet<number>): SearchIndex | null {
-    const n = this.size;
-    let top = -1;
-    for (let i = 0; i < order.length; i++) if (order[i]! > top) top = order[i]!;
-    for (let q = 0; q < n; q++) if (this.seqAt[q]! > top) top = this.seqAt[q]!;
-    const placeBySeq = new Int32Array(top + 1).fill(-1);
-    for (let i = 0; i < order.length; i++) {
-      const seq = order[i]!;
-      if (seq >= 0 && placeBySeq[seq] === -1) placeBySeq[seq] = i;
-    }
-    const isMoved = new Uint8Array(top + 1);
-    for (const seq of moved) if (seq >= 0 && seq <= top) isMoved[seq] = 1;
-    const orderIdxAt = new Int32Array(n);
-    let last = -1;
-    for (let q = 0; q < n; q++) {
-      const seq = this.seqAt[q]!;
-      if (seq >= 0 && isMoved[seq] === 1) {
-        // left out of every search (the live index's exclusion); the place before keeps the list ascending
-        orderIdxAt[q] = last;
-        continue;
-      }
-      const i = seq < 0 ? -1 : placeBySeq[seq]!;
-      if (i <= last) return null;
-      orderIdxAt[q] = last = i;
-    }
-    const same = { denseOfSeq: this.denseOfSeq, denseAt: this.denseAt, posOfDense: this.posOfDense, seqAt: this.seqAt, termOff: this.termOff, post: this.post, rec: this.rec, hourBits: this.hourBits };
-    const placed = new Index(this.core, order, { ...same, orderIdxAt, bitsCache: this.bitsCache, grid: this.gridMade }, this.tuning);
-    // every listing of the layout is in the order (or moved, and so never asked for): no extras
-    placed.places = { bySeq: placeBySeq, end: order.length };
-    return placed;
-  }
-
   notePing(seq: number, atMs: number): void {
-    const d = this.denseOf(seq);
-    if (d < 0) return;
-    const pos = this.posOfDense[d]!;
-    const ping = this.rec.ping;
-    // NaN: no live own inbox, so no door of it to keep live
-    if (!Number.isNaN(ping[pos]!) && !(ping[pos]! >= atMs)) ping[pos] = atMs;
+    const q = this.posOf(seq);
+    if (q < 0) return;
+    // none kept: no live own inbox, so no door of it to keep live
+    const i = pingIndex(this.rec, q);
+    const pingAt = this.rec.pingAt;
+    if (i >= 0 && !(pingAt[i]! >= atMs)) pingAt[i] = atMs;
   }
 
   excluding(seqs: Iterable<number>): Exclusion {
     const out: number[] = [];
     for (const seq of seqs) {
-      const d = this.denseOf(seq);
-      if (d >= 0) out.push(this.posOfDense[d]!);
+      const q = this.posOf(seq);
+      if (q >= 0) out.push(q);
     }
     return new ExcludedPositions(this, Int32Array.from(new Set(out)).sort());
   }
@@ -976,9 +1090,6 @@ class Index implements SearchIndex {
     return { order, places };
   }
 
-  /** Each seq's place in the order extended by the listings it lacked (-1: neither), and that order's length; made once per index. */
-  private places: { bySeq: Int32Array; end: number } | null = null;
-
   private extendedPlaces(): { bySeq: Int32Array; end: number } {
     let top = -1;
     for (let i = 0; i < this.order.length; i++) if (this.order[i]! > top) top = this.order[i]!;
@@ -997,36 +1108,48 @@ class Index implements SearchIndex {
     return { bySeq: placeBySeq, end: this.order.length + extras };
   }
 
+  memory(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const put = (name: string, a: ArrayBufferView | Map<number, number>): void => {
+      out[name] = a instanceof Map ? 0 : a.byteLength;
+    };
+    put('seqAt', this.seqAt);
+    put('orderIdxAt', this.orderIdxAt);
+    put('posOfSeq', this.posOfSeq);
+    for (const [name, a] of Object.entries(this.postings)) put(name, a as ArrayBufferView);
+    for (const [name, a] of Object.entries(this.rec)) put(`rec.${name}`, a as ArrayBufferView);
+    for (const [name, a] of Object.entries(this.core.hours)) put(`core.hours.${name}`, a as ArrayBufferView);
+    if (this.gridMade) for (const [name, a] of Object.entries(this.gridMade)) put(`grid.${name}`, a as ArrayBufferView);
+    let cached = 0;
+    for (const b of this.bitsCache.values()) cached += b.byteLength;
+    out.bitsCache = cached;
+    out['words (TermTable slots)'] = this.core.words.byteLength;
+    out.order = this.order.byteLength;
+    return out;
+  }
+
   stats(): SearchIndexStats {
     const r = this.rec;
-    const arrays = [
-      this.denseAt,
-      this.posOfDense,
+    const arrays: ArrayBufferView[] = [
       this.seqAt,
       this.orderIdxAt,
-      this.termOff,
-      this.post,
+      ...Object.values(this.postings),
       ...(this.gridMade ? Object.values(this.gridMade) : []),
-      r.lat,
-      r.lng,
-      r.ping,
-      r.zoneOf,
-      this.hourBits,
-      r.hrOff,
-      r.hr,
-      r.clOff,
-      r.cl,
+      ...Object.values(r),
+      ...Object.values(this.core.hours),
       ...this.bitsCache.values(),
     ];
     let typedBytes = 0;
     for (const a of arrays) typedBytes += a.byteLength;
-    if (!(this.denseOfSeq instanceof Map)) typedBytes += this.denseOfSeq.byteLength;
+    if (!(this.posOfSeq instanceof Map)) typedBytes += this.posOfSeq.byteLength;
     let withHours = 0;
-    for (let q = 0; q < this.size; q++) if (r.zoneOf[q]! >= 0) withHours++;
+    for (let q = 0; q < this.size; q++) if (r.hoursOf[q]! >= 0) withHours++;
+    let postings = this.postings.postLo.length;
+    for (const size of this.postings.bitSize) postings += size;
     return {
       listings: this.size,
       terms: this.core.termCount,
-      postings: this.post.length,
+      postings,
       withHours,
       withGeo: this.grid().cellPos.length,
       zones: this.core.zones.length,
@@ -1037,11 +1160,36 @@ class Index implements SearchIndex {
 
   /* -------------------------------------------------------------------------------------------- */
 
+  /** The positions of a term kept as a list (none for one kept as a bitset). */
   private list(t: number): Int32Array {
-    return this.post.subarray(this.termOff[t]!, this.termOff[t + 1]!);
+    const { postLo, postHi, termOff } = this.postings;
+    const a = termOff[t]!;
+    const out = new Int32Array(termOff[t + 1]! - a);
+    for (let i = 0; i < out.length; i++) out[i] = (postHi[a + i]! << 16) | postLo[a + i]!;
+    return out;
+  }
+
+  /** The bitset of a term kept as one. */
+  private slotBits(slot: number): Uint32Array {
+    const W = wordCount(this.size);
+    return this.postings.termBits.subarray(slot * W, (slot + 1) * W);
+  }
+
+  private termLength(t: number): number {
+    const { termOff, bitSlot, bitSize } = this.postings;
+    const slot = bitSlot[t]!;
+    return slot >= 0 ? bitSize[slot]! : termOff[t + 1]! - termOff[t]!;
+  }
+
+  /** The positions of a term, ascending. */
+  private positions(t: number): Int32Array {
+    const slot = this.postings.bitSlot[t]!;
+    return slot >= 0 ? positionsOf(this.slotBits(slot), this.postings.bitSize[slot]!) : this.list(t);
   }
 
   private bitsOf(t: number): Uint32Array {
+    const slot = this.postings.bitSlot[t]!;
+    if (slot >= 0) return this.slotBits(slot);
     let b = this.bitsCache.get(t);
     if (b) {
       this.bitsCache.delete(t);
@@ -1058,15 +1206,19 @@ class Index implements SearchIndex {
   }
 
   /** A clause over term t; null when the term is unknown or empty (matches nothing). */
-  private termClause(t: number | undefined): ListClause | null {
+  private termClause(t: number | undefined): Clause | null {
     if (t === undefined) return null;
-    const list = this.list(t);
-    if (list.length === 0) return null;
-    const big = list.length * this.tuning.bitsetShare >= this.size;
-    return new ListClause(list, this.size, big ? this.bitsOf(t) : null, () => this.bitsOf(t));
+    const slot = this.postings.bitSlot[t]!;
+    if (slot >= 0) return new BitsClause(this.slotBits(slot), this.size, this.postings.bitSize[slot]!);
+    const { termOff, postLo, postHi } = this.postings;
+    const a = termOff[t]!;
+    const b = termOff[t + 1]!;
+    if (b === a) return null;
+    const big = (b - a) * this.tuning.bitsetShare >= this.size;
+    return new PackedListClause(postLo.subarray(a, b), postHi.subarray(a, b), big ? this.bitsOf(t) : null, () => this.bitsOf(t));
   }
 
-  private facet(ns: Namespace, value: string): ListClause | null {
+  private facet(ns: Namespace, value: string): Clause | null {
     return this.termClause(this.core.facets[ns].get(value));
   }
 
@@ -1099,7 +1251,7 @@ class Index implements SearchIndex {
     for (const w of words) {
       const t = this.core.facets.n.get(w);
       if (t === undefined) return null;
-      lists.push(this.list(t));
+      lists.push(this.positions(t));
     }
     lists.sort((a, b) => a.length - b.length);
     const [first, ...rest] = lists;
@@ -1158,8 +1310,15 @@ class Index implements SearchIndex {
     }
     // what a live door gives: a member's own inbox only while the member answers (its last ping)
     const since = query.answeringSince;
-    const ping = this.rec.ping;
-    const answering = since === undefined ? null : (pos: number): boolean => ping[pos]! >= since;
+    const rec = this.rec;
+    const pingAt = rec.pingAt;
+    const answering =
+      since === undefined
+        ? null
+        : (pos: number): boolean => {
+            const i = pingIndex(rec, pos);
+            return i >= 0 && pingAt[i]! >= since;
+          };
     for (const a of new Set(query.accepts ?? [])) if (!need(this.doorFacet('acc', [a.toLowerCase()], answering))) return empty;
     if (query.requestable && !need(this.doorFacet('req', [query.requestable], answering))) return empty;
     if (query.doorTypes && !need(this.doorFacet('door', query.doorTypes.map((t) => t.toLowerCase()), answering))) return empty;
@@ -1191,15 +1350,19 @@ class Index implements SearchIndex {
   private openTest(instant: number | undefined): ((pos: number) => boolean) | null {
     if (instant === undefined) return null;
     const zones = this.core.zones;
-    const { zoneOf, hrOff, hr, clOff, cl } = this.rec;
-    const hourBits = this.hourBits;
-    const W = wordCount(this.size);
+    const { zone, hrOff, hr, clOff, cl } = this.core.hours;
+    const hoursOf = this.rec.hoursOf;
     const zWeek = new Int32Array(zones.length).fill(-2);
     const zToday = new Int32Array(zones.length);
     const zYesterday = new Int32Array(zones.length);
+    // each distinct hours' answer at this instant, found once: 1 open, 2 closed, 0 not yet known
+    const known = new Uint8Array(zone.length);
     return (pos: number): boolean => {
-      const z = zoneOf[pos]!;
-      if (z < 0) return false;
+      const k = hoursOf[pos]!;
+      if (k < 0) return false;
+      const seen = known[k]!;
+      if (seen !== 0) return seen === 1;
+      const z = zone[k]!;
       let wm = zWeek[z]!;
       if (wm === -2) {
         const now = zoneNow(zones[z]!, instant);
@@ -1210,10 +1373,9 @@ class Index implements SearchIndex {
           zYesterday[z] = now.yesterday;
         }
       }
-      if (wm < 0) return false;
-      const hour = (wm / 60) | 0;
-      if (((hourBits[hour * W + (pos >>> 5)]! >>> (pos & 31)) & 1) === 0) return false;
-      return openInRanges(hr, hrOff[pos]!, hrOff[pos + 1]!, cl, clOff[pos]!, clOff[pos + 1]!, wm, zToday[z]!, zYesterday[z]!);
+      const open = wm >= 0 && openInRanges(hr, hrOff[k]!, hrOff[k + 1]!, cl, clOff[k]!, clOff[k + 1]!, wm, zToday[z]!, zYesterday[z]!);
+      known[k] = open ? 1 : 2;
+      return open;
     };
   }
 
@@ -1327,7 +1489,7 @@ class Index implements SearchIndex {
   private hit(pos: number, dist: number, report: ((pos: number) => boolean) | null): SearchHit {
     const h: SearchHit = { seq: this.seqAt[pos]!, rankPos: this.orderIdxAt[pos]! + 1 };
     if (dist >= 0) h.distanceKm = dist;
-    if (report) h.openNow = this.rec.zoneOf[pos]! < 0 ? null : report(pos);
+    if (report) h.openNow = this.rec.hoursOf[pos]! < 0 ? null : report(pos);
     return h;
   }
 
@@ -1453,14 +1615,14 @@ class Index implements SearchIndex {
 
 /** Builds the search index of the listings in the given hourly order (delisted and dormant listings are left out). */
 export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
-  const { core, terms, data } = buildCore(input);
-  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
+  const built = buildCore(input);
+  return runAtOnce(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
 }
 
 /** The same from listings read with waits between them (a database read in pages); the same index for the same listings. */
 export async function buildSearchIndexFrom(input: BuildSettings & { listings: AsyncIterable<ListingRecord> }): Promise<SearchIndex> {
   const builder = coreBuilder(input);
   for await (const l of input.listings) builder.add(l);
-  const { core, terms, data } = builder.finish();
-  return runAtOnce(Index.laidOut(core, input.order, terms, data, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
+  const built = builder.finish();
+  return runAtOnce(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
 }

@@ -175,9 +175,15 @@ export class DirectorySearch {
       if (now >= hourStart + HOUR_MS - PREPARE_AHEAD_MS) this.prepareNextHour();
       return this.#state;
     }
-    this.#pending ??= this.#prepare(hourStart).finally(() => {
-      this.#pending = null;
-    });
+    if (!this.#pending) {
+      // The hour may read every listing (its order, its index): through a small page cache, so the
+      // pages read once do not stay in the node's memory.
+      const restore = this.#ctx.store.listings.readingEveryListing?.() ?? null;
+      this.#pending = this.#prepare(hourStart).finally(() => {
+        restore?.();
+        this.#pending = null;
+      });
+    }
     return this.#pending;
   }
 

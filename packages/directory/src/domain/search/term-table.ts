@@ -35,6 +35,11 @@ export class TermTable {
     return this.keys.length;
   }
 
+  /** Bytes of the table's typed arrays (the words themselves are strings on the JS heap). */
+  get byteLength(): number {
+    return this.slots.byteLength + this.slotHash.byteLength;
+  }
+
   get(word: string): number | undefined {
     const h = hashOf(word);
     for (let s = h & this.mask; ; s = (s + 1) & this.mask) {

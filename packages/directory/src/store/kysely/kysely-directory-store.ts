@@ -127,6 +127,9 @@ class ListingCommits {
   count = 0;
 }
 
+/** SQLite's page cache, in KiB, while every listing is read (see ListingStore.readingEveryListing). */
+const READING_ALL_CACHE_KIB = 2_048;
+
 class KyselyListingStore implements ListingStore {
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #sqlite: SqliteDatabase | null;
@@ -263,6 +266,23 @@ class KyselyListingStore implements ListingStore {
   }
 
   allListedSync?: () => Iterable<ListingRecord> = () => this.#allListedSync();
+
+  readingEveryListing(): () => void {
+    const sqlite = this.#sqlite;
+    if (!sqlite) return () => undefined;
+    // Best effort: a connection busy iterating a result refuses the pragma, and keeps its cache as it is.
+    const pragma = (text: string): unknown => {
+      try {
+        return sqlite.pragma(text, { simple: true });
+      } catch {
+        return undefined;
+      }
+    };
+    const size = pragma('cache_size');
+    if (typeof size !== 'number') return () => undefined;
+    pragma(`cache_size = -${READING_ALL_CACHE_KIB}`);
+    return () => void pragma(`cache_size = ${size}`);
+  }
 
   *#allListedSync(): Iterable<ListingRecord> {
     if (!this.#sqlite) throw new Error('synchronous reads need the root store, not a transaction');

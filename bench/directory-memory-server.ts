@@ -1,0 +1,88 @@
+/**
+ * The memory bench's node (bench/directory-memory.ts): a directory over a prepared data folder or
+ * PostgreSQL database, started the way bench/directory-server.ts starts one (compiled code, clock at
+ * BENCH_NOW), that prepares its hour, answers the query mix a few times over HTTP (so its answer
+ * workers start and read pages, and the index makes its grid and bitsets), and prints one JSON line:
+ * the process's memory when ready and after the searches (garbage collected first), the index's
+ * typed arrays by field, the hour's tables, then exits.
+ */
+import { readFileSync } from 'node:fs';
+import { buildDirectory } from '../packages/directory/dist/app.js';
+
+const dataDir = process.env.DATA_DIR as string;
+const rounds = Number(process.env.ROUNDS ?? 3);
+let offset = Date.parse(process.env.BENCH_NOW ?? new Date().toISOString()) - Date.now();
+/** HOUR_CHANGE=1: then the clock moves an hour on and the node changes its hour (in place), measured too. */
+const hourChange = process.env.HOUR_CHANGE === '1';
+const MIX = [
+  '/v1/businesses',
+  '/v1/businesses?q=coffee',
+  '/v1/businesses?near=40.7128,-74.0060&radius_km=10',
+  '/v1/businesses?category=restaurant',
+  '/v1/businesses?open_now=true',
+  '/v1/businesses?category=hair-beauty&language=en&open_now=true',
+  '/v1/businesses?limit=100',
+  '/v1/businesses?near=38.7223,-9.1393&radius_km=50&order=nearest',
+];
+
+const MB = 2 ** 20;
+/** The process's memory now, in MB: V8's view and the kernel's (/proc/self/status). */
+function memoryNow(): Record<string, number> {
+  global.gc?.();
+  global.gc?.();
+  const m = process.memoryUsage();
+  const out: Record<string, number> = {
+    rss: m.rss / MB,
+    heapTotal: m.heapTotal / MB,
+    heapUsed: m.heapUsed / MB,
+    external: m.external / MB,
+    arrayBuffers: m.arrayBuffers / MB,
+  };
+  for (const line of readFileSync('/proc/self/status', 'utf8').split('\n')) {
+    const found = /^(VmHWM|VmRSS|RssAnon|RssFile|RssShmem):\s+(\d+) kB/.exec(line);
+    if (found) out[found[1]!] = Number(found[2]) / 1024;
+  }
+  for (const key of Object.keys(out)) out[key] = Math.round(out[key]! * 10) / 10;
+  return out;
+}
+
+const started = performance.now();
+const directory = await buildDirectory({
+  dataDir,
+  baseUrl: 'http://127.0.0.1',
+  rateLimit: 0,
+  clock: { now: () => Date.now() + offset },
+  logLevel: 'silent',
+  runJobs: false,
+  hourlyTimer: false,
+});
+await directory.search.hour();
+const pagesRendered = await directory.pagesReady;
+const prepareMs = Math.round(performance.now() - started);
+const ready = memoryNow();
+const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });
+const searchStarted = performance.now();
+for (let round = 0; round < rounds; round++) {
+  for (const path of MIX) {
+    const response = await fetch(`${address}${path}`);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
+  }
+}
+const searchMs = Math.round(performance.now() - searchStarted);
+const afterSearches = memoryNow();
+let change: Record<string, unknown> | null = null;
+if (hourChange) {
+  offset += 3_600_000;
+  const changeStarted = performance.now();
+  const response = await fetch(`${address}${MIX[0]}`);
+  await response.arrayBuffer();
+  change = { ms: Math.round(performance.now() - changeStarted), status: response.status, after: memoryNow() };
+}
+const state = directory.search.peek();
+if (!state) throw new Error('no hour prepared');
+const index = state.index.memory();
+const tables = { 'shuffles (DayShuffles)': state.shuffles.byteLength, 'ranks (HourRanks)': state.ranks.byteLength };
+process.stdout.write(`${JSON.stringify({ done: true, prepareMs, pagesRendered, searchMs, ready, afterSearches, change, index, tables, stats: state.index.stats() })}\n`);
+await directory.close();
+process.exit(0);
