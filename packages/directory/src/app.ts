@@ -18,6 +18,7 @@ import { ReputationSnapshots, SNAPSHOT_JOB, scheduleSnapshots, snapshotHandler }
 import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { BusinessViews } from './domain/search/business-views.js';
 import { DirectorySearch } from './domain/search/search-service.js';
+import { IndexSnapshots } from './domain/search/index-snapshot.js';
 import { ListingPageRenderer } from './domain/listings/listing-page.js';
 import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
 import { categoryKeysOf, categoryPath, categoryWordsOf, resolveManifestCategories } from './domain/vocab/vocabulary-hooks.js';
@@ -75,6 +76,11 @@ export interface DirectoryOptions {
   runChecks?: boolean;
   /** The hour changes in place (default); false builds the index again at the hour when a listing changed (bench/directory-hour.ts compares). */
   hourInPlace?: boolean;
+  /**
+   * Start from the newest snapshot of the index in the database and write one after building it
+   * (default on; DIRECTORY_INDEX_SNAPSHOTS=off builds from the listings at every start, as before).
+   */
+  indexSnapshots?: boolean;
 }
 
 export interface Directory {
@@ -164,6 +170,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     ...(options.searchDeadlineMs !== undefined ? { deadlineMs: options.searchDeadlineMs } : {}),
     assembler: answerWorkers,
     ...(options.hourInPlace !== undefined ? { hourInPlace: options.hourInPlace } : {}),
+    snapshots: (options.indexSnapshots ?? process.env.DIRECTORY_INDEX_SNAPSHOTS !== 'off') ? new IndexSnapshots(store.indexSnapshots, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`) : null,
   });
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
@@ -182,6 +189,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     validateOutput: process.env.VALIDATE_OUTPUT === '1',
   });
   search.reportOrderFailures((error) => http.log.error({ err: error }, 'the hour\'s statement could not be made'));
+  search.reportSnapshotFailures((error) => http.log.warn({ err: error }, 'the index snapshot could not be written'));
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
   // Persons, keys and passes (docs/identity.md "The network side"); keys go out by mail.

@@ -203,6 +203,26 @@ export interface DurableReplayStore extends ReplayStore {
   prune(nowSec: number): Promise<number>;
 }
 
+/** A snapshot of a search node's index as stored: what it was built at and laid out for, and its bytes. */
+export interface StoredIndexSnapshot {
+  id: number;
+  builtRevision: number;
+  hourStart: number;
+  writtenAt: number;
+  bytes: Buffer;
+}
+
+/** Snapshots of search nodes' indexes (docs/directory.md "A node ready in seconds"), kept in the database every node reads. */
+export interface IndexSnapshotStore {
+  /**
+   * Stores a snapshot given as its chunks in turn (a few MB each), visible once whole, then drops
+   * all but the newest `keep`.
+   */
+  put(info: { builtRevision: number; hourStart: number; writtenAt: number }, chunks: AsyncIterable<Buffer>, keep: number): Promise<void>;
+  /** The newest whole snapshot; null when none is kept. */
+  latest(): Promise<StoredIndexSnapshot | null>;
+}
+
 export interface OrderStore {
   get(hourStart: number): Promise<StoredOrder | null>;
   put(order: StoredOrder): Promise<boolean>;
@@ -362,6 +382,8 @@ export interface DirectoryStore {
   readonly checks: CheckStore;
   readonly instances: InstanceStore;
   readonly orders: OrderStore;
+  /** Snapshots of search nodes' indexes. */
+  readonly indexSnapshots: IndexSnapshotStore;
   readonly jobs: JobStore;
   readonly replays: DurableReplayStore;
   readonly receipts: ReceiptStore;

@@ -657,8 +657,8 @@ class Index implements SearchIndex {
   constructor(
     private readonly core: Core,
     order: Int32Array,
-    /** A fresh build (each record's terms, data by dense id) or the index being reordered. */
-    source: { terms: RecordTerms; data: RecordData } | { prev: Index },
+    /** A fresh build (each record's terms, data by dense id), the index being reordered, or one read from a snapshot already laid out in `order`. */
+    source: { terms: RecordTerms; data: RecordData } | { prev: Index } | { laid: LaidOut },
     private readonly tuning: SearchTuning,
   ) {
     const seqs = core.seqs;
@@ -712,7 +712,11 @@ class Index implements SearchIndex {
     this.seqAt = new Int32Array(n);
     for (let q = 0; q < n; q++) this.seqAt[q] = seqs[denseAt[q]!]!;
 
-    if ('prev' in source) {
+    if ('laid' in source) {
+      this.termOff = source.laid.termOff;
+      this.post = source.laid.post;
+      this.rec = source.laid.rec;
+    } else if ('prev' in source) {
       const prev = source.prev;
       this.termOff = prev.termOff; // same terms, same lengths
       this.post = relayPostings(prev.post, prev.termOff, prev.denseAt, posOfDense, tuning.bitsetShare);
@@ -793,6 +797,58 @@ class Index implements SearchIndex {
 
   withOrder(order: Int32Array): SearchIndex {
     return new Index(this.core, order, { prev: this }, this.tuning);
+  }
+
+  /** See indexParts (the one place that lists what a snapshot holds). */
+  static partsOf(index: Index): IndexParts {
+    const { core, rec } = index;
+    const words = core.words.parts();
+    return {
+      arrays: {
+        seqs: core.seqs,
+        order: index.order,
+        termOff: index.termOff,
+        post: index.post,
+        lat: rec.lat,
+        lng: rec.lng,
+        zoneOf: rec.zoneOf,
+        hrOff: rec.hrOff,
+        hr: rec.hr,
+        clOff: rec.clOff,
+        cl: rec.cl,
+        // pings move after the build (notePing): the snapshot takes them as they are now
+        ping: rec.ping.slice(),
+        wordSlots: words.slots,
+        wordSlotHash: words.slotHash,
+        wordIds: words.ids,
+      },
+      values: { termCount: core.termCount, zones: core.zones, words: words.keys, facets: NAMESPACES.map((ns) => [...core.facets[ns]]) },
+    };
+  }
+
+  /** See indexFromParts. */
+  static fromParts(parts: IndexParts): Index {
+    const a = parts.arrays;
+    const v = parts.values as { termCount: number; zones: string[]; words: string[]; facets: [string, number][][] };
+    const i32 = (name: string): Int32Array => {
+      const x = a[name];
+      if (!(x instanceof Int32Array)) throw new Error(`snapshot: ${name} missing`);
+      return x;
+    };
+    const f64 = (name: string): Float64Array => {
+      const x = a[name];
+      if (!(x instanceof Float64Array)) throw new Error(`snapshot: ${name} missing`);
+      return x;
+    };
+    if (!Array.isArray(v.facets) || v.facets.length !== NAMESPACES.length || !Array.isArray(v.zones) || !Array.isArray(v.words) || !Number.isInteger(v.termCount)) throw new Error('snapshot: values missing');
+    const facets = Object.fromEntries(NAMESPACES.map((ns, i) => [ns, new Map(v.facets[i])])) as Record<Namespace, Map<string, number>>;
+    const words = TermTable.fromParts({ keys: v.words, ids: i32('wordIds'), slots: i32('wordSlots'), slotHash: i32('wordSlotHash') });
+    const core: Core = { records: null, seqs: i32('seqs'), words, facets, termCount: v.termCount, zones: v.zones };
+    const rec: RecordData = { lat: f64('lat'), lng: f64('lng'), zoneOf: i32('zoneOf'), hrOff: i32('hrOff'), hr: i32('hr'), clOff: i32('clOff'), cl: i32('cl'), ping: f64('ping') };
+    const n = core.seqs.length;
+    const termOff = i32('termOff');
+    if (termOff.length !== v.termCount + 1 || rec.lat.length !== n || rec.hrOff.length !== n + 1 || rec.clOff.length !== n + 1 || rec.ping.length !== n) throw new Error('snapshot: sizes disagree');
+    return new Index(core, i32('order'), { laid: { termOff, post: i32('post'), rec } }, DEFAULT_TUNING);
   }
 
   notePing(seq: number, atMs: number): void {
@@ -1280,6 +1336,38 @@ class Index implements SearchIndex {
       next: idx.length > offset + limit ? offset + limit : null,
     };
   }
+}
+
+/* ---------------------------------- snapshots (index-snapshot.ts) ---------------------------------- */
+
+/** Postings and per-listing data already laid out by position (read from a snapshot). */
+interface LaidOut {
+  termOff: Int32Array;
+  post: Int32Array;
+  rec: RecordData;
+}
+
+/**
+ * What an index is made of, for a snapshot: its typed arrays by name and the rest as JSON values
+ * (index-snapshot.ts writes and reads them without knowing them). Index.partsOf / Index.fromParts
+ * are the one place that names them: a change of the index's layout changes them and
+ * SNAPSHOT_FORMAT. What the index derives at construction (positions, hour bitsets, grid, warm
+ * bitsets) is not kept: made again in well under a second a million listings.
+ */
+export interface IndexParts {
+  arrays: Record<string, Int32Array | Float64Array | Uint32Array | Uint8Array>;
+  values: Record<string, unknown>;
+}
+
+/** The parts of an index this module built (a fresh build or a re-laid one). */
+export function indexParts(index: SearchIndex): IndexParts {
+  if (!(index instanceof Index)) throw new TypeError('not an index of search-index.ts');
+  return Index.partsOf(index);
+}
+
+/** The index of these parts, laid out in the order it was laid out in; throws when they do not make one. */
+export function indexFromParts(parts: IndexParts): SearchIndex {
+  return Index.fromParts(parts);
 }
 
 /** Builds the search index of the listings in the given hourly order (delisted and dormant listings are left out). */

@@ -16,6 +16,7 @@ import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
+import { IndexSnapshots, SnapshotRefused } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
@@ -73,6 +74,9 @@ export interface HourState {
 
 export type { SearchAnswer };
 
+/** Where the hour's index came from when it was last made (docs/directory.md "A node ready in seconds"). */
+export type IndexOrigin = 'database' | 'snapshot' | 'snapshot re-laid' | 'in place';
+
 interface CursorBody {
   v: 1;
   h: number;
@@ -97,12 +101,16 @@ export class DirectorySearch {
   readonly #standings: StandingsOfHour;
   readonly #onOrder: OrderStored | null;
   readonly #hourInPlace: boolean;
+  readonly #snapshots: IndexSnapshots | null;
+  #snapshotWrite: Promise<void> | null = null;
+  /** Where the current hour's index came from, and why a snapshot was not used when one was looked for. */
+  origin: { from: IndexOrigin; refused: string | null } | null = null;
 
   /** `assembler`: where answers are assembled besides this thread (answer workers); `standings`: the reputation each hour's order reads (none: nobody is ranked). */
   constructor(
     ctx: DirectoryContext,
     vocab: VocabularyHooks,
-    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean } = {},
+    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; snapshots?: IndexSnapshots | null } = {},
   ) {
     this.#ctx = ctx;
     this.#vocab = vocab;
@@ -112,6 +120,7 @@ export class DirectorySearch {
     this.#onOrder = options.onOrder ?? null;
     // false: the index is built again at the hour's change whenever a listing's content changed (before issue 40; benchmarks compare).
     this.#hourInPlace = options.hourInPlace ?? true;
+    this.#snapshots = options.snapshots ?? null;
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
@@ -145,6 +154,7 @@ export class DirectorySearch {
     const stamp = await store.listings.contentStamp();
     let stored = await store.orders.get(hourStart);
     let facts: RankFacts[] | null = null;
+    let won = false;
     // Ranked businesses sort by the reputation of the night's snapshot (computed first when missing).
     const standings = await this.#standings(hourStart);
     if (!stored) {
@@ -155,7 +165,7 @@ export class DirectorySearch {
       for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING));
       const checks = { from, to: await store.evidence.size() };
       const order = computeOrder(facts, rules);
-      const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
+      won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
       // The order this process stored: its signed statement, made from it and its facts (docs/verifiable-order.md).
       if (won) await this.#orderStored(hourStart, rules, facts, checks);
       // Another process may have stored the hour first: the stored order is the one that stands.
@@ -169,8 +179,8 @@ export class DirectorySearch {
     // small index, each in its new place): no rebuild at the hour's change while they are few.
     const built =
       previous && previous.index.changedCount <= (this.#hourInPlace ? CARRY_AT_MOST : 0)
-        ? { index: previous.index.carriedTo(previous.index.main.withOrder(stored.order)), base: this.#carriedCounts(previous) }
-        : await this.#buildIndex(stored.order, rules, revision);
+        ? { index: previous.index.carriedTo(previous.index.main.withOrder(stored.order)), base: this.#carriedCounts(previous), from: 'in place' as const }
+        : ((previous ? null : await this.#fromSnapshot(stored.order, rules, revision)) ?? { ...(await this.#buildIndex(stored.order, rules, revision)), from: 'database' as const });
     const counts = await this.#countWith(built.base);
     const day = shuffleDay(hourStart);
     // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
@@ -179,7 +189,63 @@ export class DirectorySearch {
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
     this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings };
+    this.origin = { from: built.from, refused: built.from === 'database' ? (this.#refused ?? null) : null };
+    // A layout no snapshot holds yet: kept for the nodes starting after this one (the order's own node writes the hour's).
+    if (built.from === 'database' || built.from === 'snapshot re-laid' || (built.from === 'in place' && won)) this.#writeSnapshot(this.#state, stored.order);
     return this.#state;
+  }
+
+  #refused: string | null = null;
+
+  /**
+   * The hour's index from the newest snapshot in the database, with every write since it was built
+   * read from the change feed; null (the index is built from the database) when there is none, it
+   * cannot be used (SnapshotRefused), or more listings changed since than the small index keeps.
+   */
+  async #fromSnapshot(order: Int32Array, rules: PublishedRules, revision: number): Promise<{ index: LiveIndex; base: DirectoryCounter; from: IndexOrigin } | null> {
+    this.#refused = null;
+    if (!this.#snapshots) return null;
+    const read = await this.#snapshots.read(order, revision, this.#ctx.clock.now(), rules.numbers.answeringHours);
+    if (read instanceof SnapshotRefused) {
+      this.#refused = read.message;
+      return null;
+    }
+    const index = this.#live(read.main, read.builtRevision, read.builtRevision);
+    await index.follow(this.#ctx.store.listings);
+    if (index.changedCount > CARRY_AT_MOST) {
+      this.#refused = `index snapshot not used: ${index.changedCount} listings changed since it was built`;
+      return null;
+    }
+    // The counts at the snapshot's revision, with each listing written since replaced by its current version.
+    const base = read.base.copy(this.#ctx.clock.now(), true);
+    for (const [seq, record] of index.changes()) base.replace(seq, record && record.source !== 'member' && isListed(record) ? record : null);
+    return { index, base, from: read.relaid ? 'snapshot re-laid' : 'snapshot' };
+  }
+
+  /** Writes the hour's index as a snapshot after the current turn (the hour is served meanwhile); a failure is reported, never thrown. */
+  #writeSnapshot(state: HourState, order: Int32Array): void {
+    const snapshots = this.#snapshots;
+    if (!snapshots) return;
+    const previous = this.#snapshotWrite ?? Promise.resolve();
+    const write = previous
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(() => snapshots.write(state.index.main, order, state.index.builtRevision, state.hourStart, state.base, this.#ctx.clock.now()))
+      .catch((error: unknown) => this.#onSnapshotFailed?.(error))
+      .finally(() => {
+        if (this.#snapshotWrite === write) this.#snapshotWrite = null;
+      });
+    this.#snapshotWrite = write;
+  }
+
+  /** The snapshot being written, if one is (tests and benchmarks wait for it). */
+  get snapshotWritten(): Promise<void> {
+    return this.#snapshotWrite ?? Promise.resolve();
+  }
+
+  #onSnapshotFailed: ((error: unknown) => void) | null = null;
+  /** Where a failure to write a snapshot is reported (the server's log). */
+  reportSnapshotFailures(report: (error: unknown) => void): void {
+    this.#onSnapshotFailed = report;
   }
 
   /** Hands the order just stored and its facts on (its statement); a failure there is reported and never holds the hour back. */

@@ -151,6 +151,27 @@ export class DirectoryCounter {
   result(): DirectoryCounts {
     return { ...this.#counts, as_of: new Date(this.#nowMs).toISOString() };
   }
+
+  /** What a snapshot of the index keeps of the counts (index-snapshot.ts): the totals and what each listing added. */
+  parts(): { counts: Omit<DirectoryCounts, 'as_of'>; kept: Int32Array } {
+    const { as_of: _asOf, ...counts } = this.#counts;
+    return { counts: structuredClone(counts), kept: this.#kept };
+  }
+
+  /** The counter parts() gave, for another instant. */
+  static fromParts(parts: { counts: Omit<DirectoryCounts, 'as_of'>; kept: Int32Array }, nowMs: number, answeringHours: number): DirectoryCounter {
+    const counter = new DirectoryCounter(nowMs, answeringHours);
+    const to = counter.#counts;
+    const from = parts.counts;
+    if (!from || typeof from.checked !== 'number' || !from.capabilities || !from.doors) throw new Error('not directory counts');
+    to.checked = from.checked;
+    to.agent_ready = from.agent_ready;
+    to.software_and_ai = from.software_and_ai;
+    for (const cap of CAPABILITIES) to.capabilities[cap] = Number(from.capabilities[cap] ?? 0);
+    for (const door of COUNTED_DOORS) to.doors[door] = Number(from.doors[door] ?? 0);
+    counter.#kept = parts.kept;
+    return counter;
+  }
 }
 
 export function countDirectory(listings: Iterable<ListingRecord>, nowMs: number, answeringHours: number): DirectoryCounts {

@@ -11,6 +11,7 @@
 import { KyselyEvidenceStore, KyselyStatementStore } from './evidence-store.js';
 import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, compileOnce, engineOf, inList, lockUntilCommit, slotsOf, transactionWithRetry, type SqlScalar, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
+import { KyselyIndexSnapshotStore } from './index-snapshot-store.js';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
@@ -681,6 +682,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly listings;
   readonly instances;
   readonly orders;
+  readonly indexSnapshots;
   readonly jobs;
   readonly replays;
   readonly receipts;
@@ -710,6 +712,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes, this.#commits, options.wrote ?? null);
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
+    this.indexSnapshots = new KyselyIndexSnapshotStore(db);
     this.jobs = new KyselyJobStore(db);
     this.replays = new KyselyReplayStore(db);
     this.receipts = new KyselyReceiptStore(db);
