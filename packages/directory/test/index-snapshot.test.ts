@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
 import { buildDirectory, type Directory } from '../src/app.js';
 import { generateListings } from '../src/demo/listing-generator.js';
+import { decodeSnapshot } from '../src/domain/search/index-snapshot.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { AFTER_RULES_7, HOUR } from './support/fixtures.js';
 import { HARNESS_BASE_URL, TestClock } from './support/harness.js';
@@ -96,10 +97,12 @@ describe('a node starts from a snapshot of the index', () => {
     const first = await start();
     await first.store.listings.load(listings.slice(0, 400));
     await answers(first);
-    expect(first.search.origin).toEqual({ from: 'database', refused: 'index snapshot not used: none kept' });
+    expect(first.search.origin).toMatchObject({ from: 'database', refused: 'index snapshot not used: none kept' });
     await first.search.snapshotWritten;
     const written = await first.store.indexSnapshots.latest();
-    expect(written?.builtRevision).toBe(first.search.peek()?.index.builtRevision);
+    const info = (await decodeSnapshot(written!.bytes)).info;
+    expect(info.builtRevision).toBe(first.search.peek()?.index.builtRevision);
+    expect(info.hourStart).toBe(first.search.peek()?.hourStart);
 
     // Written after the snapshot: renamed, new hours, delisted, new listings, a ping.
     clock.advance(10 * 60_000);
@@ -114,7 +117,7 @@ describe('a node starts from a snapshot of the index', () => {
 
     const fromSnapshot = await start();
     const started = await answers(fromSnapshot);
-    expect(fromSnapshot.search.origin).toEqual({ from: 'snapshot', refused: null });
+    expect(fromSnapshot.search.origin).toMatchObject({ from: 'snapshot', refused: null });
     expect(fromSnapshot.search.peek()?.index.changedCount).toBe(58);
     expect(started.find((body) => body.includes('Renamed'))).toBeDefined();
     await close(fromSnapshot);
@@ -141,7 +144,7 @@ describe('a node starts from a snapshot of the index', () => {
       at += 1_000;
       // Put before the node's first search, which prepares its hour.
       const refusing = await start();
-      await refusing.store.indexSnapshots.put({ builtRevision: written!.builtRevision, hourStart: written!.hourStart, writtenAt: at }, chunksOf(bytes), 2);
+      await refusing.store.indexSnapshots.put({ builtRevision: info.builtRevision, hourStart: info.hourStart, writtenAt: at }, chunksOf(bytes), 2);
       expectSame(await answers(refusing), built);
       expect(refusing.search.origin?.from).toBe('database');
       expect(refusing.search.origin?.refused).toMatch(why);
@@ -152,9 +155,9 @@ describe('a node starts from a snapshot of the index', () => {
     // The next hour: a snapshot laid out in the hour before's order is given this hour's stored order.
     clock.advance(HOUR);
     const stale = await start();
-    await stale.store.indexSnapshots.put({ builtRevision: written!.builtRevision, hourStart: written!.hourStart, writtenAt: clock.now() + 60_000 }, chunksOf(good), 2);
+    await stale.store.indexSnapshots.put({ builtRevision: info.builtRevision, hourStart: info.hourStart, writtenAt: clock.now() + 60_000 }, chunksOf(good), 2);
     const relaid = await answers(stale);
-    expect(stale.search.origin).toEqual({ from: 'snapshot re-laid', refused: null });
+    expect(stale.search.origin).toMatchObject({ from: 'snapshot re-laid', refused: null });
     const stored = await stale.store.orders.get(stale.search.peek()!.hourStart);
     expect(stored?.order.length).toBeGreaterThan(0);
     await close(stale);

@@ -203,16 +203,14 @@ export interface DurableReplayStore extends ReplayStore {
   prune(nowSec: number): Promise<number>;
 }
 
-/** A snapshot of a search node's index as stored: what it was built at and laid out for, and its bytes. */
+/** A snapshot of a search node's index as stored: its bytes (what it was built at and laid out for is in them). */
 export interface StoredIndexSnapshot {
   id: number;
-  builtRevision: number;
-  hourStart: number;
   writtenAt: number;
   bytes: Buffer;
 }
 
-/** Snapshots of search nodes' indexes (docs/directory.md "A node ready in seconds"), kept in the database every node reads. */
+/** Snapshots of search nodes' indexes (docs/directory.md "A node ready in seconds"), kept where every node reads: PostgreSQL's database, a file beside SQLite's. */
 export interface IndexSnapshotStore {
   /**
    * Stores a snapshot given as its chunks in turn (a few MB each), visible once whole, then drops
@@ -221,6 +219,8 @@ export interface IndexSnapshotStore {
   put(info: { builtRevision: number; hourStart: number; writtenAt: number }, chunks: AsyncIterable<Buffer>, keep: number): Promise<void>;
   /** The newest whole snapshot; null when none is kept. */
   latest(): Promise<StoredIndexSnapshot | null>;
+  /** Removes every snapshot kept (benchmarks start from none). */
+  removeAll(): Promise<void>;
 }
 
 export interface OrderStore {

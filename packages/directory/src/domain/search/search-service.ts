@@ -16,7 +16,7 @@ import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
-import { IndexSnapshots, SnapshotRefused } from './index-snapshot.js';
+import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
@@ -103,8 +103,8 @@ export class DirectorySearch {
   readonly #hourInPlace: boolean;
   readonly #snapshots: IndexSnapshots | null;
   #snapshotWrite: Promise<void> | null = null;
-  /** Where the current hour's index came from, and why a snapshot was not used when one was looked for. */
-  origin: { from: IndexOrigin; refused: string | null } | null = null;
+  /** Where the current hour's index came from, why a snapshot was not used when one was looked for, and how long the index took (ms). */
+  origin: { from: IndexOrigin; refused: string | null; indexMs: number } | null = null;
 
   /** `assembler`: where answers are assembled besides this thread (answer workers); `standings`: the reputation each hour's order reads (none: nobody is ranked). */
   constructor(
@@ -177,10 +177,12 @@ export class DirectorySearch {
     if (previous) await previous.index.follow(store.listings);
     // The kept index takes the new order in place (listings written since it was built stay in its
     // small index, each in its new place): no rebuild at the hour's change while they are few.
+    const indexFrom = performance.now();
     const built =
       previous && previous.index.changedCount <= (this.#hourInPlace ? CARRY_AT_MOST : 0)
         ? { index: previous.index.carriedTo(previous.index.main.withOrder(stored.order)), base: this.#carriedCounts(previous), from: 'in place' as const }
         : ((previous ? null : await this.#fromSnapshot(stored.order, rules, revision)) ?? { ...(await this.#buildIndex(stored.order, rules, revision)), from: 'database' as const });
+    const indexMs = Math.round(performance.now() - indexFrom);
     const counts = await this.#countWith(built.base);
     const day = shuffleDay(hourStart);
     // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
@@ -189,7 +191,7 @@ export class DirectorySearch {
     const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
     this.#state = { hourStart, rules, index: built.index, contentStamp: stamp, computedAt: stored.computedAt, counts, base: built.base, shuffles, ranks, standings };
-    this.origin = { from: built.from, refused: built.from === 'database' ? (this.#refused ?? null) : null };
+    this.origin = { from: built.from, refused: built.from === 'database' && !previous ? this.#refused : null, indexMs };
     // A layout no snapshot holds yet: kept for the nodes starting after this one (the order's own node writes the hour's).
     if (built.from === 'database' || built.from === 'snapshot re-laid' || (built.from === 'in place' && won)) this.#writeSnapshot(this.#state, stored.order);
     return this.#state;
