@@ -275,6 +275,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await http.close();
       await answerWorkers?.close();
       mailer.close();
+      // A snapshot being written is finished (a few seconds at 1 M), not left cut short.
+      await search.snapshotWritten;
       await store.close();
     },
   };

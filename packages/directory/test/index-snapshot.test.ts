@@ -155,7 +155,7 @@ describe('a node starts from a snapshot of the index', () => {
     // The next hour: a snapshot laid out in the hour before's order is given this hour's stored order.
     clock.advance(HOUR);
     const stale = await start();
-    await stale.store.indexSnapshots.put({ builtRevision: info.builtRevision, hourStart: info.hourStart, writtenAt: clock.now() + 60_000 }, chunksOf(good), 2);
+    await stale.store.indexSnapshots.put({ builtRevision: info.builtRevision, hourStart: info.hourStart, writtenAt: clock.now() - 1 }, chunksOf(good), 2);
     const relaid = await answers(stale);
     expect(stale.search.origin).toMatchObject({ from: 'snapshot re-laid', refused: null });
     const stored = await stale.store.orders.get(stale.search.peek()!.hourStart);
@@ -164,6 +164,20 @@ describe('a node starts from a snapshot of the index', () => {
     const fresh = await start(false);
     expectSame(relaid, await answers(fresh));
     await close(fresh);
+
+    // The re-laid snapshot was written in this hour's order: the next node starts from it as it is,
+    // and at the hour's change (in place, this node storing the order) writes the new hour's.
+    const next = await start();
+    expectSame(await answers(next), relaid);
+    expect(next.search.origin).toMatchObject({ from: 'snapshot', refused: null });
+    clock.advance(HOUR);
+    await answers(next);
+    expect(next.search.origin?.from).toBe('in place');
+    await next.search.snapshotWritten;
+    const newest = (await decodeSnapshot((await next.store.indexSnapshots.latest())!.bytes)).info;
+    expect(newest.hourStart).toBe(next.search.peek()?.hourStart);
+    expect(newest.builtRevision).toBe(info.builtRevision);
+    await close(next);
   });
 });
 
