@@ -1,7 +1,7 @@
 /**
  * A search node's index as bytes (issue 40, docs/directory.md "A node ready in seconds"): a node
- * that built its index (or laid it out in a new hour's order) writes it to the database, and a node
- * starting later reads the newest instead of building its own from every listing, then follows the
+ * that built its index (or laid it out in a new hour's order) writes it where every node reads it
+ * (PostgreSQL: the database; SQLite: files beside its file), and a node starting later reads the newest instead of building its own from every listing, then follows the
  * change feed from the revision the snapshot was built at.
  *
  * Bytes: `DIRINDEX`, the format (u32 LE), the header's length (u32 LE), the header (JSON: what the
@@ -147,7 +147,7 @@ export interface SnapshotStart {
   info: SnapshotInfo;
 }
 
-/** Reads and writes a node's snapshots in the database every node of the directory reads. */
+/** Reads and writes a node's snapshots where every node of the directory reads them (store/kysely/index-snapshot-store.ts). */
 export class IndexSnapshots {
   readonly #store: IndexSnapshotStore;
   readonly #vocabulary: string;

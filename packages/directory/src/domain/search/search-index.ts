@@ -1352,7 +1352,7 @@ interface LaidOut {
  * (index-snapshot.ts writes and reads them without knowing them). Index.partsOf / Index.fromParts
  * are the one place that names them: a change of the index's layout changes them and
  * SNAPSHOT_FORMAT. What the index derives at construction (positions, hour bitsets, grid, warm
- * bitsets) is not kept: made again in well under a second a million listings.
+ * bitsets) is not kept: the constructor makes it again (about a second for a million listings).
  */
 export interface IndexParts {
   arrays: Record<string, Int32Array | Float64Array | Uint32Array | Uint8Array>;

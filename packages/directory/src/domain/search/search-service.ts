@@ -200,7 +200,7 @@ export class DirectorySearch {
   #refused: string | null = null;
 
   /**
-   * The hour's index from the newest snapshot in the database, with every write since it was built
+   * The hour's index from the newest snapshot kept (index-snapshot.ts), with every write since it was built
    * read from the change feed; null (the index is built from the database) when there is none, it
    * cannot be used (SnapshotRefused), or more listings changed since than the small index keeps.
    */
