@@ -18,6 +18,7 @@ import { ReputationSnapshots, SNAPSHOT_JOB, scheduleSnapshots, snapshotHandler }
 import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { BusinessViews } from './domain/search/business-views.js';
 import { DirectorySearch, PREPARE_AHEAD_MS } from './domain/search/search-service.js';
+import { IndexSnapshots } from './domain/search/index-snapshot.js';
 import { ListingPageRenderer } from './domain/listings/listing-page.js';
 import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
 import { categoryKeysOf, categoryPath, categoryWordsOf, resolveManifestCategories } from './domain/vocab/vocabulary-hooks.js';
@@ -77,6 +78,11 @@ export interface DirectoryOptions {
   hourInPlace?: boolean;
   /** false: the next hour's order is sorted and the index laid out at the change rather than before the hour (benchmarks compare). */
   prepareAhead?: boolean;
+  /**
+   * Start from the newest snapshot of the index in the database and write one after building it
+   * (default on; DIRECTORY_INDEX_SNAPSHOTS=off builds from the listings at every start, as before).
+   */
+  indexSnapshots?: boolean;
 }
 
 export interface Directory {
@@ -167,6 +173,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     assembler: answerWorkers,
     ...(options.hourInPlace !== undefined ? { hourInPlace: options.hourInPlace } : {}),
     ...(options.prepareAhead !== undefined ? { prepareAhead: options.prepareAhead } : {}),
+    snapshots: (options.indexSnapshots ?? process.env.DIRECTORY_INDEX_SNAPSHOTS !== 'off') ? new IndexSnapshots(store.indexSnapshots, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`) : null,
   });
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
@@ -185,6 +192,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     validateOutput: process.env.VALIDATE_OUTPUT === '1',
   });
   search.reportOrderFailures((error) => http.log.error({ err: error }, 'the hour\'s statement could not be made'));
+  search.reportSnapshotFailures((error) => http.log.warn({ err: error }, 'the index snapshot could not be written'));
   // A disk that refuses writes is logged once when it starts and once when it ends (docs/security.md).
   store.storageHealth.logTo((level, message, detail) => http.log[level]({ storage: detail }, message));
   // Persons, keys and passes (docs/identity.md "The network side"); keys go out by mail.
@@ -286,6 +294,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await search.settled().catch(() => 0);
       await answerWorkers?.close();
       mailer.close();
+      // A snapshot being written is finished (a few seconds at 1 M), not left cut short.
+      await search.snapshotWritten;
       await store.close();
     },
   };

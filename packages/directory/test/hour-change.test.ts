@@ -44,6 +44,8 @@ describe('the hour changes in place', () => {
       hourlyTimer: false,
       cacheAnswers: false,
       answerWorkers: 0,
+      // Every directory here builds its index from the database (a start from the snapshot is index-snapshot.test.ts).
+      indexSnapshots: false,
     });
     open.push(directory);
     return directory;

@@ -210,6 +210,26 @@ export interface DurableReplayStore extends ReplayStore {
   prune(nowSec: number): Promise<number>;
 }
 
+/** A snapshot of a search node's index as stored: its bytes (what it was built at and laid out for is in them). */
+export interface StoredIndexSnapshot {
+  id: number;
+  writtenAt: number;
+  bytes: Buffer;
+}
+
+/** Snapshots of search nodes' indexes (docs/directory.md "A node ready in seconds"), kept where every node reads: PostgreSQL's database, a file beside SQLite's. */
+export interface IndexSnapshotStore {
+  /**
+   * Stores a snapshot given as its chunks in turn (a few MB each), visible once whole, then drops
+   * all but the newest `keep`.
+   */
+  put(info: { builtRevision: number; hourStart: number; writtenAt: number }, chunks: AsyncIterable<Buffer>, keep: number): Promise<void>;
+  /** The newest whole snapshot; null when none is kept. */
+  latest(): Promise<StoredIndexSnapshot | null>;
+  /** Removes every snapshot kept (benchmarks start from none). */
+  removeAll(): Promise<void>;
+}
+
 export interface OrderStore {
   get(hourStart: number): Promise<StoredOrder | null>;
   put(order: StoredOrder): Promise<boolean>;
@@ -369,6 +389,8 @@ export interface DirectoryStore {
   readonly checks: CheckStore;
   readonly instances: InstanceStore;
   readonly orders: OrderStore;
+  /** Snapshots of search nodes' indexes. */
+  readonly indexSnapshots: IndexSnapshotStore;
   readonly jobs: JobStore;
   readonly replays: DurableReplayStore;
   readonly receipts: ReceiptStore;

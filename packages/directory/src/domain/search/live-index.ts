@@ -16,8 +16,8 @@ import type { Exclusion, SearchHit, SearchIndex, SearchIndexStats, SearchPage, S
 /** Change feed rows read per round. */
 const FEED_ROUND = 1_000;
 
-/** Builds an index of a few listings in their sequence of the hour's order, each at its place there (SearchIndex.placesOf). */
-export type SmallIndexBuilder = (listings: ListingRecord[], order: Int32Array, places: Int32Array) => SearchIndex;
+/** Builds an index of a few listings in their sequence of the hour's order, each at its place there, those it lacks after `end` (SearchIndex.placesOf). */
+export type SmallIndexBuilder = (listings: ListingRecord[], order: Int32Array, places: Int32Array, end: number) => SearchIndex;
 
 export class LiveIndex {
   /** The index built with the hour's state. */
@@ -151,8 +151,8 @@ export class LiveIndex {
 
   /** The small index of these listings, each at its place in the big index's order. */
   #small(main: SearchIndex, listings: ListingRecord[]): SearchIndex {
-    const { order, places } = main.placesOf(listings.map((l) => l.seq));
-    return this.#build(listings, order, places);
+    const { order, places, end } = main.placesOf(listings.map((l) => l.seq));
+    return this.#build(listings, order, places, end);
   }
 
   notePing(seq: number, atMs: number): void {

@@ -48,6 +48,8 @@ export interface SearchIndexInput {
    * place there of each entry, ascending. By default an entry's place is its index in `order`.
    */
   places?: Int32Array;
+  /** With `places`: where the hour's order ends (the listings it lacks come after, by seq). */
+  placesEnd?: number;
   /** Group slugs + place category ids with their ancestors + alternates (with ancestors). */
   categoryKeysOf: (l: ListingRecord) => string[];
   /** Folded label and synonym words of a category key. */
@@ -193,11 +195,11 @@ export interface SearchIndex {
   /** An exclusion of these listings for `SearchQuery.exclude`. */
   excluding(seqs: Iterable<number>): Exclusion;
   /**
-   * These listings in the sequence of the order the index places by (extended by the listings it
-   * lacked, after every place, in the order it gave them), each with its place there: the order of a
-   * small index of them (SearchIndexInput.places), without going through the whole order.
+   * Those of these listings that the order the index places by (extended by the listings it lacked)
+   * has, in its sequence, each with its place there, and where that extended order ends: the order
+   * of a small index of them (SearchIndexInput.places), without going through the whole order.
    */
-  placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array };
+  placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array; end: number };
 }
 
 export class SearchTimeout extends Error {
@@ -904,7 +906,7 @@ class Index implements SearchIndex {
    * Lays listings out in an order, in steps: a fresh build (each listing's terms and data by dense
    * id: the order they came in) or the index being reordered (whose positions are then the dense ids).
    */
-  static *laidOut(core: Core, order: Int32Array, source: Built | { prev: Index }, tuning: SearchTuning, places?: Int32Array): Generator<void, Index> {
+  static *laidOut(core: Core, order: Int32Array, source: Built | { prev: Index }, tuning: SearchTuning, places?: { at: Int32Array; end: number }): Generator<void, Index> {
     const prev = 'prev' in source ? source.prev : null;
     const seqs = prev ? prev.seqAt : (source as Built).seqs;
     const n = seqs.length;
@@ -923,14 +925,14 @@ class Index implements SearchIndex {
       if (d < 0 || posOfDense[d]! >= 0) continue;
       posOfDense[d] = p;
       denseAt[p] = d;
-      orderIdxAt[p] = places ? places[i]! : i;
+      orderIdxAt[p] = places ? places.at[i]! : i;
       p++;
     }
     if (p < n) {
       const rest: number[] = [];
       for (let d = 0; d < n; d++) if (posOfDense[d]! < 0) rest.push(d);
       rest.sort((a, b) => seqs[a]! - seqs[b]!);
-      let extra = places && places.length > 0 ? places[places.length - 1]! + 1 : order.length;
+      let extra = places ? places.end : order.length;
       for (const d of rest) {
         posOfDense[d] = p;
         denseAt[p] = d;
@@ -1055,6 +1057,76 @@ class Index implements SearchIndex {
     return runAtOnce(this.relaidInSteps(order));
   }
 
+  /** See indexParts (the one place that lists what a snapshot holds). */
+  static partsOf(index: Index): IndexParts {
+    const { core, rec, postings } = index;
+    const words = core.words.parts();
+    return {
+      arrays: {
+        seqAt: index.seqAt,
+        orderIdxAt: index.orderIdxAt,
+        order: index.order,
+        termOff: postings.termOff,
+        postLo: postings.postLo,
+        postHi: postings.postHi,
+        bitSlot: postings.bitSlot,
+        termBits: postings.termBits,
+        bitSize: postings.bitSize,
+        lat: rec.lat,
+        lng: rec.lng,
+        hoursOf: rec.hoursOf,
+        pingBits: rec.pingBits,
+        pingRank: rec.pingRank,
+        // pings move after the build (notePing): the snapshot takes them as they are now
+        pingAt: rec.pingAt.slice(),
+        hoursZone: core.hours.zone,
+        hoursHrOff: core.hours.hrOff,
+        hoursHr: core.hours.hr,
+        hoursClOff: core.hours.clOff,
+        hoursCl: core.hours.cl,
+        wordSlots: words.slots,
+        wordSlotHash: words.slotHash,
+        wordIds: words.ids,
+      },
+      values: { termCount: core.termCount, zones: core.zones, words: words.keys, facets: NAMESPACES.map((ns) => [...core.facets[ns]]) },
+    };
+  }
+
+  /** See indexFromParts. */
+  static fromParts(parts: IndexParts): Index {
+    const a = parts.arrays;
+    const v = parts.values as { termCount: number; zones: string[]; words: string[]; facets: [string, number][][] };
+    const typed = <T extends ArrayBufferView>(name: string, type: new (n: number) => T): T => {
+      const x = a[name];
+      if (!(x instanceof type)) throw new Error(`snapshot: ${name} missing`);
+      return x;
+    };
+    const i32 = (name: string) => typed(name, Int32Array);
+    if (!Array.isArray(v.facets) || v.facets.length !== NAMESPACES.length || !Array.isArray(v.zones) || !Array.isArray(v.words) || !Number.isInteger(v.termCount)) throw new Error('snapshot: values missing');
+    const facets = Object.fromEntries(NAMESPACES.map((ns, i) => [ns, new Map(v.facets[i])])) as Record<Namespace, Map<string, number>>;
+    const words = TermTable.fromParts({ keys: v.words, ids: i32('wordIds'), slots: i32('wordSlots'), slotHash: i32('wordSlotHash') });
+    const hours: HoursTable = { zone: i32('hoursZone'), hrOff: i32('hoursHrOff'), hr: i32('hoursHr'), clOff: i32('hoursClOff'), cl: i32('hoursCl') };
+    const core: Core = { words, facets, termCount: v.termCount, zones: v.zones, hours };
+    const seqAt = i32('seqAt');
+    const n = seqAt.length;
+    const postHi = a.postHi;
+    if (!(postHi instanceof Uint8Array || postHi instanceof Uint16Array)) throw new Error('snapshot: postHi missing');
+    const postings: Postings = { termOff: i32('termOff'), postLo: typed('postLo', Uint16Array), postHi, bitSlot: i32('bitSlot'), termBits: typed('termBits', Uint32Array), bitSize: i32('bitSize') };
+    const rec: RecordData = { lat: typed('lat', Float64Array), lng: typed('lng', Float64Array), hoursOf: i32('hoursOf'), pingBits: typed('pingBits', Uint32Array), pingRank: i32('pingRank'), pingAt: typed('pingAt', Float64Array) };
+    const orderIdxAt = i32('orderIdxAt');
+    if (
+      postings.termOff.length !== v.termCount + 1 ||
+      orderIdxAt.length !== n ||
+      rec.lat.length !== n ||
+      rec.lng.length !== n ||
+      rec.hoursOf.length !== n ||
+      rec.pingBits.length !== wordCount(n) ||
+      postings.postLo.length !== postings.postHi.length
+    )
+      throw new Error('snapshot: sizes disagree');
+    return new Index(core, i32('order'), { seqAt, posOfSeq: seqMap(seqAt), records: null, orderIdxAt, postings, rec }, DEFAULT_TUNING);
+  }
+
   notePing(seq: number, atMs: number): void {
     const q = this.posOf(seq);
     if (q < 0) return;
@@ -1073,21 +1145,15 @@ class Index implements SearchIndex {
     return new ExcludedPositions(this, Int32Array.from(new Set(out)).sort());
   }
 
-  placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array } {
+  placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array; end: number } {
     const { bySeq: placeBySeq, end } = (this.places ??= this.extendedPlaces());
     const known: number[] = [];
-    const lacking: number[] = [];
-    for (const seq of seqs) {
-      if (seq >= 0 && seq < placeBySeq.length && placeBySeq[seq]! >= 0) known.push(seq);
-      else lacking.push(seq);
-    }
+    for (const seq of seqs) if (seq >= 0 && seq < placeBySeq.length && placeBySeq[seq]! >= 0) known.push(seq);
     known.sort((a, b) => placeBySeq[a]! - placeBySeq[b]!);
-    lacking.sort((a, b) => a - b);
-    const order = Int32Array.from([...known, ...lacking]);
+    const order = Int32Array.from(known);
     const places = new Int32Array(order.length);
     for (let i = 0; i < known.length; i++) places[i] = placeBySeq[known[i]!]!;
-    for (let k = 0; k < lacking.length; k++) places[known.length + k] = end + k;
-    return { order, places };
+    return { order, places, end };
   }
 
   private extendedPlaces(): { bySeq: Int32Array; end: number } {
@@ -1613,10 +1679,42 @@ class Index implements SearchIndex {
   }
 }
 
+/* ---------------------------------- snapshots (index-snapshot.ts) ---------------------------------- */
+
+
+/**
+ * What an index is made of, for a snapshot: its typed arrays by name and the rest as JSON values
+ * (index-snapshot.ts writes and reads them without knowing them). Index.partsOf / Index.fromParts
+ * are the one place that names them: a change of the index's layout changes them and
+ * SNAPSHOT_FORMAT. What the index derives at construction (positions, hour bitsets, grid, warm
+ * bitsets) is not kept: the constructor makes it again (about a second for a million listings).
+ */
+export interface IndexParts {
+  arrays: Record<string, Int32Array | Float64Array | Uint32Array | Uint8Array | Uint16Array>;
+  values: Record<string, unknown>;
+}
+
+/** The parts of an index this module built (a fresh build or a re-laid one). */
+export function indexParts(index: SearchIndex): IndexParts {
+  if (!(index instanceof Index)) throw new TypeError('not an index of search-index.ts');
+  return Index.partsOf(index);
+}
+
+/** The index of these parts, laid out in the order it was laid out in; throws when they do not make one. */
+export function indexFromParts(parts: IndexParts): SearchIndex {
+  return Index.fromParts(parts);
+}
+
+/** Where the order of a small index without placesEnd ends: after its last place. */
+function endOfPlaces(input: { places?: Int32Array; order: Int32Array }): number {
+  const places = input.places;
+  return places && places.length > 0 ? places[places.length - 1]! + 1 : input.order.length;
+}
+
 /** Builds the search index of the listings in the given hourly order (delisted and dormant listings are left out). */
 export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
   const built = buildCore(input);
-  return runAtOnce(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
+  return runAtOnce(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places ? { at: input.places, end: input.placesEnd ?? endOfPlaces(input) } : undefined));
 }
 
 /** The same from listings read with waits between them (a database read in pages); the same index for the same listings. */
@@ -1624,5 +1722,5 @@ export async function buildSearchIndexFrom(input: BuildSettings & { listings: As
   const builder = coreBuilder(input);
   for await (const l of input.listings) builder.add(l);
   const built = builder.finish();
-  return runAtOnce(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places));
+  return runAtOnce(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places ? { at: input.places, end: input.placesEnd ?? endOfPlaces(input) } : undefined));
 }

@@ -15,6 +15,7 @@ import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
 import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
+import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, runInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
@@ -118,6 +119,9 @@ class Laps {
 
 export type { SearchAnswer };
 
+/** Where the hour's index came from when it was last made (docs/directory.md "A node ready in seconds"). */
+export type IndexOrigin = 'database' | 'snapshot' | 'snapshot re-laid' | 'in place';
+
 interface CursorBody {
   v: 1;
   h: number;
@@ -147,12 +151,16 @@ export class DirectorySearch {
   #preparingAhead: Promise<void> | null = null;
   /** Statements being made (off the search path). */
   readonly #statements = new Set<Promise<void>>();
+  readonly #snapshots: IndexSnapshots | null;
+  #snapshotWrite: Promise<void> | null = null;
+  /** Where the current hour's index came from, why a snapshot was not used when one was looked for, and how long the index took (ms). */
+  origin: { from: IndexOrigin; refused: string | null; indexMs: number } | null = null;
 
   /** `assembler`: where answers are assembled besides this thread (answer workers); `standings`: the reputation each hour's order reads (none: nobody is ranked). */
   constructor(
     ctx: DirectoryContext,
     vocab: VocabularyHooks,
-    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; prepareAhead?: boolean } = {},
+    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; prepareAhead?: boolean; snapshots?: IndexSnapshots | null } = {},
   ) {
     this.#ctx = ctx;
     this.#vocab = vocab;
@@ -164,6 +172,7 @@ export class DirectorySearch {
     this.#hourInPlace = options.hourInPlace ?? true;
     // false: the next hour's order is sorted and laid out at the change (benchmarks compare).
     this.#prepareAhead = this.#hourInPlace && (options.prepareAhead ?? true);
+    this.#snapshots = options.snapshots ?? null;
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
@@ -259,6 +268,7 @@ export class DirectorySearch {
   async settled(): Promise<void> {
     await this.#preparingAhead;
     await Promise.all([...this.#statements]);
+    await this.snapshotWritten;
   }
 
   async #prepare(hourStart: number): Promise<HourState> {
@@ -340,6 +350,9 @@ export class DirectorySearch {
     const ranks = again.size > 0 ? ahead.ranks.amended(again) : ahead.ranks;
     laps.lap('ranks');
     this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true, changeSteps: laps.steps };
+    this.origin = { from: 'in place', refused: null, indexMs: (laps.steps.layout ?? 0) + (laps.steps['small index'] ?? 0) };
+    // The order's own node keeps the hour's snapshot for the nodes starting after it.
+    if (won) this.#writeSnapshot(this.#state, order, true);
     return this.#state;
   }
 
@@ -351,6 +364,7 @@ export class DirectorySearch {
     const revision = await store.listings.revision();
     let stored = await store.orders.get(hourStart);
     let facts: RankFacts[] | null = null;
+    let won = false;
     // Ranked businesses sort by the reputation of the night's snapshot (computed first when missing).
     const standings = await this.#standings(hourStart);
     if (!stored) {
@@ -363,7 +377,7 @@ export class DirectorySearch {
       laps.lap('facts');
       const order = computeOrder(facts, rules);
       laps.lap('sorted');
-      const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
+      won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
       // The order this process stored: its signed statement, made from it and its facts (docs/verifiable-order.md).
       if (won) this.#statementOf(hourStart, rules, facts, checks);
       // Another process may have stored the hour first: the stored order is the one that stands.
@@ -377,10 +391,13 @@ export class DirectorySearch {
     laps.lap('follow');
     // The kept index takes the new order in place (listings written since it was built stay in its
     // small index, each in its new place): no rebuild at the hour's change while they are few.
-    const index =
+    const indexFrom = performance.now();
+    const built: { index: LiveIndex; from: IndexOrigin } =
       previous && previous.index.changedCount <= (this.#hourInPlace ? CARRY_AT_MOST : 0)
-        ? previous.index.carriedTo(previous.index.main.withOrder(stored.order))
-        : await this.#buildIndex(stored.order, revision);
+        ? { index: previous.index.carriedTo(previous.index.main.withOrder(stored.order)), from: 'in place' }
+        : ((previous ? null : await this.#fromSnapshot(stored.order, revision)) ?? { index: await this.#buildIndex(stored.order, revision), from: 'database' });
+    const index = built.index;
+    const indexMs = Math.round(performance.now() - indexFrom);
     laps.lap('layout');
     const day = shuffleDay(hourStart);
     // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
@@ -390,7 +407,67 @@ export class DirectorySearch {
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
     laps.lap('ranks');
     this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles, ranks, standings, preparedAhead: false, changeSteps: laps.steps };
+    this.origin = { from: built.from, refused: built.from === 'database' && !previous ? this.#refused : null, indexMs };
+    // A layout no snapshot holds yet: kept for the nodes starting after this one (the order's own node writes the hour's).
+    if (built.from === 'database' || built.from === 'snapshot re-laid' || (built.from === 'in place' && won)) this.#writeSnapshot(this.#state, stored.order);
     return this.#state;
+  }
+
+  #refused: string | null = null;
+
+  /**
+   * The hour's index from the newest snapshot kept (index-snapshot.ts), with every write since it was built
+   * read from the change feed; null (the index is built from the database) when there is none, it
+   * cannot be used (SnapshotRefused), or more listings changed since than the small index keeps.
+   */
+  async #fromSnapshot(order: Int32Array, revision: number): Promise<{ index: LiveIndex; from: IndexOrigin } | null> {
+    this.#refused = null;
+    if (!this.#snapshots) return null;
+    const read = await this.#snapshots.read(order, revision);
+    if (read instanceof SnapshotRefused) {
+      this.#refused = read.message;
+      return null;
+    }
+    const index = this.#live(read.main, read.builtRevision, read.builtRevision);
+    await index.follow(this.#ctx.store.listings);
+    if (index.changedCount > CARRY_AT_MOST) {
+      this.#refused = `index snapshot not used: ${index.changedCount} listings changed since it was built`;
+      return null;
+    }
+    return { index, from: read.relaid ? 'snapshot re-laid' : 'snapshot' };
+  }
+
+  /**
+   * Writes the hour's index as a snapshot after the current turn (the hour is served meanwhile); a
+   * failure is reported, never thrown. `relay`: the index was given the hour's places over a layout
+   * prepared ahead (placedBy), so it is first laid out in the hour's order, in steps.
+   */
+  #writeSnapshot(state: HourState, order: Int32Array, relay = false): void {
+    const snapshots = this.#snapshots;
+    if (!snapshots) return;
+    const previous = this.#snapshotWrite ?? Promise.resolve();
+    const write = previous
+      .then(() => new Promise((resolve) => setImmediate(resolve)))
+      .then(async () => {
+        const main = relay ? await runInSteps(state.index.main.relaidInSteps(order)) : state.index.main;
+        await snapshots.write(main, order, state.index.builtRevision, state.hourStart, this.#ctx.clock.now());
+      })
+      .catch((error: unknown) => this.#onSnapshotFailed?.(error))
+      .finally(() => {
+        if (this.#snapshotWrite === write) this.#snapshotWrite = null;
+      });
+    this.#snapshotWrite = write;
+  }
+
+  /** The snapshot being written, if one is (tests and benchmarks wait for it). */
+  get snapshotWritten(): Promise<void> {
+    return this.#snapshotWrite ?? Promise.resolve();
+  }
+
+  #onSnapshotFailed: ((error: unknown) => void) | null = null;
+  /** Where a failure to write a snapshot is reported (the server's log). */
+  reportSnapshotFailures(report: (error: unknown) => void): void {
+    this.#onSnapshotFailed = report;
   }
 
   /** The statement of an order this process stored, made off the search path (HourStatements.get waits for it). */
@@ -424,8 +501,8 @@ export class DirectorySearch {
 
   /** The hour's index with what was written since it was built. */
   #live(main: SearchIndex, builtRevision: number, seen: number): LiveIndex {
-    return new LiveIndex(main, builtRevision, seen, (listings, order, places) =>
-      buildSearchIndex({ listings, order, places, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed }),
+    return new LiveIndex(main, builtRevision, seen, (listings, order, places, end) =>
+      buildSearchIndex({ listings, order, places, placesEnd: end, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed }),
     );
   }
 

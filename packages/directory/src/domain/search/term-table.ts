@@ -124,6 +124,26 @@ export class TermTable {
     return id;
   }
 
+  /** What a snapshot keeps of the table (index-snapshot.ts): its slots as they are, and its words with their ids. */
+  parts(): { keys: readonly string[]; ids: Int32Array; slots: Int32Array; slotHash: Int32Array } {
+    return { keys: this.keys, ids: Int32Array.from(this.ids), slots: this.slots, slotHash: this.slotHash };
+  }
+
+  /** The table parts() gave, without hashing a word again. */
+  static fromParts(parts: { keys: readonly string[]; ids: Int32Array; slots: Int32Array; slotHash: Int32Array }): TermTable {
+    const c = parts.slots.length;
+    if (c < 16 || (c & (c - 1)) !== 0 || parts.slotHash.length !== c || parts.keys.length !== parts.ids.length || parts.keys.length * 2 > c) throw new Error('not a word table');
+    const table = new TermTable(0);
+    table.slots = parts.slots;
+    table.slotHash = parts.slotHash;
+    table.mask = c - 1;
+    for (let k = 0; k < parts.keys.length; k++) {
+      table.keys.push(parts.keys[k]!);
+      table.ids.push(parts.ids[k]!);
+    }
+    return table;
+  }
+
   private grow(): void {
     const c = this.slots.length * 2;
     const slots = new Int32Array(c).fill(-1);

@@ -11,12 +11,13 @@
 import { KyselyEvidenceStore, KyselyStatementStore } from './evidence-store.js';
 import { KyselyPersonStore } from './person-store.js';
 import { KyselyJobStore, compileOnce, engineOf, inList, lockUntilCommit, slotsOf, transactionWithRetry, type SqlScalar, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
+import { FileIndexSnapshotStore, KyselyIndexSnapshotStore } from './index-snapshot-store.js';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
-import type { DirectoryStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
+import type { DirectoryStore, IndexSnapshotStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
 import { PageReader } from './page-reader.js';
@@ -701,6 +702,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly listings;
   readonly instances;
   readonly orders;
+  readonly indexSnapshots;
   readonly jobs;
   readonly replays;
   readonly receipts;
@@ -719,7 +721,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
    */
   constructor(
     db: Kysely<DirectoryDatabase>,
-    options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null; commits?: ListingCommits; wrote?: { listings: boolean } } = {},
+    options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null; commits?: ListingCommits; wrote?: { listings: boolean }; indexSnapshots?: IndexSnapshotStore } = {},
   ) {
     this.#db = db;
     this.#inTransaction = options.inTransaction ?? false;
@@ -730,6 +732,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes, this.#commits, options.wrote ?? null);
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
+    this.indexSnapshots = options.indexSnapshots ?? new KyselyIndexSnapshotStore(db);
     this.jobs = new KyselyJobStore(db);
     this.replays = new KyselyReplayStore(db);
     this.receipts = new KyselyReceiptStore(db);
@@ -748,7 +751,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
   async transaction<T>(work: (store: DirectoryStore) => Promise<T>): Promise<T> {
     if (this.#inTransaction) return work(this);
     const wrote = { listings: false };
-    const result = await transactionWithRetry(this.#db, (trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages, commits: this.#commits, wrote })));
+    const result = await transactionWithRetry(this.#db, (trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages, commits: this.#commits, wrote, indexSnapshots: this.indexSnapshots })));
     if (wrote.listings) this.#commits.count++;
     return result;
   }
@@ -765,7 +768,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     if (this.#inTransaction) return work(this);
     if (engineOf(this.#db) === 'postgres') return this.transaction(work);
     this.#batch ??= new WriteBatch(this.#db);
-    return this.#batch.run((trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages })));
+    return this.#batch.run((trx) => work(new KyselyDirectoryStore(trx, { inTransaction: true, pages: this.#pages, indexSnapshots: this.indexSnapshots })));
   }
 
   async close(): Promise<void> {
@@ -783,5 +786,7 @@ export type OpenedDirectoryStore = KyselyDirectoryStore & { storageHealth: Stora
 export async function openDirectoryStore(where: string | StorageTarget, options: { pages?: PageRenderer } = {}): Promise<OpenedDirectoryStore> {
   const target: StorageTarget = typeof where === 'string' ? { engine: 'sqlite', file: where } : where;
   const { db, sqlite, health, engine, writes } = await openDirectoryDatabase(target);
-  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null, writes }), { storageHealth: health, engine });
+  // SQLite: snapshots in files beside the database file (index-snapshot-store.ts says why); PostgreSQL: in the database.
+  const indexSnapshots = target.engine === 'sqlite' && target.file !== ':memory:' ? new FileIndexSnapshotStore(target.file) : undefined;
+  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null, writes, ...(indexSnapshots ? { indexSnapshots } : {}) }), { storageHealth: health, engine });
 }

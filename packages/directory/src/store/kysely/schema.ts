@@ -51,6 +51,22 @@ export interface InstancesTable {
   counts: string | null;
 }
 
+/** A search node's index as it was written (migration 0016); its bytes are its chunks, in part order. */
+export interface IndexSnapshotsTable {
+  id: number;
+  built_revision: number;
+  hour_start: number;
+  chunks: number;
+  bytes: number;
+  written_at: number;
+}
+
+export interface IndexSnapshotChunksTable {
+  snapshot_id: number;
+  part: number;
+  bytes: Buffer;
+}
+
 export interface RankSnapshotsTable {
   hour_start: number; // ms, on the hour (UTC)
   rules_version: number;
@@ -212,6 +228,8 @@ export interface DirectoryDatabase {
   listing_pages: ListingPagesTable;
   instances: InstancesTable;
   rank_snapshots: RankSnapshotsTable;
+  index_snapshots: IndexSnapshotsTable;
+  index_snapshot_chunks: IndexSnapshotChunksTable;
   jobs: JobsTable;
   used_signatures: UsedSignaturesTable;
   receipts: ReceiptsTable;
