@@ -149,6 +149,8 @@ export class DirectorySearch {
   readonly #prepareAhead: boolean;
   #ahead: HourAhead | null = null;
   #preparingAhead: Promise<void> | null = null;
+  /** The last hour a preparation was started for, and the index it started from. */
+  #aheadTried: { hourStart: number; from: SearchIndex } | null = null;
   /** Statements being made (off the search path). */
   readonly #statements = new Set<Promise<void>>();
   readonly #snapshots: IndexSnapshots | null;
@@ -218,7 +220,10 @@ export class DirectorySearch {
     const state = this.#state;
     if (!this.#prepareAhead || !state || this.#preparingAhead) return this.#preparingAhead ?? Promise.resolve();
     const next = state.hourStart + HOUR_MS;
-    if (this.#ahead?.hourStart === next && this.#ahead.from === state.index.main) return Promise.resolve();
+    // Once per hour and index: a preparation that found nothing to do or failed is not started again
+    // by every search of the hour's last minutes (each would read every listing).
+    if (this.#aheadTried?.hourStart === next && this.#aheadTried.from === state.index.main) return Promise.resolve();
+    this.#aheadTried = { hourStart: next, from: state.index.main };
     this.#preparingAhead = this.#aheadOf(state, next)
       .then(
         (ahead) => {
@@ -330,7 +335,8 @@ export class DirectorySearch {
     const facts = again.size > 0 ? amendedOrder(ahead.sorted, again, compareFor(rules)) : ahead.sorted;
     let order = seqsOf(facts);
     laps.lap('placed again');
-    const won = (await store.orders.get(hourStart)) ? false : await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
+    // Stored unless another node stored the hour first (then its order stands).
+    const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
     if (won) this.#statementOf(hourStart, rules, facts, { from: ahead.checksFrom, to: checksTo });
     const stored = await store.orders.get(hourStart);
     if (!stored || stored.rulesVersion !== rules.version) return null;
