@@ -11,12 +11,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropTestDatabase, rawRows, testDatabaseUrl } from '../../../test-support/test-database.js';
-import { buildDirectory, type Directory } from '../src/app.js';
+import { dropTestDatabase, rawRows } from '../../../test-support/test-database.js';
+import type { Directory } from '../src/app.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { AFTER_RULES_7 } from './support/fixtures.js';
-import { HARNESS_BASE_URL, TestClock } from './support/harness.js';
+import { TestClock, quietDirectory } from './support/harness.js';
 
 const COUNT = 600;
 /** Smaller than the store's own batch, so the bulk write spans several statements and revisions. */
@@ -45,17 +45,7 @@ describe('listings stored in bulk and one by one', () => {
 
   async function start(): Promise<Directory> {
     const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-'));
-    const directory = await buildDirectory({
-      dataDir,
-      databaseUrl: await testDatabaseUrl('directory', dataDir),
-      baseUrl: HARNESS_BASE_URL,
-      clock,
-      logLevel: 'silent',
-      runJobs: false,
-      hourlyTimer: false,
-      cacheAnswers: false,
-      answerWorkers: 0,
-    });
+    const directory = await quietDirectory(dataDir, clock);
     nodes.push({ dataDir, directory });
     return directory;
   }

@@ -10,13 +10,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dropTestDatabase, testDatabaseUrl } from '../../../test-support/test-database.js';
-import { buildDirectory, type Directory } from '../src/app.js';
+import { dropTestDatabase } from '../../../test-support/test-database.js';
+import type { Directory } from '../src/app.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { PREPARE_AHEAD_MS } from '../src/domain/search/search-service.js';
 import { AFTER_RULES_7, HOUR } from './support/fixtures.js';
-import { HARNESS_BASE_URL, TestClock } from './support/harness.js';
+import { TestClock, quietDirectory } from './support/harness.js';
 
 const SEARCHES = [
   '/v1/businesses?limit=100',
@@ -37,18 +37,7 @@ describe('the next hour prepared ahead', () => {
   const open: Directory[] = [];
 
   async function start(options: { prepareAhead?: boolean } = {}): Promise<Directory> {
-    const directory = await buildDirectory({
-      dataDir,
-      databaseUrl: await testDatabaseUrl('directory', dataDir),
-      baseUrl: HARNESS_BASE_URL,
-      clock,
-      logLevel: 'silent',
-      runJobs: false,
-      hourlyTimer: false,
-      cacheAnswers: false,
-      answerWorkers: 0,
-      ...options,
-    });
+    const directory = await quietDirectory(dataDir, clock, options);
     open.push(directory);
     return directory;
   }

@@ -7,7 +7,7 @@ import { dropTestDatabase, expectFittingValues, testDatabaseUrl } from '../../..
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDirectory, type Directory } from '../../src/app.js';
+import { buildDirectory, type Directory, type DirectoryOptions } from '../../src/app.js';
 import type { ListingRecord } from '../../src/domain/listings/listing.js';
 import type { CheckSettings } from '../../src/domain/checks/check-service.js';
 
@@ -131,4 +131,24 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
       if (misfit) throw misfit;
     },
   };
+}
+
+/**
+ * A directory on the test database of `dataDir` (SQLite there, or the PostgreSQL run's) that does
+ * nothing by itself: no jobs, no hourly timer, no answer cache, answers on the test's thread. Tests
+ * that hold answers byte for byte between directories drive it through `http.inject`.
+ */
+export async function quietDirectory(dataDir: string, clock: TestClock, options: Partial<DirectoryOptions> = {}): Promise<Directory> {
+  return buildDirectory({
+    dataDir,
+    databaseUrl: await testDatabaseUrl('directory', dataDir),
+    baseUrl: HARNESS_BASE_URL,
+    clock,
+    logLevel: 'silent',
+    runJobs: false,
+    hourlyTimer: false,
+    cacheAnswers: false,
+    answerWorkers: 0,
+    ...options,
+  });
 }
