@@ -19,7 +19,9 @@
  * order computed and stored, its signed statement, and the index given it or built again; the
  * search deadline is lifted, so the change is timed rather than answered 503 after 10 s). Each
  * window's p50 / p99 / max are the latencies of the searches in it; `change` is the first search's
- * after the clock moved, and the window through the change is that search and --seconds after it.
+ * after the clock moved, and the window through the change is that search and the searches until the
+ * change's work off the search path is done (its statement, the snapshot re-laid and written) and
+ * --seconds after. The hour before is searched once its own start's work is done.
  * Listings are stored once under --dir (SQLite) or in a database `bench_hour_<size>` (PostgreSQL)
  * with the bulk load. Writes bench/results/directory-hour-<time>.json.
  */
@@ -138,6 +140,8 @@ for (const mode of modes) {
   const writeSec = Math.round((performance.now() - w0) / 100) / 10;
   // The first search after the writes reads them from the change feed and builds the small index.
   const followMs = Math.round((await get(MIX[0]!)) * 10) / 10;
+  // The hour as it runs once its start's own work is done (its statement made, its snapshot written).
+  await directory.search.settled();
   // The hour before the change, as searched after its writes (their listings in the small index).
   const before = summary(await window());
   // The hour's last minutes: the next hour is prepared ahead (mode ahead) while these searches go on;
@@ -152,7 +156,8 @@ for (const mode of modes) {
   clock.advance(HOUR - (clock.now() % HOUR) + 30_000);
   // The first search meets the change; then --seconds more of searches after it.
   const first = await get(MIX[0]!);
-  const through = [first, ...(await window())];
+  // Until the change's work off the search path is done too (the statement, the snapshot re-laid and written), and --seconds after.
+  const through = [first, ...(await window(directory.search.settled()))];
   const change = Math.round(first * 10) / 10;
   const after = summary(through);
   const state = directory.search.peek();

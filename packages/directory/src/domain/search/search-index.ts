@@ -346,7 +346,7 @@ export function runAtOnce<T>(steps: Generator<void, T>): T {
  * Runs a stepwise computation, giving the event loop a turn every `sliceMs` of work, so a long
  * computation (the next hour's layout) never holds the searches waiting behind it for longer.
  */
-export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = 8): Promise<T> {
+export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = 4): Promise<T> {
   let since = performance.now();
   for (;;) {
     const step = steps.next();

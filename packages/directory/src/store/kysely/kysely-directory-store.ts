@@ -546,7 +546,7 @@ class KyselyListingStore implements ListingStore {
         .where('listed', '=', 1)
         .where('seq', '>', after)
         .orderBy('seq')
-        .limit(STREAM_PAGE * 10)
+        .limit(STREAM_PAGE)
         .execute();
       for (const r of rows) {
         yield {
@@ -559,7 +559,7 @@ class KyselyListingStore implements ListingStore {
         };
       }
       const last = rows[rows.length - 1];
-      if (!last || rows.length < STREAM_PAGE * 10) return;
+      if (!last || rows.length < STREAM_PAGE) return;
       after = last.seq;
     }
   }
