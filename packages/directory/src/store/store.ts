@@ -82,8 +82,8 @@ export interface ListingStore {
   byDomain(domain: string): Promise<ListingRecord | null>;
   /** The number of the listing's last write (any write: a ping, receipts, its document), without reading it; null when no listing has the domain. */
   revisionOf(domain: string): Promise<number | null>;
-  /** Every listing currently shown (not delisted, not set aside), in seq order. */
-  allListed(filter?: { source?: ListingRecord['source'] }): AsyncIterable<ListingRecord>;
+  /** Every listing currently shown (not delisted, not set aside), in seq order, read `pageSize` rows a query (5,000 unless given). */
+  allListed(filter?: { source?: ListingRecord['source']; pageSize?: number }): AsyncIterable<ListingRecord>;
   /**
    * The same, read synchronously one row at a time, so an index can be built from a million listings
    * without holding them all (the reader owns the connection while it iterates). Only where the

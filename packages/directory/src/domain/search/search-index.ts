@@ -1717,6 +1717,24 @@ export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
   return runAtOnce(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places ? { at: input.places, end: input.placesEnd ?? endOfPlaces(input) } : undefined));
 }
 
+/**
+ * The same, built beside the index being searched (issue 40's rebuild in the background): a turn
+ * of the event loop after every `sliceMs` of work, so searches go on meanwhile.
+ */
+export async function buildSearchIndexInSteps(input: BuildSettings & { listings: AsyncIterable<ListingRecord> }, sliceMs = 4): Promise<SearchIndex> {
+  const builder = coreBuilder(input);
+  let since = performance.now();
+  for await (const l of input.listings) {
+    builder.add(l);
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+  const built = builder.finish();
+  return runInSteps(Index.laidOut(built.core, input.order, built, { ...DEFAULT_TUNING, ...input.tuning }, input.places ? { at: input.places, end: input.placesEnd ?? endOfPlaces(input) } : undefined), sliceMs);
+}
+
 /** The same from listings read with waits between them (a database read in pages); the same index for the same listings. */
 export async function buildSearchIndexFrom(input: BuildSettings & { listings: AsyncIterable<ListingRecord> }): Promise<SearchIndex> {
   const builder = coreBuilder(input);

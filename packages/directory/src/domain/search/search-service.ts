@@ -17,7 +17,7 @@ import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
-import { buildSearchIndex, buildSearchIndexFrom, runInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, runInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -37,6 +37,15 @@ export const FOLLOW_EVERY_MS = 1_000;
  * it is kept small rather than in proportion to the directory.
  */
 export const CARRY_AT_MOST = 5_000;
+/**
+ * Listings written since the kept index was built at which it is built again in the background, in
+ * steps while searches go on, and swapped in when done: the small index (built again whole at each
+ * read of the change feed with a content change) stays small, and the hour's change never reaches
+ * CARRY_AT_MOST and a rebuild at the change but where writes outrun a rebuild.
+ */
+export const REBUILD_AT = 1_000;
+/** Listings read a query by the rebuild in the background (SQLite answers a query at once: a short one holds searches less). */
+const REBUILD_PAGE = 500;
 /** Stored orders older than this are dropped. */
 const ORDER_RETENTION_MS = 48 * HOUR_MS;
 /**
@@ -149,6 +158,8 @@ export class DirectorySearch {
   readonly #prepareAhead: boolean;
   #ahead: HourAhead | null = null;
   #preparingAhead: Promise<void> | null = null;
+  /** The kept index being built again in the background, if it is (REBUILD_AT). */
+  #rebuilding: Promise<void> | null = null;
   /** The last hour a preparation was started for, and the index it started from. */
   #aheadTried: { hourStart: number; from: SearchIndex } | null = null;
   /** Statements being made (off the search path). */
@@ -224,7 +235,15 @@ export class DirectorySearch {
     // by every search of the hour's last minutes (each would read every listing).
     if (this.#aheadTried?.hourStart === next && this.#aheadTried.from === state.index.main) return Promise.resolve();
     this.#aheadTried = { hourStart: next, from: state.index.main };
-    this.#preparingAhead = this.#aheadOf(state, next)
+    // A rebuild under way is finished first, and the hour prepared from the index it made.
+    const from = async (): Promise<HourState> => {
+      await this.#rebuilding;
+      const current = this.#state ?? state;
+      this.#aheadTried = { hourStart: next, from: current.index.main };
+      return current;
+    };
+    this.#preparingAhead = from()
+      .then((current) => this.#aheadOf(current, next))
       .then(
         (ahead) => {
           this.#ahead = ahead;
@@ -238,6 +257,50 @@ export class DirectorySearch {
         this.#preparingAhead = null;
       });
     return this.#preparingAhead;
+  }
+
+  /**
+   * Builds the kept index again in the background when REBUILD_AT listings were written since it was
+   * built (nothing while one is under way, or once the next hour is being prepared: that layout is
+   * made from the index kept, and the change carries the writes; the next hour's first searches
+   * start it then).
+   */
+  #rebuildWhenMany(state: HourState): void {
+    if (!this.#hourInPlace || this.#rebuilding || state.index.changedCount < REBUILD_AT) return;
+    if (this.#preparingAhead || this.#ahead || this.#ctx.clock.now() >= state.hourStart + HOUR_MS - PREPARE_AHEAD_MS) return;
+    this.#rebuilding = this.#rebuild(state)
+      .catch((error: unknown) => this.#onSnapshotFailed?.(error))
+      .finally(() => {
+        this.#rebuilding = null;
+      });
+  }
+
+  /**
+   * The hour's index built again from every listing stored now, in the hour's stored order, in steps
+   * while the kept one answers; then it takes the kept one's place with the writes made meanwhile in
+   * its small index, and is kept as a snapshot. Dropped when the hour changed meanwhile.
+   */
+  async #rebuild(state: HourState): Promise<void> {
+    const store = this.#ctx.store;
+    const stored = await store.orders.get(state.hourStart);
+    if (!stored) return;
+    const revision = await store.listings.revision();
+    const main = await buildSearchIndexInSteps({ ...this.#indexSettings(stored.order), listings: store.listings.allListed({ pageSize: REBUILD_PAGE }) });
+    if (this.#state !== state) return;
+    const index = this.#live(main, revision, revision);
+    await index.follow(store.listings);
+    if (this.#state !== state) return;
+    this.#state = { ...state, index };
+    this.rebuilt++;
+    this.#writeSnapshot(this.#state, stored.order);
+  }
+
+  /** How many times the kept index was built again in the background (tests and benchmarks read it). */
+  rebuilt = 0;
+
+  /** The rebuild in the background under way, if one is (tests and benchmarks wait for it). */
+  get rebuilding(): Promise<void> {
+    return this.#rebuilding ?? Promise.resolve();
   }
 
   async #aheadOf(state: HourState, hourStart: number): Promise<HourAhead | null> {
@@ -271,6 +334,7 @@ export class DirectorySearch {
 
   /** Waits for the statements under way (before the store closes). */
   async settled(): Promise<void> {
+    await this.#rebuilding;
     await this.#preparingAhead;
     await Promise.all([...this.#statements]);
     await this.snapshotWritten;
@@ -512,11 +576,15 @@ export class DirectorySearch {
     );
   }
 
+  /** How the kept index is built in `order` (records are not kept: a million kept objects would make the garbage collector pause for seconds). */
+  #indexSettings(order: Int32Array) {
+    return { order, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed };
+  }
+
   async #buildIndex(order: Int32Array, revision: number): Promise<LiveIndex> {
-    // One streamed pass: the index keeps typed arrays only (a million kept objects would make the
-    // garbage collector pause for seconds).
+    // One streamed pass: the index keeps typed arrays only.
     const store = this.#ctx.store.listings;
-    const settings = { order, keepRecords: false, categoryKeysOf: this.#vocab.categoryKeysOf, categoryWordsOf: this.#vocab.categoryWordsOf, listed: isListed };
+    const settings = this.#indexSettings(order);
     let index: SearchIndex;
     const readSync = store.allListedSync;
     if (readSync) {
@@ -548,6 +616,7 @@ export class DirectorySearch {
     }
     // What was written since the index was built (a listing's new hours, a door now failing).
     await state.index.follow(this.#ctx.store.listings);
+    this.#rebuildWhenMany(state);
     const content = state.index.contentSeen;
 
     let page;

@@ -434,7 +434,8 @@ class KyselyListingStore implements ListingStore {
     return row ? Number(row.revision) : null;
   }
 
-  async *allListed(filter: { source?: ListingRecord['source'] } = {}): AsyncIterable<ListingRecord> {
+  async *allListed(filter: { source?: ListingRecord['source']; pageSize?: number } = {}): AsyncIterable<ListingRecord> {
+    const pageSize = filter.pageSize ?? STREAM_PAGE;
     let after = 0;
     for (;;) {
       let query = this.#db.selectFrom('listings').select(['seq', 'document']).where('listed', '=', 1);
@@ -442,11 +443,11 @@ class KyselyListingStore implements ListingStore {
       const rows = await query
         .where('seq', '>', after)
         .orderBy('seq')
-        .limit(STREAM_PAGE)
+        .limit(pageSize)
         .execute();
       for (const row of rows) yield fromListingRow(row);
       const last = rows[rows.length - 1];
-      if (!last || rows.length < STREAM_PAGE) return;
+      if (!last || rows.length < pageSize) return;
       after = last.seq;
     }
   }
