@@ -291,6 +291,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await jobs.stop();
       await checkWorker.stop();
       await http.close();
+      search.stopRebuilding();
       await search.settled().catch(() => 0);
       await answerWorkers?.close();
       mailer.close();

@@ -1721,13 +1721,14 @@ export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
  * The same, built beside the index being searched (issue 40's rebuild in the background): a turn
  * of the event loop after every `sliceMs` of work, so searches go on meanwhile.
  */
-export async function buildSearchIndexInSteps(input: BuildSettings & { listings: AsyncIterable<ListingRecord> }, sliceMs = 4): Promise<SearchIndex> {
+export async function buildSearchIndexInSteps(input: BuildSettings & { listings: AsyncIterable<ListingRecord>; signal?: AbortSignal }, sliceMs = 4): Promise<SearchIndex> {
   const builder = coreBuilder(input);
   let since = performance.now();
   for await (const l of input.listings) {
     builder.add(l);
     if (performance.now() - since >= sliceMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
+      input.signal?.throwIfAborted();
       since = performance.now();
     }
   }

@@ -266,10 +266,12 @@ export class DirectorySearch {
    * start it then).
    */
   #rebuildWhenMany(state: HourState): void {
-    if (!this.#hourInPlace || this.#rebuilding || state.index.changedCount < REBUILD_AT) return;
+    if (!this.#hourInPlace || this.#rebuilding || this.#stopping.signal.aborted || state.index.changedCount < REBUILD_AT) return;
     if (this.#preparingAhead || this.#ahead || this.#ctx.clock.now() >= state.hourStart + HOUR_MS - PREPARE_AHEAD_MS) return;
     this.#rebuilding = this.#rebuild(state)
-      .catch((error: unknown) => this.#onSnapshotFailed?.(error))
+      .catch((error: unknown) => {
+        if (!this.#stopping.signal.aborted) this.#onSnapshotFailed?.(error);
+      })
       .finally(() => {
         this.#rebuilding = null;
       });
@@ -285,7 +287,7 @@ export class DirectorySearch {
     const stored = await store.orders.get(state.hourStart);
     if (!stored) return;
     const revision = await store.listings.revision();
-    const main = await buildSearchIndexInSteps({ ...this.#indexSettings(stored.order), listings: store.listings.allListed({ pageSize: REBUILD_PAGE }) });
+    const main = await buildSearchIndexInSteps({ ...this.#indexSettings(stored.order), listings: store.listings.allListed({ pageSize: REBUILD_PAGE }), signal: this.#stopping.signal });
     if (this.#state !== state) return;
     const index = this.#live(main, revision, revision);
     await index.follow(store.listings);
@@ -293,6 +295,12 @@ export class DirectorySearch {
     this.#state = { ...state, index };
     this.rebuilt++;
     this.#writeSnapshot(this.#state, stored.order);
+  }
+
+  readonly #stopping = new AbortController();
+  /** Gives up a rebuild in the background under way and starts none (the server is closing: it would take minutes at a million listings). */
+  stopRebuilding(): void {
+    this.#stopping.abort();
   }
 
   /** How many times the kept index was built again in the background (tests and benchmarks read it). */
