@@ -99,4 +99,24 @@ describe('the kept index built again in the background', () => {
     const third = await start();
     expect(await answers(third)).toEqual(carried);
   });
+
+  it('answers as a fresh start does when the hour changes while the index is built again', { timeout: 180_000 }, async () => {
+    for (const directory of open.splice(0)) await directory.close();
+    const kept = await start();
+    await answers(kept);
+    const before = kept.search.rebuilt;
+    clock.advance(5 * 60_000);
+    const now = clock.now();
+    for (const listing of listings.slice(0, REBUILD_AT)) await kept.store.listings.upsert({ ...listing, name: `${listing.name} Renamed again`, updatedAt: now });
+    await answers(kept);
+    // The rebuild is under way (or done): the next hour comes at once.
+    clock.advance(HOUR);
+    const changed = await answers(kept);
+    await kept.search.rebuilding;
+    expect(kept.search.rebuilt - before).toBeLessThanOrEqual(1);
+    const after = await answers(kept);
+    expect(after).toEqual(changed);
+    const fresh = await start();
+    expect(await answers(fresh)).toEqual(after);
+  });
 });

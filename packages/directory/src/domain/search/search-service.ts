@@ -280,19 +280,29 @@ export class DirectorySearch {
   /**
    * The hour's index built again from every listing stored now, in the hour's stored order, in steps
    * while the kept one answers; then it takes the kept one's place with the writes made meanwhile in
-   * its small index, and is kept as a snapshot. Dropped when the hour changed meanwhile.
+   * its small index, and is kept as a snapshot. When the hour changed meanwhile (a build of many
+   * millions takes longer than what is left of an hour), it is laid out in the new hour's order
+   * first, in steps too.
    */
   async #rebuild(state: HourState): Promise<void> {
     const store = this.#ctx.store;
-    const stored = await store.orders.get(state.hourStart);
+    let hourStart = state.hourStart;
+    let stored = await store.orders.get(hourStart);
     if (!stored) return;
     const revision = await store.listings.revision();
-    const main = await buildSearchIndexInSteps({ ...this.#indexSettings(stored.order), listings: store.listings.allListed({ pageSize: REBUILD_PAGE }), signal: this.#stopping.signal });
-    if (this.#state !== state) return;
+    let main = await buildSearchIndexInSteps({ ...this.#indexSettings(stored.order), listings: store.listings.allListed({ pageSize: REBUILD_PAGE }), signal: this.#stopping.signal });
+    for (let current = this.#state; current && current.hourStart !== hourStart; current = this.#state) {
+      hourStart = current.hourStart;
+      stored = await store.orders.get(hourStart);
+      if (!stored) return;
+      main = await runInSteps(main.relaidInSteps(stored.order));
+    }
     const index = this.#live(main, revision, revision);
     await index.follow(store.listings);
-    if (this.#state !== state) return;
-    this.#state = { ...state, index };
+    const current = this.#state;
+    // Every preparation of a next hour started meanwhile waited for this one (prepareNextHour), so none was made from the index replaced.
+    if (!current || current.hourStart !== hourStart || this.#ahead || this.#stopping.signal.aborted) return;
+    this.#state = { ...current, index };
     this.rebuilt++;
     this.#writeSnapshot(this.#state, stored.order);
   }
