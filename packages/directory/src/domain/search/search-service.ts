@@ -17,7 +17,8 @@ import { renderedAnswer, type SearchAnswer } from './rendered-answer.js';
 import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type AnswerAssembler, type AnswerMoment, type AnswerPlan, type PlacedListing } from './answer-assembly.js';
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
-import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, runInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
+import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
+import { runInSteps } from './stepwise.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */

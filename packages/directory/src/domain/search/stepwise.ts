@@ -1,0 +1,32 @@
+/**
+ * Long index work in steps (issue 40: the next hour's layout, a rebuild in the background): a
+ * computation written as a generator that yields where it may pause, run either to its end at once
+ * or with a turn of the event loop every few milliseconds so searches go on meanwhile.
+ */
+
+/** Work between two pauses of a stepwise computation (positions, or postings moved). */
+export const STEP_MASK = (1 << 16) - 1;
+
+/** Runs a stepwise computation (a generator that yields where it may pause) to its end at once. */
+export function runAtOnce<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * Runs a stepwise computation, giving the event loop a turn every `sliceMs` of work, so a long
+ * computation (the next hour's layout) never holds the searches waiting behind it for longer.
+ */
+export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = 4): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}
