@@ -33,8 +33,8 @@ export const LEAVES_KEPT_MS = 48 * HOUR_MS;
 
 const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 
-/** Leaves hashed between two turns of the event loop (a multiple of TILE_WIDTH). */
-const LEAVES_PER_TURN = 4_096;
+/** Leaves hashed between two turns of the event loop (a multiple of TILE_WIDTH): a few milliseconds of work, so a search waits no longer behind it. */
+const LEAVES_PER_TURN = 1_024;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
