@@ -9,7 +9,6 @@ import { levelRank, shownGeo } from '../listings/listing.js';
 import type { ListingRecord } from '../listings/listing.js';
 import { wordCount } from './clauses.js';
 import { compileClosures, compileWeekly } from './hours.js';
-import type { SearchIndexInput } from './search-index.js';
 import { STEP_MASK } from './stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, indexWords, tagKey } from './text.js';
@@ -166,8 +165,21 @@ export interface Built {
   data: RecordData;
 }
 
-/** What a build reads besides the listings. */
-export type BuildSettings = Omit<SearchIndexInput, 'listings'>;
+/** What the pass over the listings reads besides them (search-index.ts SearchIndexInput adds the order and the planner's knobs). */
+export interface CoreSettings {
+  /** Group slugs + place category ids with their ancestors + alternates (with ancestors). */
+  categoryKeysOf: (l: ListingRecord) => string[];
+  /** Folded label and synonym words of a category key. */
+  categoryWordsOf: (key: string) => string[];
+  /** Whether a listing is listed (default: neither gone nor set aside); one that is not is left out. */
+  listed?: (l: ListingRecord) => boolean;
+  /**
+   * Keep the records for get() (default true). Without, the listings may be streamed (e.g. straight
+   * from the database) and the index holds only typed arrays and its dictionaries, which keeps the
+   * JS heap, and so garbage-collection pauses, small.
+   */
+  keepRecords?: boolean;
+}
 
 export interface CoreBuilder {
   /** Takes the next listing (in any order; one not shown, or seen before, is left out). */
@@ -176,7 +188,7 @@ export interface CoreBuilder {
 }
 
 /** One pass over the listings, one at a time (they may be streamed, with or without waiting; they are kept only with keepRecords). */
-export function coreBuilder(input: BuildSettings): CoreBuilder {
+export function coreBuilder(input: CoreSettings): CoreBuilder {
   const keep = input.keepRecords !== false;
   const records: ListingRecord[] = [];
   const seqs = new IntBuf(1 << 16);
@@ -380,7 +392,7 @@ export function coreBuilder(input: BuildSettings): CoreBuilder {
   return { add: addListing, finish };
 }
 
-export function buildCore(input: SearchIndexInput): Built {
+export function buildCore(input: CoreSettings & { listings: Iterable<ListingRecord> }): Built {
   const builder = coreBuilder(input);
   for (const l of input.listings) builder.add(l);
   return builder.finish();

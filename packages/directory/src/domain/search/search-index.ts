@@ -39,13 +39,13 @@ import type { Clause } from './clauses.js';
 import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRow, haversineKm } from './geo.js';
 import type { GeoBox } from './geo.js';
 import { openInRanges, zoneNow } from './hours.js';
-import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type BuildSettings, type Built, type Core, type HoursTable, type Namespace, type RecordData } from './index-core.js';
+import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type Built, type Core, type CoreSettings, type HoursTable, type Namespace, type RecordData } from './index-core.js';
 import { layPostings, relayPostings, type Postings } from './postings.js';
 import { STEP_MASK, runAtOnce, runInSteps } from './stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, foldWords, tagKey } from './text.js';
 
-export interface SearchIndexInput {
+export interface SearchIndexInput extends CoreSettings {
   listings: Iterable<ListingRecord>;
   /** seq values in rank order (the hourly order). */
   order: Int32Array;
@@ -56,21 +56,12 @@ export interface SearchIndexInput {
   places?: Int32Array;
   /** With `places`: where the hour's order ends (the listings it lacks come after, by seq). */
   placesEnd?: number;
-  /** Group slugs + place category ids with their ancestors + alternates (with ancestors). */
-  categoryKeysOf: (l: ListingRecord) => string[];
-  /** Folded label and synonym words of a category key. */
-  categoryWordsOf: (key: string) => string[];
-  /** Whether a listing is listed (default: neither gone nor set aside); one that is not is left out. */
-  listed?: (l: ListingRecord) => boolean;
-  /**
-   * Keep the records for get() (default true). Without, the listings may be streamed (e.g. straight
-   * from the database) and the index holds only typed arrays and its dictionaries, which keeps the
-   * JS heap, and so garbage-collection pauses, small.
-   */
-  keepRecords?: boolean;
   /** Planner knobs; tests use them to force each path. */
   tuning?: Partial<SearchTuning>;
 }
+
+/** What a build reads besides the listings. */
+type BuildSettings = Omit<SearchIndexInput, 'listings'>;
 
 export interface SearchTuning {
   /** Lists of at least n/bitsetShare positions are probed by a cached bitset (default 64). */
