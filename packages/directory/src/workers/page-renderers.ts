@@ -32,6 +32,7 @@ export function preparedHere(listings: readonly Omit<ListingRecord, 'seq'>[], re
 
 /** Documents per message: small enough to spread a transaction over the workers, large enough to be few messages. */
 const RENDER_BATCH = 500;
+
 interface Pending {
   resolve: (response: PageRenderResponse) => void;
   reject: (error: Error) => void;
