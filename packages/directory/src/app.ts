@@ -19,10 +19,10 @@ import { InstanceKeys } from './domain/signed/instance-keys.js';
 import { BusinessViews } from './domain/search/business-views.js';
 import { DirectorySearch, PREPARE_AHEAD_MS } from './domain/search/search-service.js';
 import { IndexSnapshots } from './domain/search/index-snapshot.js';
-import { ListingPageRenderer } from './domain/listings/listing-page.js';
 import { CATEGORIES_VERSION } from './domain/vocab/groups.js';
 import { categoryKeysOf, categoryPath, categoryWordsOf, resolveManifestCategories } from './domain/vocab/vocabulary-hooks.js';
 import { loadTaxonomy } from './domain/vocab/taxonomy.js';
+import { listingPageRenderer } from './listing-pages.js';
 import { buildDirectoryHttp } from './doors/rest/http-server.js';
 import { DIRECTORY_OPERATIONS } from './operations/index.js';
 import { openDirectoryStore } from './store/kysely/kysely-directory-store.js';
@@ -305,7 +305,4 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
 /** How soon a listing follows a receipt taken (a burst of receipts makes one write per business). */
 const RECEIPTS_FOLLOW_MS = 50;
 
-/** The search-result pages of this vocabulary (what category paths read: the taxonomy's release and our mapping) under this public URL. */
-export function listingPageRenderer(baseUrl: string): ListingPageRenderer {
-  return new ListingPageRenderer(categoryPath, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`, baseUrl.replace(/\/$/, ''));
-}
+export { listingPageRenderer } from './listing-pages.js';

@@ -4,7 +4,8 @@
  * the same listing rows, the same rendered pages, and so the same answers to every search. The
  * benchmarks and the demo seed store their listings this way, so the search nodes they measure
  * build from true data. The bulk load (`load`: large transactions, statements prepared once on
- * SQLite, one array per column on PostgreSQL) stores every column `upsert` stores, revisions too.
+ * SQLite, COPY on PostgreSQL) stores every column `upsert` stores, revisions too, with its pages
+ * rendered on this thread (a small load) or on worker threads (a large one, or when asked).
  * Runs on SQLite and, in the PostgreSQL run, on PostgreSQL.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -61,6 +62,11 @@ describe('listings stored in bulk and one by one', () => {
     await loaded.store.listings.load(listings.slice(0, 400), { rowsPerTransaction: 150 });
     await loaded.store.transaction((tx) => tx.listings.load(listings.slice(400)));
     await loaded.store.listings.load(listings.slice(0, 10));
+    // Pages rendered on two worker threads while each transaction before is written.
+    const onWorkers = await start();
+    await onWorkers.store.listings.load(listings.slice(0, 450), { rowsPerTransaction: 100, renderWorkers: 2 });
+    await onWorkers.store.transaction((tx) => tx.listings.load(listings.slice(450), { rowsPerTransaction: 100, renderWorkers: 1 }));
+    await onWorkers.store.listings.load(listings.slice(100, 200), { renderWorkers: 2 });
   }, 180_000);
 
   afterAll(async () => {
@@ -103,13 +109,24 @@ describe('listings stored in bulk and one by one', () => {
     expect(loadedPages).toEqual(await rowsOf(oneByOne.dataDir, 'listing_pages', []));
   });
 
+  it('loads with pages rendered on worker threads the rows, pages and revisions that storing one by one stores', { timeout: 60_000 }, async () => {
+    const [, oneByOne, , onWorkers] = nodes as [(typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0]];
+    const loadedListings = await rowsOf(onWorkers.dataDir, 'listings', []);
+    expect(loadedListings).toHaveLength(COUNT);
+    expect(loadedListings).toEqual(await rowsOf(oneByOne.dataDir, 'listings', []));
+    const loadedPages = await rowsOf(onWorkers.dataDir, 'listing_pages', []);
+    expect(loadedPages).toHaveLength(COUNT);
+    expect(loadedPages).toEqual(await rowsOf(oneByOne.dataDir, 'listing_pages', []));
+  });
+
   it('answers every search with the same bytes', { timeout: 120_000 }, async () => {
     for (const path of SEARCHES) {
-      const [a, b, c] = await Promise.all(nodes.map(({ directory }) => directory.http.inject({ method: 'GET', url: path })));
+      const [a, b, c, d] = await Promise.all(nodes.map(({ directory }) => directory.http.inject({ method: 'GET', url: path })));
       expect(a!.statusCode, `${path}: ${a!.body}`).toBe(200);
       expect((JSON.parse(a!.body) as { businesses: unknown[] }).businesses.length, path).toBeGreaterThan(0);
       expect(b!.body, path).toBe(a!.body);
       expect(c!.body, path).toBe(a!.body);
+      expect(d!.body, path).toBe(a!.body);
     }
   });
 });

@@ -24,6 +24,7 @@ export * from './storage/transactions.js';
 export * from './storage/postgres.js';
 export * from './storage/postgres-url.js';
 export * from './storage/postgres-failures.js';
+export { onPostgresClient } from './storage/guarded-postgres-dialect.js';
 export * from './storage/storage.js';
 export * from './storage/sqlite-driver.js';
 export * from './storage/storage-health.js';

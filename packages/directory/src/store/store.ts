@@ -4,7 +4,7 @@
  */
 import type { JobStore, ReplayStore } from '@svc/shared';
 import type { ListingRecord } from '../domain/listings/listing.js';
-import type { ListingPage, StoredListingPage } from '../domain/listings/listing-page.js';
+import type { ListingPage, PageRendererRecipe, StoredListingPage } from '../domain/listings/listing-page.js';
 import type { Standing } from '../domain/ranking/hourly-order.js';
 import type { HeldAcknowledgement, HeldReceipt, ReceiptEvidence, ReceiptTally, StandingOutcome } from '../domain/receipts/held-receipt.js';
 import type { ListingReputation, MemberReputation, ReputationNight } from '../domain/reputation/reputation.js';
@@ -16,6 +16,8 @@ import type { DoorHistory } from '../domain/checks/door-history.js';
 export interface PageRenderer {
   readonly version: string;
   render(listing: ListingRecord): ListingPage;
+  /** How a worker thread makes the same renderer; without it the bulk load renders on the caller's thread. */
+  readonly recipe?: PageRendererRecipe | undefined;
 }
 
 export interface InstanceRecord {
@@ -77,8 +79,10 @@ export interface ListingStore {
   /**
    * The bulk load: the rows, pages and revisions `upsert` would store for each listing in turn, in
    * large transactions of its own (or the caller's); a domain stored already is left as it is.
+   * With `renderWorkers`, pages are rendered on that many worker threads while the transaction
+   * before is written (default none: rendered on the caller's thread).
    */
-  load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options?: { rowsPerTransaction?: number }): Promise<number>;
+  load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options?: { rowsPerTransaction?: number; renderWorkers?: number }): Promise<number>;
   byDomain(domain: string): Promise<ListingRecord | null>;
   /** The number of the listing's last write (any write: a ping, receipts, its document), without reading it; null when no listing has the domain. */
   revisionOf(domain: string): Promise<number | null>;

@@ -4,11 +4,9 @@
  * was missing, the worker failed, took too long or is gone. A worker that dies or hangs is replaced
  * on the next answer, at most once per RESPAWN_MS.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { AnswerAssembler, AnswerPlan } from '../domain/search/answer-assembly.js';
+import { siblingModule, startModuleWorker } from './module-worker.js';
 import { encodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData, type AnswerWorkerReady } from './answer-protocol.js';
 
 /** An answer takes ~1 ms; one not back by then is given up and its worker replaced. */
@@ -111,7 +109,7 @@ export class AnswerWorkers implements AnswerAssembler {
     try {
       const workerData: AnswerWorkerData = { storage, pageVersion, cacheKib };
       const module = this.#options.workerModule ?? WORKER_URL;
-      worker = module.pathname.endsWith('.ts') ? new Worker(sourceBootstrap(module), { eval: true, workerData }) : new Worker(module, { workerData });
+      worker = startModuleWorker(module, workerData);
     } catch (error) {
       this.#options.onError('an answer worker could not start', error);
       return null;
@@ -161,14 +159,4 @@ export class AnswerWorkers implements AnswerAssembler {
 }
 
 /** The worker's module: its compiled JavaScript, or its TypeScript source when this module runs from source (tests, benches). */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const WORKER_URL = new URL(FROM_SOURCE ? './answer-worker.ts' : './answer-worker.js', import.meta.url);
-
-/**
- * Running from source (vitest, tsx), a worker does not inherit the runner's TypeScript loader (not
- * even through execArgv on Node 20): it registers tsx's loader itself, then loads the worker's module.
- */
-function sourceBootstrap(module: URL): string {
-  const tsxApi = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-  return `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}); });`;
-}
+const WORKER_URL = siblingModule('answer-worker', import.meta.url);

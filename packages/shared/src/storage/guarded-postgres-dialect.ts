@@ -28,6 +28,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import { CommitOutcomeUnknown, ConnectionLost, DatabaseUnreachable, NoAnswer, endsConnection } from './postgres-failures.js';
+import type { AnyKysely } from './engine.js';
 import type { StorageHealth } from './storage-health.js';
 
 const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
@@ -208,6 +209,18 @@ function quoted(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/**
+ * Runs `work` on the node-postgres client under a Kysely handle's connection (a transaction's own
+ * connection inside one), for what the query builder cannot send: COPY … FROM STDIN. A failure counts
+ * as any statement's does (a lost connection is dropped, StorageHealth is told).
+ */
+export function onPostgresClient<T>(db: AnyKysely, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return db.getExecutor().provideConnection((connection) => {
+    if (!(connection instanceof GuardedConnection)) throw new Error('not a connection of the guarded PostgreSQL dialect');
+    return connection.withClient(work);
+  });
+}
+
 class GuardedConnection implements DatabaseConnection {
   readonly #client: pg.PoolClient;
   readonly #options: GuardedPoolOptions;
@@ -248,6 +261,24 @@ class GuardedConnection implements DatabaseConnection {
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not used on PostgreSQL here; read in pages');
+  }
+
+  async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const { health, where } = this.#options;
+    if (this.#lost !== null) {
+      const lost = new ConnectionLost(where, this.#lost);
+      health.noteFailure(lost);
+      throw lost;
+    }
+    if (this.#inTransaction) this.#mayHaveWritten = true;
+    try {
+      return await work(this.#client);
+    } catch (error) {
+      if (this.#lost === null && endsConnection(error)) this.#lost = error;
+      const failure = this.#lost !== null ? new ConnectionLost(where, this.#lost) : error;
+      health.noteFailure(failure);
+      throw failure;
+    }
   }
 
   async begin(settings: TransactionSettings): Promise<void> {

@@ -10,6 +10,7 @@ export * from './transactions.js';
 export * from './postgres.js';
 export * from './postgres-url.js';
 export * from './postgres-failures.js';
+export { onPostgresClient } from './guarded-postgres-dialect.js';
 export * from './storage.js';
 export * from './storage-health.js';
 export * from './write-batch.js';

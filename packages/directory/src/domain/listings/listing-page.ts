@@ -56,19 +56,31 @@ function innerJson(fields: Record<string, unknown>): string {
   return json.length === 2 ? '' : json.slice(1, -1);
 }
 
+/**
+ * How another thread makes the same renderer (the bulk load renders pages on worker threads): the
+ * module's export `name` called with `args`.
+ */
+export interface PageRendererRecipe {
+  module: string;
+  name: string;
+  args: readonly string[];
+}
+
 /** Renders pages of the search-result view (not the detail view) for one vocabulary. */
 export class ListingPageRenderer {
   /** Stored pages carry this; one of another version is stale. */
   readonly version: string;
+  readonly recipe: PageRendererRecipe | undefined;
   readonly #fixed: FixedViewOptions;
 
   /**
    * `vocabularyRelease` names what categoryPath reads (the taxonomy's release and our group mapping);
    * `baseUrl` is the directory's public URL, which found listings' about_url start with: pages made
-   * under another one are stale.
+   * under another one are stale. `recipe`, when given, makes this renderer on another thread.
    */
-  constructor(categoryPath: (placeId: string) => string[], vocabularyRelease: string, baseUrl: string) {
+  constructor(categoryPath: (placeId: string) => string[], vocabularyRelease: string, baseUrl: string, recipe?: PageRendererRecipe) {
     this.#fixed = { categoryPath, detail: false, baseUrl };
+    this.recipe = recipe;
     this.version = `${PAGE_FORMAT}/${vocabularyRelease}@${createHash('sha256').update(baseUrl).digest('hex').slice(0, 8)}`;
   }
 

@@ -14,12 +14,15 @@ import { KyselyJobStore, compileOnce, engineOf, inList, lockUntilCommit, slotsOf
 import { FileIndexSnapshotStore, KyselyIndexSnapshotStore } from './index-snapshot-store.js';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { levelRank, listingLevel, type ListingRecord } from '../../domain/listings/listing.js';
-import { StoredListingPage } from '../../domain/listings/listing-page.js';
+import type { ListingRecord } from '../../domain/listings/listing.js';
+import { StoredListingPage, type ListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, IndexSnapshotStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
 import { openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
+import { listingColumns, type ListingColumns } from './listing-columns.js';
+import { copyRowsIn } from './postgres-copy.js';
+import { PageRenderers, preparedHere, type PreparedRows } from '../../workers/page-renderers.js';
 import { PageReader } from './page-reader.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -37,38 +40,16 @@ const LISTINGS_LOCK = 'directory.listings';
 const NEXT_REVISION = sql<number>`(SELECT coalesce(max(revision), 0) + 1 FROM listings)`;
 
 function listingRow(l: Omit<ListingRecord, 'seq'>) {
-  // Not gone, not set aside, and not a non-member in a regulated category (regulated.ts).
-  const listed = isListed(l) ? 1 : 0;
-  const live = l.doors.filter((d) => d.status === 'live');
-  return {
-    id: l.id,
-    domain: l.domain,
-    source: l.source,
-    kind: l.kind,
-    document: JSON.stringify(l),
-    listed,
-    delisted_at: l.delistedAt,
-    dormant_since: l.dormantSince,
-    verified_at: l.verifiedAt,
-    last_ping_at: l.lastPingAt,
-    level: levelRank(listingLevel(l.doors)),
-    agent_door: live.some((d) => d.type !== 'inbox' && levelRank(d.level) >= levelRank('askable')) ? 1 : 0,
-    content_at: l.updatedAt,
-    updated_at: l.updatedAt,
-    revision: NEXT_REVISION,
-    content_revision: NEXT_REVISION,
-  };
+  return { ...listingColumns(l), revision: NEXT_REVISION, content_revision: NEXT_REVISION };
 }
 
 /** Listings a bulk load writes per transaction (each transaction one revision read, one lock). */
 const LOAD_TRANSACTION = 10_000;
-/** Rows per statement of a bulk load on PostgreSQL: each column passed as one array (unnest). */
-const LOAD_STATEMENT = 2_500;
 
 /** A listing's row as the bulk load writes it: every column given, its revision numbered by the load. */
-type LoadRow = Omit<ReturnType<typeof listingRow>, 'revision' | 'content_revision'> & { revision: number; content_revision: number };
+type LoadRow = ListingColumns & { revision: number; content_revision: number };
 
-/** The listings' columns a load writes, with their types for PostgreSQL's arrays (same order as listingRow). */
+/** The listings' columns a load writes, with their types for PostgreSQL's table the load copies into. */
 const LOAD_COLUMNS: readonly (readonly [keyof LoadRow & string, SqlScalar])[] = [
   ['id', 'text'],
   ['domain', 'text'],
@@ -89,14 +70,19 @@ const LOAD_COLUMNS: readonly (readonly [keyof LoadRow & string, SqlScalar])[] = 
 ];
 const LOAD_NAMES = LOAD_COLUMNS.map(([name]) => name);
 
-/**
- * PostgreSQL: rows passed as one JSON text (JSON.stringify is native; the driver's escaping of
- * text arrays cost four times the CPU of the whole multi-row INSERT path here), read back as a
- * table with `json_to_recordset`: one parameter, one SQL text whatever the number of rows.
- */
-function jsonRows(columns: readonly (readonly [string, SqlScalar])[], rows: readonly object[]) {
-  const shape = sql.join(columns.map(([name, type]) => sql`${sql.id(name)} ${sql.raw(type)}`));
-  return sql`json_to_recordset(CAST(${JSON.stringify(rows)} AS json)) AS l(${shape})`;
+/** PostgreSQL: the table a load's transaction copies its rows into (dropped at its end). */
+const LOAD_STAGING = 'listings_load';
+/** Its columns beside the listings' own: the row's page (null: no page to write). */
+const LOAD_PAGE_COLUMNS: readonly (readonly [string, SqlScalar])[] = [
+  ['page_version', 'text'],
+  ['page_inputs', 'text'],
+  ['page_fixed', 'text'],
+];
+
+/** A part of a load: its listings, and their rows (revisions numbered when written) and pages when computed on the workers. */
+interface LoadPart {
+  listings: readonly Omit<ListingRecord, 'seq'>[];
+  prepared: Promise<PreparedRows> | null;
 }
 
 /** SQLite: one listing row, prepared once for the connection (a listing already stored under its domain is left as it is). */
@@ -347,72 +333,110 @@ class KyselyListingStore implements ListingStore {
    * The bulk load (imports, the benchmarks, the demo seed): stores listings with their pages as
    * `upsert` stores each, the same rows, pages and revisions (one per listing, rising in the order
    * given), but at the speed of the disk: large transactions (LOAD_TRANSACTION listings, one
-   * revision read and one lock each), on SQLite one statement for each table prepared once and run
-   * on the transaction's connection, on PostgreSQL each column of LOAD_STATEMENT rows passed as one
-   * array (`unnest`): one short SQL text, planned once, instead of sixteen parameters a row. A
-   * listing whose domain is stored already is left as it is (as `insertMany`). Pages are rendered
-   * from the listings given, not from their stored documents read back.
+   * revision read and one lock each); on SQLite one statement for each table prepared once and run
+   * on the transaction's connection, on PostgreSQL the rows sent with COPY into a table of the
+   * transaction, then inserted from there in one statement. A listing whose domain is stored
+   * already is left as it is (as `insertMany`).
+   *
+   * With `renderWorkers` (opt-in), pages are rendered on that many worker threads
+   * (workers/page-renderers.ts) from the documents the load stores, as every writer of pages renders
+   * them, while this thread writes the transaction before: a pipeline one transaction deep. Without
+   * it, or with a renderer that has no recipe for another thread, they are rendered here: on this
+   * two-core machine shared with other work the workers made loads slower (docs/directory.md
+   * "Loading listings").
    */
-  async load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options: { rowsPerTransaction?: number } = {}): Promise<number> {
+  async load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options: { rowsPerTransaction?: number; renderWorkers?: number } = {}): Promise<number> {
     const size = options.rowsPerTransaction ?? LOAD_TRANSACTION;
+    const renderer = this.#pages;
+    let renderers: PageRenderers | null = null;
     let written = 0;
-    let chunk: Omit<ListingRecord, 'seq'>[] = [];
-    const flush = async () => {
-      if (chunk.length === 0) return;
-      const part = chunk;
-      chunk = [];
+    const prepare = (part: Omit<ListingRecord, 'seq'>[]): LoadPart => {
+      if (renderer && !renderers && (options.renderWorkers ?? 0) > 0) renderers = PageRenderers.start(renderer, options.renderWorkers ?? 0);
+      const prepared = renderers ? renderers.prepare(part) : null;
+      // Awaited when its part is written; a write before it that fails leaves it unread, not unhandled.
+      prepared?.catch(() => undefined);
+      return { listings: part, prepared };
+    };
+    const write = async (part: LoadPart) => {
+      // From the workers (awaited before the transaction starts), or computed here (a load too small for workers).
+      const prepared = (await part.prepared) ?? preparedHere(part.listings, renderer);
       if (this.#db.isTransaction) {
-        await this.#writing((store) => store.#loadChunk(part));
+        await this.#writing((store) => store.#loadChunk(prepared));
       } else {
         await transactionWithRetry(this.#db, async (trx) => {
           await lockUntilCommit(trx, LISTINGS_LOCK);
-          return new KyselyListingStore(trx, null, this.#pages).#loadChunk(part);
+          return new KyselyListingStore(trx, null, this.#pages).#loadChunk(prepared);
         });
         if (this.#engine === 'postgres') this.#commits.count++;
       }
-      written += part.length;
+      written += part.listings.length;
     };
-    for (const listing of listings) {
-      chunk.push(listing);
-      if (chunk.length >= size) await flush();
+    let chunk: Omit<ListingRecord, 'seq'>[] = [];
+    // The part being rendered while the one before it is written.
+    let ahead: LoadPart | null = null;
+    try {
+      for (const listing of listings) {
+        chunk.push(listing);
+        if (chunk.length < size) continue;
+        const next = prepare(chunk);
+        chunk = [];
+        if (ahead) await write(ahead);
+        ahead = next;
+      }
+      const last = chunk.length > 0 ? prepare(chunk) : null;
+      if (ahead) await write(ahead);
+      if (last) await write(last);
+    } finally {
+      await (renderers as PageRenderers | null)?.close();
     }
-    await flush();
     return written;
   }
 
-  async #loadChunk(listings: readonly Omit<ListingRecord, 'seq'>[]): Promise<void> {
+  async #loadChunk(prepared: PreparedRows): Promise<void> {
+    const renderer = this.#pages;
+    const pages = renderer ? prepared.pages : null;
     const first = await this.#nextRevision();
-    const rows: LoadRow[] = listings.map((listing, i) => ({ ...listingRow(listing), revision: first + i, content_revision: first + i }));
+    const rows: LoadRow[] = prepared.rows.map((row, i) => ({ ...row, revision: first + i, content_revision: first + i }));
     if (this.#engine === 'postgres') {
-      for (let i = 0; i < rows.length; i += LOAD_STATEMENT) await this.#loadRowsPostgres(listings.slice(i, i + LOAD_STATEMENT), rows.slice(i, i + LOAD_STATEMENT));
+      await this.#loadRowsPostgres(rows, renderer && pages ? { version: renderer.version, pages } : null);
       return;
     }
-    const renderer = this.#pages;
     for (let i = 0; i < rows.length; i++) {
-      const row = rows[i] as LoadRow;
-      const stored = await loadListing.first(this.#db, row);
-      if (!stored || !renderer) continue;
-      const page = renderer.render({ ...(listings[i] as Omit<ListingRecord, 'seq'>), seq: stored.seq });
+      const stored = await loadListing.first(this.#db, rows[i] as LoadRow);
+      if (!stored || !renderer || !pages) continue;
+      const page = pages[i] as ListingPage;
       await loadPage.run(this.#db, { seq: stored.seq, version: renderer.version, inputs: page.inputs, fixed: page.fixed });
     }
   }
 
-  async #loadRowsPostgres(listings: readonly Omit<ListingRecord, 'seq'>[], rows: readonly LoadRow[]): Promise<void> {
+  /**
+   * PostgreSQL: the rows, each with its page, sent with COPY into a table that lives until the
+   * commit, then one statement inserts the listings whose domain is new (in the order given, so
+   * their seqs rise as their revisions do) and the pages of those it inserted.
+   */
+  async #loadRowsPostgres(rows: readonly LoadRow[], pages: { version: string; pages: readonly ListingPage[] } | null): Promise<void> {
+    const staging = sql.id(LOAD_STAGING);
     const names = sql.join(LOAD_NAMES.map((name) => sql.id(name)));
-    const inserted = await sql<{ seq: number; domain: string }>`
-      INSERT INTO listings (${names})
-      SELECT ${names} FROM ${jsonRows(LOAD_COLUMNS, rows)}
-      ON CONFLICT (domain) DO NOTHING
-      RETURNING seq, domain`.execute(this.#db);
-    const renderer = this.#pages;
-    if (!renderer || inserted.rows.length === 0) return;
-    const byDomain = new Map(listings.map((listing) => [listing.domain, listing]));
-    const pages = inserted.rows.map(({ seq, domain }) => ({ seq, version: renderer.version, ...renderer.render({ ...(byDomain.get(domain) as Omit<ListingRecord, 'seq'>), seq }) }));
-    const columns = [['seq', 'integer'], ['version', 'text'], ['inputs', 'text'], ['fixed', 'text']] as const;
+    const shape = sql.join([...LOAD_COLUMNS, ...LOAD_PAGE_COLUMNS].map(([name, type]) => sql`${sql.id(name)} ${sql.raw(type)}`));
+    await sql`CREATE TEMPORARY TABLE ${staging} (${shape}) ON COMMIT DROP`.execute(this.#db);
+    const columns = [...LOAD_NAMES, ...LOAD_PAGE_COLUMNS.map(([name]) => name)];
+    await copyRowsIn(this.#db, LOAD_STAGING, columns, rows, (row, i) => {
+      const page = pages?.pages[i];
+      return [...LOAD_NAMES.map((name) => row[name]), pages && page ? pages.version : null, page?.inputs ?? null, page?.fixed ?? null];
+    });
     await sql`
+      WITH inserted AS (
+        INSERT INTO listings (${names})
+        SELECT ${names} FROM ${staging} ORDER BY revision
+        ON CONFLICT (domain) DO NOTHING
+        RETURNING seq, domain
+      )
       INSERT INTO listing_pages (seq, version, inputs, fixed)
-      SELECT seq, version, inputs, fixed FROM ${jsonRows(columns, pages)}
+      SELECT inserted.seq, s.page_version, s.page_inputs, s.page_fixed
+      FROM inserted JOIN ${staging} AS s ON s.domain = inserted.domain
+      WHERE s.page_version IS NOT NULL
       ON CONFLICT (seq) DO UPDATE SET version = excluded.version, inputs = excluded.inputs, fixed = excluded.fixed`.execute(this.#db);
+    await sql`DROP TABLE ${staging}`.execute(this.#db);
   }
 
   /** The number of the next write of a listing, read once (the caller holds the listings' lock on PostgreSQL). */
