@@ -1,8 +1,8 @@
 /**
  * page-reader.ts's read on PostgreSQL, through Kysely, on a connection of its own (an answer
- * worker's): the current pages of a page of results, `fixed` as its UTF-8 bytes.
+ * worker's): the current pages of a page of results, `fixed` as its UTF-8 bytes (sent as base64, sql-dialect.ts `utf8Bytes`).
  */
-import { connectPostgres, inList, utf8Bytes, type PostgresSettings } from '@svc/shared/storage';
+import { bytesOf, connectPostgres, inList, utf8Bytes, type PostgresSettings } from '@svc/shared/storage';
 import type { Kysely } from 'kysely';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import type { DirectoryDatabase } from './schema.js';
@@ -24,7 +24,7 @@ export class PostgresPageReader {
       .where('version', '=', version)
       .where(inList(this.#db, 'seq', seqs, 'integer'))
       .execute();
-    for (const row of rows) found.set(row.seq, new StoredListingPage(row.inputs, row.fixed));
+    for (const row of rows) found.set(row.seq, new StoredListingPage(row.inputs, bytesOf(row.fixed)));
     return found;
   }
 
