@@ -116,6 +116,11 @@ const loadPage = compileOnce((db: Kysely<DirectoryDatabase>, row: { seq: number;
     .onConflict((oc) => oc.column('seq').doUpdateSet((eb) => ({ version: eb.ref('excluded.version'), inputs: eb.ref('excluded.inputs'), fixed: eb.ref('excluded.fixed') }))),
 );
 
+/** The change feed's read (PostgreSQL; SQLite prepares it on its connection), built and compiled once: it runs before every search not answered from the cache. */
+const changesAfter = compileOnce((db: Kysely<DirectoryDatabase>, at: { revision: number; limit: number }) =>
+  db.selectFrom('listings').select(['seq', 'revision', 'content_revision', 'last_ping_at']).where('revision', '>', at.revision).orderBy('revision').limit(at.limit),
+);
+
 function fromListingRow(row: Pick<Selectable<ListingsTable>, 'seq' | 'document'>): ListingRecord {
   return { ...(JSON.parse(row.document) as Omit<ListingRecord, 'seq'>), seq: row.seq };
 }
@@ -527,13 +532,7 @@ class KyselyListingStore implements ListingStore {
       const rows = this.#changes.all(revision, limit) as { seq: number; revision: number; content_revision: number; last_ping_at: number | null }[];
       return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at }));
     }
-    const rows = await this.#db
-      .selectFrom('listings')
-      .select(['seq', 'revision', 'content_revision', 'last_ping_at'])
-      .where('revision', '>', revision)
-      .orderBy('revision')
-      .limit(limit)
-      .execute();
+    const rows = await changesAfter.all(this.#db, { revision, limit });
     return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at === null ? null : Number(r.last_ping_at) }));
   }
 
