@@ -13,3 +13,4 @@ export * from './postgres-failures.js';
 export * from './storage.js';
 export * from './storage-health.js';
 export * from './write-batch.js';
+export * from './compiled-query.js';

@@ -20,6 +20,15 @@ export function inList(db: AnyKysely, column: string, values: readonly (string |
 }
 
 /**
+ * PostgreSQL's `column = ANY(CAST(values AS type[]))` with the list as one parameter, for a reader
+ * that runs on PostgreSQL only: unlike `inList`, a compileOnce slot may stand in for the list (the
+ * answer workers' page read, prepared once per connection).
+ */
+export function anyOfArray(column: string, values: unknown, type: SqlScalar): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(column)} = ANY(CAST(${values} AS ${sql.raw(type)}[]))`;
+}
+
+/**
  * Rows given by the caller as a table to join or update from, in one parameter per engine's taste:
  * `json_each` of one JSON array of arrays on SQLite, `unnest` of one array per column on
  * PostgreSQL. `columns` names and types each position of a row.
