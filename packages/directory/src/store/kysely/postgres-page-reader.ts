@@ -19,9 +19,9 @@ const pagesOf = compileOnce((db: Kysely<DirectoryDatabase>, at: { version: strin
 export class PostgresPageReader {
   readonly #db: Kysely<DirectoryDatabase>;
 
-  /** One connection (of the URL's `max`, docs/storage.md), with the service's waits. */
-  constructor(url: string, settings: PostgresSettings) {
-    this.#db = connectPostgres<DirectoryDatabase>(url, { applicationName: 'directory answer worker', max: 1, settings });
+  /** `connections` of the URL's `max` (docs/storage.md; two when it leaves room, app.ts), with the service's waits. */
+  constructor(url: string, settings: PostgresSettings, connections = 1) {
+    this.#db = connectPostgres<DirectoryDatabase>(url, { applicationName: 'directory answer worker', max: connections, settings });
   }
 
   async read(version: string, seqs: readonly number[]): Promise<Map<number, StoredListingPage>> {
