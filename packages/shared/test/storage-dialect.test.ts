@@ -27,6 +27,9 @@ import {
   storageTarget,
   transactionWithRetry,
   utf8Bytes,
+  bulkBytes,
+  bytesOf,
+  storeUncompressed,
   type JobsDatabase,
   type StorageTarget,
 } from '@svc/shared';
@@ -148,7 +151,17 @@ describe(`the dialect layer on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     const prefixed = await db.selectFrom('things').select('name').where(startsWith('name', 'a_')).execute();
     expect(prefixed.map((r) => r.name)).toEqual(['a_b']);
     const row = await db.selectFrom('things').select(utf8Bytes(db, 'name').as('raw')).where('name', '=', 'épée').executeTakeFirstOrThrow();
-    expect(Buffer.from(row.raw)).toEqual(Buffer.from('épée', 'utf8'));
+    expect(bytesOf(row.raw)).toEqual(Buffer.from('épée', 'utf8'));
+  });
+
+  it('reads a binary column of every byte value whole', async () => {
+    await sql`CREATE TABLE blobs (id integer PRIMARY KEY, bytes ${sql.raw(onPostgres ? 'bytea' : 'blob')} NOT NULL)`.execute(db);
+    await storeUncompressed(db, 'blobs', 'bytes');
+    const bytes = Buffer.alloc(70_000);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >> 8)) & 0xff;
+    await db.insertInto('blobs' as never).values({ id: 1, bytes } as never).execute();
+    const row = (await db.selectFrom('blobs' as never).select(bulkBytes(db, 'bytes').as('bytes')).executeTakeFirstOrThrow()) as { bytes: Buffer | string };
+    expect(bytesOf(row.bytes).equals(bytes)).toBe(true);
   });
 
   it('runs a transaction again after a conflict, and gives up after eight runs', async () => {

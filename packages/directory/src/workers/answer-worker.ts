@@ -1,6 +1,6 @@
 /**
  * An answer worker (a worker thread): reads a search answer's pages from its own connection to the
- * directory's database (read-only on the SQLite file; one pooled connection on PostgreSQL) and
+ * directory's database (read-only on the SQLite file; a pool of one or two connections on PostgreSQL) and
  * assembles the answer's bytes, so that the server's thread only searches the index and speaks
  * HTTP. See answer-workers.ts for the other side.
  */
@@ -19,7 +19,7 @@ if (!port) throw new Error('answer-worker.ts runs as a worker thread');
 const readPages: (version: string, seqs: readonly number[]) => Map<number, StoredListingPage> | Promise<Map<number, StoredListingPage>> = await (async () => {
   if (storage.engine === 'postgres') {
     const { PostgresPageReader } = await import('../store/kysely/postgres-page-reader.js');
-    const reader = new PostgresPageReader(storage.url, storage.settings);
+    const reader = new PostgresPageReader(storage.url, storage.settings, storage.connections ?? 1);
     return (version: string, seqs: readonly number[]) => reader.read(version, seqs);
   }
   const sqlite = openSqliteFile(storage.file, { readonly: true, fileMustExist: true });

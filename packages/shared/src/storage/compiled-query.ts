@@ -16,6 +16,7 @@
  */
 import { createQueryId, type Compilable, type CompiledQuery, type Kysely, type QueryResult } from 'kysely';
 import { sqliteTransactionOf } from './guarded-dialect.js';
+import { keepPrepared } from './prepared-statements.js';
 
 /** Stands in for a named value while the query is built. */
 class Slot {
@@ -110,6 +111,8 @@ function compileTemplate<DB, P extends object, R>(db: Kysely<DB>, build: (db: Ky
   // A slot the dialect did not pass as a parameter (a list, an identifier) would be sent as the stand-in itself.
   const lost = [...slots.keys()].filter((name) => !used.has(name));
   if (lost.length > 0) throw new Error(`compileOnce: ${lost.join(', ')} did not become parameters of: ${compiled.sql}`);
+  // On PostgreSQL, a prepared statement on each connection (prepared-statements.ts).
+  keepPrepared(compiled.query);
   return { sql: compiled.sql, query: compiled.query, sources };
 }
 

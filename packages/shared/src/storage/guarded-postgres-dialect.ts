@@ -29,6 +29,7 @@ import {
 import type pg from 'pg';
 import { CommitOutcomeUnknown, ConnectionLost, DatabaseUnreachable, NoAnswer, endsConnection } from './postgres-failures.js';
 import type { AnyKysely } from './engine.js';
+import { preparedName } from './prepared-statements.js';
 import type { StorageHealth } from './storage-health.js';
 
 const WRITES = new Set(['InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode', 'MergeQueryNode']);
@@ -248,7 +249,7 @@ class GuardedConnection implements DatabaseConnection {
     const kind = compiledQuery.query.kind;
     if (this.#inTransaction && !READS.has(kind)) this.#mayHaveWritten = true;
     const sentAtMs = this.#options.health.now();
-    const { command, rowCount, rows } = await this.#run<R>(compiledQuery.sql, compiledQuery.parameters);
+    const { command, rowCount, rows } = await this.#run<R>(compiledQuery.sql, compiledQuery.parameters, preparedName(compiledQuery.query, compiledQuery.sql));
     // A write outside a transaction has committed; one inside commits with it (commitTransaction).
     if (!this.#options.health.writable && !this.#inTransaction && WRITES.has(kind)) this.#options.health.noteCommitted(sentAtMs);
     return {
@@ -324,7 +325,8 @@ class GuardedConnection implements DatabaseConnection {
     this.#client.release(this.#lost === null ? undefined : this.#lost instanceof Error ? this.#lost : new Error(String(this.#lost)));
   }
 
-  async #run<R>(text: string, parameters: readonly unknown[]): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
+  /** `name`: run as that prepared statement (parsed at its first run on this connection). */
+  async #run<R>(text: string, parameters: readonly unknown[], name?: string): Promise<pg.QueryResult<R & pg.QueryResultRow>> {
     const { health, where, clientTimeoutMs } = this.#options;
     if (this.#lost !== null) {
       const lost = new ConnectionLost(where, this.#lost);
@@ -339,6 +341,7 @@ class GuardedConnection implements DatabaseConnection {
       }, clientTimeoutMs);
     }
     try {
+      if (name !== undefined) return await this.#client.query<R & pg.QueryResultRow>({ name, text, values: parameters as unknown[] });
       return await this.#client.query<R & pg.QueryResultRow>(text, parameters as unknown[]);
     } catch (error) {
       if (this.#lost === null && endsConnection(error)) this.#lost = error;

@@ -14,3 +14,4 @@ export { onPostgresClient } from './guarded-postgres-dialect.js';
 export * from './storage.js';
 export * from './storage-health.js';
 export * from './write-batch.js';
+export * from './compiled-query.js';

@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { bulkBytes, bytesOf } from '@svc/shared';
 import type { Kysely } from 'kysely';
 import type { IndexSnapshotStore, StoredIndexSnapshot } from '../store.js';
 import type { DirectoryDatabase } from './schema.js';
@@ -55,7 +56,7 @@ export class KyselyIndexSnapshotStore implements IndexSnapshotStore {
     for (let from = 0; from < row.chunks; from += READ_ROUND) {
       const rows = await this.#db
         .selectFrom('index_snapshot_chunks')
-        .select(['part', 'bytes'])
+        .select(['part', bulkBytes(this.#db, 'bytes').as('bytes')])
         .where('snapshot_id', '=', id)
         .where('part', '>=', from)
         .where('part', '<', from + READ_ROUND)
@@ -64,7 +65,7 @@ export class KyselyIndexSnapshotStore implements IndexSnapshotStore {
       for (const chunk of rows) {
         // A part missing (dropped while read by a newer snapshot's writer): not whole, so none.
         if (chunk.part !== parts.length) return null;
-        parts.push(Buffer.from(chunk.bytes));
+        parts.push(bytesOf(chunk.bytes));
       }
     }
     if (parts.length !== row.chunks) return null;

@@ -10,7 +10,7 @@
  */
 import { KyselyEvidenceStore, KyselyStatementStore } from './evidence-store.js';
 import { KyselyPersonStore } from './person-store.js';
-import { KyselyJobStore, compileOnce, engineOf, inList, lockUntilCommit, slotsOf, transactionWithRetry, type SqlScalar, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
+import { KyselyJobStore, bytesOf, compileOnce, engineOf, inList, lockUntilCommit, slotsOf, transactionWithRetry, type SqlScalar, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
 import { FileIndexSnapshotStore, KyselyIndexSnapshotStore } from './index-snapshot-store.js';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -100,6 +100,11 @@ const loadPage = compileOnce((db: Kysely<DirectoryDatabase>, row: { seq: number;
     .insertInto('listing_pages')
     .values(slotsOf(row, ['seq', 'version', 'inputs', 'fixed']))
     .onConflict((oc) => oc.column('seq').doUpdateSet((eb) => ({ version: eb.ref('excluded.version'), inputs: eb.ref('excluded.inputs'), fixed: eb.ref('excluded.fixed') }))),
+);
+
+/** The change feed's read (PostgreSQL; SQLite prepares it on its connection), built and compiled once: it runs before every search not answered from the cache. */
+const changesAfter = compileOnce((db: Kysely<DirectoryDatabase>, at: { revision: number; limit: number }) =>
+  db.selectFrom('listings').select(['seq', 'revision', 'content_revision', 'last_ping_at']).where('revision', '>', at.revision).orderBy('revision').limit(at.limit),
 );
 
 function fromListingRow(row: Pick<Selectable<ListingsTable>, 'seq' | 'document'>): ListingRecord {
@@ -201,7 +206,7 @@ class KyselyListingStore implements ListingStore {
     if (!renderer || seqs.length === 0) return found;
     if (this.#sqlite) return (this.#pageReader ??= new PageReader(this.#sqlite)).read(renderer.version, seqs);
     for (const row of await this.#pageQuery(renderer.version, seqs).execute()) {
-      found.set(row.seq, new StoredListingPage(row.inputs, Buffer.isBuffer(row.fixed) ? row.fixed : Buffer.from(row.fixed)));
+      found.set(row.seq, new StoredListingPage(row.inputs, bytesOf(row.fixed)));
     }
     return found;
   }
@@ -552,13 +557,7 @@ class KyselyListingStore implements ListingStore {
       const rows = this.#changes.all(revision, limit) as { seq: number; revision: number; content_revision: number; last_ping_at: number | null }[];
       return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at }));
     }
-    const rows = await this.#db
-      .selectFrom('listings')
-      .select(['seq', 'revision', 'content_revision', 'last_ping_at'])
-      .where('revision', '>', revision)
-      .orderBy('revision')
-      .limit(limit)
-      .execute();
+    const rows = await changesAfter.all(this.#db, { revision, limit });
     return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at === null ? null : Number(r.last_ping_at) }));
   }
 
