@@ -110,8 +110,12 @@ export interface ListingStore {
    * renderer version is left out (the caller renders it from its document); none without a renderer.
    */
   pagesBySeqs(seqs: readonly number[]): Promise<Map<number, StoredListingPage>>;
-  /** Renders the pages of listed listings that are missing or of another version, until done or aborted; returns how many. */
-  refreshPages(options?: { batchSize?: number; signal?: AbortSignal }): Promise<number>;
+  /**
+   * Renders the pages of listed listings that are missing or of another version, until done or
+   * aborted; returns how many. Looks at `span` seqs a query (5,000 by default), writing at most
+   * `batchSize` pages a transaction, with a turn of the event loop between queries.
+   */
+  refreshPages(options?: { batchSize?: number; span?: number; signal?: AbortSignal }): Promise<number>;
   /** A ping: last_ping_at and software change; what search reads does not. */
   recordPing(domain: string, atMs: number, software: ListingRecord['software']): Promise<void>;
   /**

@@ -119,6 +119,9 @@ class ListingCommits {
   count = 0;
 }
 
+/** Seqs looked at by one query of refreshPages. */
+const REFRESH_SPAN = 5_000;
+
 /** SQLite's page cache, in KiB, while every listing is read (see ListingStore.readingEveryListing). */
 const READING_ALL_CACHE_KIB = 2_048;
 
@@ -221,23 +224,32 @@ class KyselyListingStore implements ListingStore {
   }
 
 
-  async refreshPages(options: { batchSize?: number; signal?: AbortSignal } = {}): Promise<number> {
+  async refreshPages(options: { batchSize?: number; span?: number; signal?: AbortSignal } = {}): Promise<number> {
     if (!this.#pages) return 0;
     const batchSize = options.batchSize ?? 2_000;
+    const span = options.span ?? REFRESH_SPAN;
+    const top = await this.#db.selectFrom('listings').select((eb) => eb.fn.max('seq').as('top')).executeTakeFirst();
+    const end = Number(top?.top ?? 0);
     let after = 0;
     let written = 0;
-    while (!options.signal?.aborted) {
+    while (!options.signal?.aborted && after < end) {
       // Read and write in one transaction, so a listing written meanwhile keeps the page of its newer document.
-      const batch = (store: KyselyListingStore) => store.#refreshBatch(after, batchSize);
-      const last = this.#db.isTransaction ? await batch(this) : await transactionWithRetry(this.#db, (trx) => batch(new KyselyListingStore(trx, null, this.#pages)));
-      if (last === null) return written;
-      written += last.count;
-      after = last.seq;
+      const batch = (store: KyselyListingStore) => store.#refreshBatch(after, batchSize, span);
+      const done = this.#db.isTransaction ? await batch(this) : await transactionWithRetry(this.#db, (trx) => batch(new KyselyListingStore(trx, null, this.#pages)));
+      written += done.count;
+      after = done.next;
+      // SQLite answers at once: a turn of the event loop between ranges, so searches go on at a start.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     return written;
   }
 
-  async #refreshBatch(after: number, limit: number): Promise<{ seq: number; count: number } | null> {
+  /**
+   * Pages of the listings after `after` whose page is missing or of another version, written; looks
+   * at `span` seqs at most (a short query, even when no page is stale: a look over every
+   * listing at once held a 5 M node's start for a minute) and says where to go on from.
+   */
+  async #refreshBatch(after: number, limit: number, span: number): Promise<{ next: number; count: number }> {
     const renderer = this.#pages as PageRenderer;
     let query = this.#db
       .selectFrom('listings')
@@ -245,16 +257,16 @@ class KyselyListingStore implements ListingStore {
       .select(['listings.seq', 'listings.document'])
       .where('listings.listed', '=', 1)
       .where('listings.seq', '>', after)
+      .where('listings.seq', '<=', after + span)
       .where((eb) => eb.or([eb('listing_pages.version', 'is', null), eb('listing_pages.version', '!=', renderer.version)]))
       .orderBy('listings.seq')
       .limit(limit);
     // PostgreSQL: a writer of one of these listings waits for this page, then writes its own newer one.
     if (this.#engine === 'postgres') query = query.forUpdate(['listings']);
     const rows = await query.execute();
+    if (rows.length > 0) await this.#writePages(rows);
     const last = rows[rows.length - 1];
-    if (!last) return null;
-    await this.#writePages(rows);
-    return { seq: last.seq, count: rows.length };
+    return { next: rows.length === limit && last ? last.seq : after + span, count: rows.length };
   }
 
   allListedSync?: () => Iterable<ListingRecord> = () => this.#allListedSync();
