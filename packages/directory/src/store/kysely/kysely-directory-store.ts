@@ -251,14 +251,26 @@ class KyselyListingStore implements ListingStore {
    */
   async #refreshBatch(after: number, limit: number, span: number): Promise<{ next: number; count: number }> {
     const renderer = this.#pages as PageRenderer;
+    // The current pages of the range from their index (migration 0019) rather than a page's row a
+    // listing: a join read each page's row (74 ms a range at 5 M on SQLite, against 5 ms).
     let query = this.#db
       .selectFrom('listings')
-      .leftJoin('listing_pages', 'listing_pages.seq', 'listings.seq')
       .select(['listings.seq', 'listings.document'])
       .where('listings.listed', '=', 1)
       .where('listings.seq', '>', after)
       .where('listings.seq', '<=', after + span)
-      .where((eb) => eb.or([eb('listing_pages.version', 'is', null), eb('listing_pages.version', '!=', renderer.version)]))
+      .where((eb) =>
+        eb(
+          'listings.seq',
+          'not in',
+          eb
+            .selectFrom('listing_pages')
+            .select('listing_pages.seq')
+            .where('listing_pages.version', '=', renderer.version)
+            .where('listing_pages.seq', '>', after)
+            .where('listing_pages.seq', '<=', after + span),
+        ),
+      )
       .orderBy('listings.seq')
       .limit(limit);
     // PostgreSQL: a writer of one of these listings waits for this page, then writes its own newer one.

@@ -3,7 +3,7 @@
  * docs/directory.md "A node ready in seconds"): a node's start looks for listings whose page is
  * missing or of another version (`refreshPages`), and in SQLite a page's row is one or more 4 KB
  * pages of its own, so that look read the whole table (~70 s at 5 M listings) where this index holds
- * a few bytes a listing.
+ * a few bytes a listing (the look asks for the range's current pages from it: `seq NOT IN (…)`).
  */
 import type { Kysely } from 'kysely';
 
