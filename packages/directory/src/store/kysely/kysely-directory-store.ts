@@ -70,7 +70,7 @@ const LOAD_COLUMNS: readonly (readonly [keyof LoadRow & string, SqlScalar])[] = 
 ];
 const LOAD_NAMES = LOAD_COLUMNS.map(([name]) => name);
 
-/** PostgreSQL: the table a load's transaction copies its rows into (dropped at its end). */
+/** PostgreSQL: the table a load's transaction copies its rows into and empties before it commits (migration 0020). */
 const LOAD_STAGING = 'listings_load';
 /** Its columns beside the listings' own: the row's page (null: no page to write). */
 const LOAD_PAGE_COLUMNS: readonly (readonly [string, SqlScalar])[] = [
@@ -439,15 +439,13 @@ class KyselyListingStore implements ListingStore {
   }
 
   /**
-   * PostgreSQL: the rows, each with its page, sent with COPY into a table that lives until the
-   * commit, then one statement inserts the listings whose domain is new (in the order given, so
+   * PostgreSQL: the rows, each with its page, sent with COPY into the load's table (whose rows no
+   * other transaction sees: they are deleted before the commit), then one statement inserts the listings whose domain is new (in the order given, so
    * their seqs rise as their revisions do) and the pages of those it inserted.
    */
   async #loadRowsPostgres(rows: readonly LoadRow[], pages: { version: string; pages: readonly ListingPage[] } | null): Promise<void> {
     const staging = sql.id(LOAD_STAGING);
     const names = sql.join(LOAD_NAMES.map((name) => sql.id(name)));
-    const shape = sql.join([...LOAD_COLUMNS, ...LOAD_PAGE_COLUMNS].map(([name, type]) => sql`${sql.id(name)} ${sql.raw(type)}`));
-    await sql`CREATE TEMPORARY TABLE ${staging} (${shape}) ON COMMIT DROP`.execute(this.#db);
     const columns = [...LOAD_NAMES, ...LOAD_PAGE_COLUMNS.map(([name]) => name)];
     await copyRowsIn(this.#db, LOAD_STAGING, columns, rows, (row, i) => {
       const page = pages?.pages[i];
@@ -465,7 +463,7 @@ class KyselyListingStore implements ListingStore {
       FROM inserted JOIN ${staging} AS s ON s.domain = inserted.domain
       WHERE s.page_version IS NOT NULL
       ON CONFLICT (seq) DO UPDATE SET version = excluded.version, inputs = excluded.inputs, fixed = excluded.fixed`.execute(this.#db);
-    await sql`DROP TABLE ${staging}`.execute(this.#db);
+    await sql`DELETE FROM ${staging}`.execute(this.#db);
   }
 
   /** The number of the next write of a listing, read once (the caller holds the listings' lock on PostgreSQL). */
