@@ -15,7 +15,7 @@ import type { Directory } from '../src/app.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { AFTER_RULES_7, HOUR } from './support/fixtures.js';
-import { TestClock, quietDirectory } from './support/harness.js';
+import { TestClock, okBodies, quietDirectory } from './support/harness.js';
 
 const SEARCHES = [
   '/v1/businesses?limit=100',
@@ -41,13 +41,9 @@ describe('the hour changes in place', () => {
   }
 
   async function answers(directory: Directory): Promise<string[]> {
-    const out: string[] = [];
-    for (const path of [...SEARCHES, '/v1/stats']) {
-      const response = await directory.http.inject({ method: 'GET', url: path });
-      expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
-      // The stats' directory block (the network's live figures beside it move with pings and reads).
-      out.push(path === '/v1/stats' ? JSON.stringify((JSON.parse(response.body) as { directory: unknown }).directory) : response.body);
-    }
+    const out = await okBodies(directory, [...SEARCHES, '/v1/stats']);
+    // The stats' directory block (the network's live figures beside it move with pings and reads).
+    out.push(JSON.stringify((JSON.parse(out.pop() as string) as { directory: unknown }).directory));
     return out;
   }
 

@@ -15,7 +15,7 @@ import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { REBUILD_AT } from '../src/domain/search/search-service.js';
 import { AFTER_RULES_7, HOUR } from './support/fixtures.js';
-import { TestClock, quietDirectory } from './support/harness.js';
+import { TestClock, okBodies, quietDirectory } from './support/harness.js';
 
 const SEARCHES = [
   '/v1/businesses?limit=100',
@@ -38,15 +38,7 @@ describe('the kept index built again in the background', () => {
     return directory;
   }
 
-  async function answers(directory: Directory): Promise<string[]> {
-    const out: string[] = [];
-    for (const path of SEARCHES) {
-      const response = await directory.http.inject({ method: 'GET', url: path });
-      expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
-      out.push(response.body);
-    }
-    return out;
-  }
+  const answers = (directory: Directory) => okBodies(directory, SEARCHES);
 
   afterAll(async () => {
     for (const directory of open) await directory.close();

@@ -4,6 +4,7 @@
  */
 import { TestClock as SharedClock, jsonClient, type ApiResponse } from '../../../../test-support/http-client.js';
 import { dropTestDatabase, expectFittingValues, testDatabaseUrl } from '../../../../test-support/test-database.js';
+import { expect } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,4 +152,15 @@ export async function quietDirectory(dataDir: string, clock: TestClock, options:
     answerWorkers: 0,
     ...options,
   });
+}
+
+/** The bytes of each GET, in turn, each answered 200 (tests that hold answers byte for byte between directories). */
+export async function okBodies(directory: Directory, paths: readonly string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const path of paths) {
+    const response = await directory.http.inject({ method: 'GET', url: path });
+    expect(response.statusCode, `${path}: ${response.body}`).toBe(200);
+    out.push(response.body);
+  }
+  return out;
 }
