@@ -22,7 +22,7 @@ import {
   type Tier,
 } from '@svc/verify';
 import type { DirectoryContext } from '../context.js';
-import { HOUR_MS, shuffleDay, type RankFacts } from '../ranking/hourly-order.js';
+import { HOUR_MS, PackedFacts, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
@@ -90,7 +90,7 @@ export class HourStatements {
    * computeOrder left them; `checks` the log's size before and after the order read its listings. Also
    * signs the log's head, so a head covering the night's entries and the checks read exists.
    */
-  record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<StoredStatement | null> {
+  record(hourStart: number, rulesVersion: number, facts: FactRows, checks: { from: number; to: number }): Promise<StoredStatement | null> {
     const making = this.#record(hourStart, rulesVersion, facts, checks);
     this.#making.set(hourStart, making);
     const done = () => {
@@ -101,7 +101,7 @@ export class HourStatements {
   }
 
   /** The same, giving the event loop a turn every few thousand places: a million leaves take seconds of CPU, and searches go on meanwhile. */
-  async #record(hourStart: number, rulesVersion: number, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<StoredStatement | null> {
+  async #record(hourStart: number, rulesVersion: number, facts: FactRows, checks: { from: number; to: number }): Promise<StoredStatement | null> {
     const { store, clock } = this.#ctx;
     const night = await store.reputation.latestComplete(nightOf(hourStart));
     const logSize = night ? await store.evidence.sizeBefore(night.scoringTime) : 0;
@@ -116,22 +116,24 @@ export class HourStatements {
         after = (batch[batch.length - 1] as { domain: string }).domain;
       }
     }
-    // Read in parts with a turn of the event loop between them: a million rows read at once would hold the searches.
-    const keys = new Map<number, { id: string; domain: string }>();
-    for (let i = 0; i < facts.length; i += LEAVES_PER_TURN) {
-      for (const [seq, key] of await store.statements.listingKeys(facts.slice(i, i + LEAVES_PER_TURN).map((f) => f.seq))) keys.set(seq, key);
-      await turn();
-    }
+    // Each part's keys read, its leaves made, then a turn of the event loop: a million rows read at
+    // once would hold the searches, and kept all at once they would be millions of objects to collect.
     const packed = new Uint32Array(facts.length);
     const hashes = Buffer.allocUnsafe(facts.length * HASH_BYTES);
-    for (let i = 0; i < facts.length; i++) {
-      const f = facts[i] as RankFacts;
-      const key = keys.get(f.seq);
-      if (!key) throw new Error(`listing ${f.seq} of the hour's order is not stored`);
-      const leaf: LeafFacts = { member: f.member, answering: f.answering, reach: f.reach, level: f.level, tier: tiers.get(key.domain) ?? 'new', score: f.standing.scoreInt };
-      packed[i] = packFacts(leaf);
-      leafHash(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf })).copy(hashes, i * HASH_BYTES);
-      if (i % LEAVES_PER_TURN === LEAVES_PER_TURN - 1) await turn();
+    for (let from = 0; from < facts.length; from += LEAVES_PER_TURN) {
+      const to = Math.min(facts.length, from + LEAVES_PER_TURN);
+      const seqs: number[] = [];
+      for (let i = from; i < to; i++) seqs.push(facts.seq(i));
+      const keys = await store.statements.listingKeys(seqs);
+      for (let i = from; i < to; i++) {
+        const key = keys.get(facts.seq(i));
+        if (!key) throw new Error(`listing ${facts.seq(i)} of the hour's order is not stored`);
+        const p = facts.packed(i);
+        const leaf: LeafFacts = { member: PackedFacts.member(p), answering: PackedFacts.answering(p), reach: PackedFacts.reach(p), level: PackedFacts.level(p), tier: tiers.get(key.domain) ?? 'new', score: PackedFacts.scoreInt(p) };
+        packed[i] = packFacts(leaf);
+        leafHash(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf })).copy(hashes, i * HASH_BYTES);
+      }
+      await turn();
     }
     const tileRoots = new Map<number, Buffer>();
     const source = bufferSource(hashes, tileRoots);

@@ -47,8 +47,18 @@ export class DayShuffles {
     this.#known = new Uint8Array(size);
   }
 
-  /** From each listing's seq and id; `shuffle` when the key was already computed for this day (rankFacts). */
-  static build(day: string, listings: readonly { seq: number; id: string; shuffle?: string }[]): DayShuffles {
+  /** From each listing's seq and id; `shuffle` when the key was already computed for this day (rankFacts, a FactTable). */
+  static build(day: string, listings: readonly { seq: number; id: string; shuffle?: string }[] | FactRows): DayShuffles {
+    if (isFactRows(listings)) {
+      const table = new DayShuffles(day, maxSeqOf(listings) + 1);
+      for (let i = 0; i < listings.length; i++) {
+        const seq = listings.seq(i);
+        table.#hi[seq] = listings.shuffleHi(i);
+        table.#lo[seq] = listings.shuffleLo(i);
+        table.#known[seq] = 1;
+      }
+      return table;
+    }
     let maxSeq = 0;
     for (const l of listings) if (l.seq > maxSeq) maxSeq = l.seq;
     const table = new DayShuffles(day, maxSeq + 1);
@@ -69,6 +79,15 @@ export class DayShuffles {
   /** Whether the table has the listing (else get() needs its id to hash). */
   has(seq: number): boolean {
     return this.#known[seq] === 1;
+  }
+
+  /** The key's first and last 32 bits as numbers (has(seq) must hold). */
+  hiOf(seq: number): number {
+    return this.#hi[seq] as number;
+  }
+
+  loOf(seq: number): number {
+    return this.#lo[seq] as number;
   }
 
   /** The listing's shuffle key on this table's day (rankShuffle). */
@@ -101,6 +120,43 @@ export interface RankFacts {
   standing: Standing;
   shuffle: string;
   id: string;
+}
+
+/**
+ * A listing's facts before the shuffle in one 32-bit number (FactTable, HourRanks): member (bit 0),
+ * answering (1), reach (2–3), level (4–6), ranked (7), the standing's score (8–23).
+ */
+export const PackedFacts = {
+  pack(f: Pick<RankFacts, 'member' | 'answering' | 'reach' | 'level' | 'standing'>): number {
+    if (!(f.level >= 0 && f.level <= 7) || !(f.standing.scoreInt >= 0 && f.standing.scoreInt <= 0xffff)) throw new RangeError(`rank facts out of range: level ${f.level}, score ${f.standing.scoreInt}`);
+    return ((f.member ? 1 : 0) | (f.answering ? 2 : 0) | (f.reach << 2) | (f.level << 4) | (f.standing.ranked ? 0x80 : 0) | (f.standing.scoreInt << 8)) >>> 0;
+  },
+  member: (p: number): boolean => (p & 1) !== 0,
+  answering: (p: number): boolean => (p & 2) !== 0,
+  reach: (p: number): 1 | 2 | 3 => ((p >>> 2) & 3) as 1 | 2 | 3,
+  level: (p: number): number => (p >>> 4) & 7,
+  ranked: (p: number): boolean => (p & 0x80) !== 0,
+  scoreInt: (p: number): number => (p >>> 8) & 0xffff,
+};
+
+/** Rank facts by row as columns (FactTable): what the hour's tables are made from without an object per listing. */
+export interface FactRows {
+  readonly length: number;
+  seq(i: number): number;
+  /** PackedFacts of the row. */
+  packed(i: number): number;
+  shuffleHi(i: number): number;
+  shuffleLo(i: number): number;
+}
+
+function isFactRows(x: object): x is FactRows {
+  return typeof (x as FactRows).packed === 'function';
+}
+
+function maxSeqOf(rows: FactRows): number {
+  let max = 0;
+  for (let i = 0; i < rows.length; i++) if (rows.seq(i) > max) max = rows.seq(i);
+  return max;
 }
 
 /** The facts a view's place and why are written from. */
@@ -166,73 +222,9 @@ export function compareFor(rules: PublishedRules): (a: RankFacts, b: RankFacts) 
   return rules.numbers.membersFirst ? compareV6 : compareV7;
 }
 
-/** Sorts every listed business into the hour's order; returns listing seq values in rank order. */
-export function computeOrder(facts: RankFacts[], rules: PublishedRules): Int32Array {
-  facts.sort(compareFor(rules));
-  return seqsOf(facts);
-}
-
-export function seqsOf(facts: readonly RankFacts[]): Int32Array {
-  const order = new Int32Array(facts.length);
-  for (let i = 0; i < facts.length; i++) order[i] = (facts[i] as RankFacts).seq;
-  return order;
-}
-
-/** Sorted runs of this many facts, then merged pairwise (sortInSteps). */
-const RUN = 4_096;
-
-/**
- * The same sort as computeOrder's, in steps (a generator that yields between runs and every few
- * thousand merged facts), so the next hour's order is sorted while searches go on. Returns a new array.
- */
-export function* sortInSteps(facts: readonly RankFacts[], compare: (a: RankFacts, b: RankFacts) => number): Generator<void, RankFacts[]> {
-  const n = facts.length;
-  let src: RankFacts[] = new Array<RankFacts>(n);
-  for (let lo = 0; lo < n; lo += RUN) {
-    const run = facts.slice(lo, lo + RUN).sort(compare);
-    for (let i = 0; i < run.length; i++) src[lo + i] = run[i] as RankFacts;
-    yield;
-  }
-  let dst: RankFacts[] = new Array<RankFacts>(n);
-  for (let width = RUN; width < n; width *= 2) {
-    for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(lo + width, n);
-      const hi = Math.min(lo + 2 * width, n);
-      let i = lo;
-      let j = mid;
-      for (let o = lo; o < hi; o++) {
-        dst[o] = (j >= hi || (i < mid && compare(src[i] as RankFacts, src[j] as RankFacts) <= 0) ? src[i++] : src[j++]) as RankFacts;
-        if ((o & 0xffff) === 0xffff) yield;
-      }
-    }
-    [src, dst] = [dst, src];
-  }
-  return src;
-}
-
 /** Whether two facts of one listing place it alike (its shuffle and id do not change within the hour). */
 export function samePlaceFacts(a: RankFacts, b: RankFacts): boolean {
   return a.member === b.member && a.answering === b.answering && a.reach === b.reach && a.level === b.level && a.standing.ranked === b.standing.ranked && a.standing.scoreInt === b.standing.scoreInt;
-}
-
-/**
- * An order sorted ahead of its hour, with some listings placed again: `again` gives each one's facts
- * now (null: no longer listed). The others keep their sequence; the result is what sorting every
- * listing's facts now would give, in one pass.
- */
-export function amendedOrder(sorted: readonly RankFacts[], again: ReadonlyMap<number, RankFacts | null>, compare: (a: RankFacts, b: RankFacts) => number): RankFacts[] {
-  const placed: RankFacts[] = [];
-  for (const facts of again.values()) if (facts) placed.push(facts);
-  placed.sort(compare);
-  const out: RankFacts[] = [];
-  let j = 0;
-  for (const facts of sorted) {
-    if (again.has(facts.seq)) continue;
-    while (j < placed.length && compare(placed[j] as RankFacts, facts) < 0) out.push(placed[j++] as RankFacts);
-    out.push(facts);
-  }
-  while (j < placed.length) out.push(placed[j++] as RankFacts);
-  return out;
 }
 
 /**
@@ -258,7 +250,18 @@ export class HourRanks {
    * From the facts of the order just computed, or from every listing's rank inputs and the hour's
    * standings (the order was stored by another process).
    */
-  static build(hourStartMs: number, rules: PublishedRules, listings: readonly (RankInputs | RankFacts)[], standings: ReadonlyMap<number, Standing>): HourRanks {
+  static build(hourStartMs: number, rules: PublishedRules, listings: readonly (RankInputs | RankFacts)[] | FactRows, standings: ReadonlyMap<number, Standing>): HourRanks {
+    if (isFactRows(listings)) {
+      const table = new HourRanks(maxSeqOf(listings) + 1);
+      for (let i = 0; i < listings.length; i++) {
+        const seq = listings.seq(i);
+        const p = listings.packed(i);
+        table.#flags[seq] = (PackedFacts.member(p) ? HourRanks.#MEMBER : 0) | (PackedFacts.answering(p) ? HourRanks.#ANSWERING : 0) | (PackedFacts.ranked(p) ? HourRanks.#RANKED : 0);
+        table.#reach[seq] = PackedFacts.reach(p);
+        table.#scoreInt[seq] = PackedFacts.scoreInt(p);
+      }
+      return table;
+    }
     let maxSeq = 0;
     for (const l of listings) if (l.seq > maxSeq) maxSeq = l.seq;
     const table = new HourRanks(maxSeq + 1);
@@ -310,7 +313,7 @@ export class HourRanks {
   }
 }
 
-function factsWithoutShuffle(inputs: RankInputs, hourStartMs: number, rules: PublishedRules): Pick<RankFacts, 'member' | 'answering' | 'reach' | 'level'> {
+export function factsWithoutShuffle(inputs: RankInputs, hourStartMs: number, rules: PublishedRules): Pick<RankFacts, 'member' | 'answering' | 'reach' | 'level'> {
   const answering = isAnswering(inputs, hourStartMs, rules.numbers.answeringHours);
   return { member: inputs.source === 'member', answering, reach: answering ? 1 : inputs.agentDoor ? 2 : 3, level: inputs.level };
 }

@@ -9,7 +9,8 @@ import type { ListingRecord } from '../listings/listing.js';
 import { JsonBytes, assembleListingBytes } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
 import { isListed } from '../listings/regulated.js';
-import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, amendedOrder, compareFor, computeOrder, hourStartOf, rankFacts, rankInputsOf, samePlaceFacts, seqsOf, shuffleDay, sortInSteps, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, hourStartOf, rankFacts, rankInputsOf, samePlaceFacts, shuffleDay, type FactRows, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { FactTable, amendedTable, sortedInSteps, sortedTable } from '../ranking/fact-table.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { isOpenAt } from './hours.js';
 import { ANSWER_TTL_MS, AnswerCache, OPEN_NOW_ANSWER_TTL_MS } from './answer-cache.js';
@@ -69,7 +70,7 @@ interface HourAhead {
   checksFrom: number;
   standings: ReadonlyMap<number, Standing>;
   /** Every listed business's facts as of the hour, sorted. */
-  sorted: RankFacts[];
+  sorted: FactTable;
   /** Each listing's place in sorted, by seq (-1: none). */
   placeOf: Int32Array;
   /** What the order knows of each listing, from those facts. */
@@ -86,7 +87,7 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Called with each hour's order this process computed and stored, and the facts it was made from, in place order. */
 /** `checks`: the evidence log's size before and after the order read its listings (what it read of checks lies between). */
-export type OrderStored = (hourStart: number, rules: PublishedRules, facts: readonly RankFacts[], checks: { from: number; to: number }) => Promise<void>;
+export type OrderStored = (hourStart: number, rules: PublishedRules, facts: FactRows, checks: { from: number; to: number }) => Promise<void>;
 
 /** The reputation each listing stands with in an hour's order (the nightly snapshot, domain/reputation/snapshot.ts), by listing seq. */
 export type StandingsOfHour = (hourStartMs: number) => Promise<ReadonlyMap<number, Standing>>;
@@ -333,20 +334,25 @@ export class DirectorySearch {
     const standings = state.standings;
     const day = shuffleDay(hourStart);
     const known = state.shuffles.day === day ? state.shuffles : undefined;
-    const facts: RankFacts[] = [];
+    const facts = new FactTable();
     for await (const row of store.listings.rankRows()) {
-      facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, known));
+      facts.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, known);
       if (facts.length % ROWS_PER_TURN === 0) await turn();
     }
-    const sorted = await runInSteps(sortInSteps(facts, compareFor(rules)));
+    const sorted = await runInSteps(sortedInSteps(facts, rules));
     const from = state.index.main;
     const laidAfter = state.index.seen;
-    const laid = await runInSteps(from.relaidInSteps(seqsOf(sorted)));
+    const laid = await runInSteps(from.relaidInSteps(sorted.seqs()));
+    await turn();
     const shuffles = known ?? DayShuffles.build(day, sorted);
+    await turn();
     let top = 0;
-    for (const facts of sorted) if (facts.seq > top) top = facts.seq;
+    for (let i = 0; i < sorted.length; i++) if (sorted.seq(i) > top) top = sorted.seq(i);
     const placeOf = new Int32Array(top + 1).fill(-1);
-    for (let i = 0; i < sorted.length; i++) placeOf[(sorted[i] as RankFacts).seq] = i;
+    for (let i = 0; i < sorted.length; i++) {
+      placeOf[sorted.seq(i)] = i;
+      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await turn();
+    }
     const ranks = HourRanks.build(hourStart, rules, sorted, standings);
     return { hourStart, rules, revision, checksFrom, standings, sorted, placeOf, ranks, shuffles, from, laid, laidAfter };
   }
@@ -410,13 +416,13 @@ export class DirectorySearch {
     for (const seq of suspects) {
       const record = records.get(seq);
       const now = record && isListed(record) ? rankFacts(rankInputsOf(record), hourStart, rules, standings.get(seq) ?? NO_STANDING, ahead.shuffles) : null;
-      const before = seq < ahead.placeOf.length && ahead.placeOf[seq]! >= 0 ? ahead.sorted[ahead.placeOf[seq]!] : undefined;
+      const before = seq < ahead.placeOf.length && ahead.placeOf[seq]! >= 0 ? ahead.sorted.at(ahead.placeOf[seq]!) : undefined;
       if (now && before && samePlaceFacts(now, before)) continue;
       if (!now && !before) continue;
       again.set(seq, now);
     }
-    const facts = again.size > 0 ? amendedOrder(ahead.sorted, again, compareFor(rules)) : ahead.sorted;
-    let order = seqsOf(facts);
+    const facts = again.size > 0 ? amendedTable(ahead.sorted, again, rules) : ahead.sorted;
+    let order = facts.seqs();
     laps.lap('placed again');
     // Stored unless another node stored the hour first (then its order stands).
     const won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
@@ -452,19 +458,20 @@ export class DirectorySearch {
     // Every write after this one is read again by the live index (none is missed while building).
     const revision = await store.listings.revision();
     let stored = await store.orders.get(hourStart);
-    let facts: RankFacts[] | null = null;
+    let facts: FactTable | null = null;
     let won = false;
     // Ranked businesses sort by the reputation of the night's snapshot (computed first when missing).
     const standings = await this.#standings(hourStart);
     if (!stored) {
       const rules = rulesInForce(hourStart);
-      facts = [];
+      const read = new FactTable();
       // Every check entry below `from` had its listing written before the read began; those up to `to` may have been read.
       const from = await store.evidence.size();
-      for await (const row of store.listings.rankRows()) facts.push(rankFacts(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING));
+      for await (const row of store.listings.rankRows()) read.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING);
       const checks = { from, to: await store.evidence.size() };
       laps.lap('facts');
-      const order = computeOrder(facts, rules);
+      facts = sortedTable(read, rules);
+      const order = facts.seqs();
       laps.lap('sorted');
       won = await store.orders.put({ hourStart, rulesVersion: rules.version, order, computedAt: this.#ctx.clock.now() });
       // The order this process stored: its signed statement, made from it and its facts (docs/verifiable-order.md).
@@ -560,14 +567,14 @@ export class DirectorySearch {
   }
 
   /** The statement of an order this process stored, made off the search path (HourStatements.get waits for it). */
-  #statementOf(hourStart: number, rules: PublishedRules, facts: readonly RankFacts[], checks: { from: number; to: number }): void {
+  #statementOf(hourStart: number, rules: PublishedRules, facts: FactRows, checks: { from: number; to: number }): void {
     const making = this.#orderStored(hourStart, rules, facts, checks);
     this.#statements.add(making);
     void making.finally(() => this.#statements.delete(making));
   }
 
   /** Hands the order just stored and its facts on (its statement); a failure there is reported and never holds the hour back. */
-  async #orderStored(hourStart: number, rules: PublishedRules, facts: readonly RankFacts[], checks: { from: number; to: number }): Promise<void> {
+  async #orderStored(hourStart: number, rules: PublishedRules, facts: FactRows, checks: { from: number; to: number }): Promise<void> {
     if (!this.#onOrder) return;
     try {
       await this.#onOrder(hourStart, rules, facts, checks);
