@@ -78,6 +78,9 @@ export function* layPostings(termCount: number, terms: RecordTerms, denseAt: Int
  * through a bitset (set the bits, read them back in order), small ones by sorting; the bitsets' bits
  * moved to the new positions.
  */
+/** Bitset words handled between pauses (each up to 32 postings moved). */
+const WORDS_PER_STEP = (1 << 12) - 1;
+
 export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: number): Generator<void, Postings> {
   const { termOff: off, postLo: oldLo, postHi: oldHi } = old;
   const n = move.length;
@@ -99,12 +102,16 @@ export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: num
     }
     if (b === a) continue;
     if ((b - a) * bitsetShare >= n) {
+      // a long list (millions of postings at 5 M listings): pauses inside it too
       for (let i = a; i < b; i++) {
         const q = move[(oldHi[i]! << 16) | oldLo[i]!]!;
         bits[q >>> 5]! |= 1 << (q & 31);
+        if (((i - a) & STEP_MASK) === STEP_MASK) yield;
       }
+      yield;
       let o = a;
       for (let w = 0; w < bits.length; w++) {
+        if ((w & WORDS_PER_STEP) === WORDS_PER_STEP) yield;
         let x = bits[w]! | 0;
         if (x === 0) continue;
         bits[w] = 0;
@@ -130,6 +137,8 @@ export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: num
   for (let base = 0; base < termBits.length; base += W) {
     yield;
     for (let w = 0; w < W; w++) {
+      // a slot is the whole index's bits (156,000 words at 5 M): pauses inside it
+      if ((w & WORDS_PER_STEP) === WORDS_PER_STEP) yield;
       let x = old.termBits[base + w]! | 0;
       while (x !== 0) {
         const low = x & -x;

@@ -239,6 +239,8 @@ interface Layout {
   bitsCache?: Map<number, Uint32Array>;
   grid?: GeoGrid | null;
   places?: { bySeq: Int32Array; end: number };
+  /** The bitsets and the grid are made by the caller, in steps (warmInSteps), not by the constructor. */
+  warmLater?: boolean;
 }
 
 const RAD = Math.PI / 180;
@@ -281,6 +283,10 @@ class Circle {
 
 /** Entry by seq of a set of distinct seqs (-1: none): an array while the seqs are dense enough, else a map. */
 function seqMap(seqs: Int32Array): Int32Array | Map<number, number> {
+  return runAtOnce(seqMapInSteps(seqs));
+}
+
+function* seqMapInSteps(seqs: Int32Array): Generator<void, Int32Array | Map<number, number>> {
   const n = seqs.length;
   let maxSeq = 0;
   let negative = false;
@@ -288,13 +294,20 @@ function seqMap(seqs: Int32Array): Int32Array | Map<number, number> {
     if (seqs[d]! < 0) negative = true;
     else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
   }
+  yield;
   if (!negative && maxSeq <= 4 * n + 4096) {
     const a = new Int32Array(maxSeq + 1).fill(-1);
-    for (let d = 0; d < n; d++) a[seqs[d]!] = d;
+    for (let d = 0; d < n; d++) {
+      a[seqs[d]!] = d;
+      if ((d & STEP_MASK) === STEP_MASK) yield;
+    }
     return a;
   }
   const m = new Map<number, number>();
-  for (let d = 0; d < n; d++) m.set(seqs[d]!, d);
+  for (let d = 0; d < n; d++) {
+    m.set(seqs[d]!, d);
+    if ((d & STEP_MASK) === STEP_MASK) yield;
+  }
   return m;
 }
 
@@ -352,14 +365,22 @@ class Index implements SearchIndex {
       this.gridMade = laid.grid ?? null;
       return;
     }
+    if (!laid.warmLater) runAtOnce(this.warmInSteps());
+  }
+
+  /** Bitsets of the large facet lists and the geo grid of a large index, made before it serves, so no search waits for them. */
+  *warmInSteps(): Generator<void, void> {
+    const n = this.size;
     for (const ns of WARM) {
-      for (const t of core.facets[ns].values()) {
+      for (const t of this.core.facets[ns].values()) {
         const len = this.termLength(t);
-        if (len > 0 && len * tuning.bitsetShare >= n) this.bitsOf(t);
+        if (len > 0 && len * this.tuning.bitsetShare >= n) {
+          this.bitsOf(t);
+          yield;
+        }
       }
     }
-    // the geo grid of a large index is made now, so no search waits for it
-    if (n >= 4096) this.grid();
+    if (n >= 4096 && !this.gridMade) this.gridMade = yield* this.gridInSteps();
   }
 
   /**
@@ -371,7 +392,7 @@ class Index implements SearchIndex {
     const seqs = prev ? prev.seqAt : (source as Built).seqs;
     const n = seqs.length;
     // dense id by seq: the previous index's positions, or a map made now (and turned into positions below)
-    const denseOfSeq = prev ? prev.posOfSeq : seqMap(seqs);
+    const denseOfSeq = prev ? prev.posOfSeq : yield* seqMapInSteps(seqs);
     const denseOf = (seq: number): number => positionIn(denseOfSeq, seq);
 
     // positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq
@@ -390,7 +411,10 @@ class Index implements SearchIndex {
     }
     if (p < n) {
       const rest: number[] = [];
-      for (let d = 0; d < n; d++) if (posOfDense[d]! < 0) rest.push(d);
+      for (let d = 0; d < n; d++) {
+        if (posOfDense[d]! < 0) rest.push(d);
+        if ((d & STEP_MASK) === STEP_MASK) yield;
+      }
       rest.sort((a, b) => seqs[a]! - seqs[b]!);
       let extra = places ? places.end : order.length;
       for (const d of rest) {
@@ -402,15 +426,21 @@ class Index implements SearchIndex {
     }
     yield;
     const seqAt = new Int32Array(n);
-    for (let q = 0; q < n; q++) seqAt[q] = seqs[denseAt[q]!]!;
+    for (let q = 0; q < n; q++) {
+      seqAt[q] = seqs[denseAt[q]!]!;
+      if ((q & STEP_MASK) === STEP_MASK) yield;
+    }
     let posOfSeq: Int32Array | Map<number, number>;
     if (prev) {
-      posOfSeq = seqMap(seqAt);
+      posOfSeq = yield* seqMapInSteps(seqAt);
     } else {
       // the map made above, now giving positions
       const bySeq = denseOfSeq;
-      if (bySeq instanceof Map) for (let q = 0; q < n; q++) bySeq.set(seqAt[q]!, q);
-      else for (let q = 0; q < n; q++) bySeq[seqAt[q]!] = q;
+      for (let q = 0; q < n; q++) {
+        if (bySeq instanceof Map) bySeq.set(seqAt[q]!, q);
+        else bySeq[seqAt[q]!] = q;
+        if ((q & STEP_MASK) === STEP_MASK) yield;
+      }
       posOfSeq = bySeq;
     }
     yield;
@@ -427,7 +457,9 @@ class Index implements SearchIndex {
       // per-listing data by position, so a scan in rank order reads memory in order
       rec = yield* permuteRecordData(built.data, denseAt);
     }
-    return new Index(core, order, { seqAt, posOfSeq, records: laidRecords, orderIdxAt, postings, rec }, tuning);
+    const index = new Index(core, order, { seqAt, posOfSeq, records: laidRecords, orderIdxAt, postings, rec, warmLater: true }, tuning);
+    yield* index.warmInSteps();
+    return index;
   }
 
   *relaidInSteps(order: Int32Array): Generator<void, SearchIndex> {
@@ -436,36 +468,39 @@ class Index implements SearchIndex {
 
   placedBy(order: Int32Array, moved: ReadonlySet<number>): SearchIndex | null {
     const n = this.size;
-    let top = -1;
-    for (let i = 0; i < order.length; i++) if (order[i]! > top) top = order[i]!;
-    for (let q = 0; q < n; q++) if (this.seqAt[q]! > top) top = this.seqAt[q]!;
-    const placeBySeq = new Int32Array(top + 1).fill(-1);
-    for (let i = 0; i < order.length; i++) {
-      const seq = order[i]!;
-      if (seq >= 0 && placeBySeq[seq] === -1) placeBySeq[seq] = i;
-    }
-    const isMoved = new Uint8Array(top + 1);
-    for (const seq of moved) if (seq >= 0 && seq <= top) isMoved[seq] = 1;
+    let movedTop = -1;
+    for (const seq of moved) if (seq > movedTop) movedTop = seq;
+    const isMoved = new Uint8Array(movedTop + 1);
+    for (const seq of moved) if (seq >= 0) isMoved[seq] = 1;
+    // The layout's listings come in the order's sequence (it was laid out in the order this one
+    // amends): one pass over both, in memory order, finds each one's place. At 5 M a lookup of
+    // every place by seq read memory at random, and took seconds on a busy machine.
     const orderIdxAt = new Int32Array(n);
     let last = -1;
+    let i = 0;
     for (let q = 0; q < n; q++) {
       const seq = this.seqAt[q]!;
-      if (seq >= 0 && isMoved[seq] === 1) {
+      if (seq >= 0 && seq <= movedTop && isMoved[seq] === 1) {
         // left out of every search (the live index's exclusion); the place before keeps the list ascending
         orderIdxAt[q] = last;
         continue;
       }
-      const i = seq < 0 ? -1 : placeBySeq[seq]!;
-      if (i <= last) return null;
-      orderIdxAt[q] = last = i;
+      while (i < order.length && order[i] !== seq) i++;
+      // not in the order, or not in its sequence: this layout does not fit it
+      if (i === order.length) return null;
+      orderIdxAt[q] = last = i++;
     }
-    // every listing of the layout is in the order (or moved, and so never asked for): no extras
+    // every listing of the layout is in the order (or moved, and so never asked for): no extras; the
+    // places by seq (placesOf) are made when a small index first asks
     const same = { seqAt: this.seqAt, posOfSeq: this.posOfSeq, records: this.records, postings: this.postings, rec: this.rec };
-    return new Index(this.core, order, { ...same, orderIdxAt, bitsCache: this.bitsCache, grid: this.gridMade, places: { bySeq: placeBySeq, end: order.length } }, this.tuning);
+    return new Index(this.core, order, { ...same, orderIdxAt, bitsCache: this.bitsCache, grid: this.gridMade }, this.tuning);
   }
 
   private grid(): GeoGrid {
-    if (this.gridMade) return this.gridMade;
+    return (this.gridMade ??= runAtOnce(this.gridInSteps()));
+  }
+
+  private *gridInSteps(): Generator<void, GeoGrid> {
     const rec = this.rec;
     const n = this.size;
     const cells = GRID_ROWS * GRID_COLS;
@@ -473,6 +508,7 @@ class Index implements SearchIndex {
     const cellOfPos = new Int32Array(n).fill(-1);
     let withGeo = 0;
     for (let q = 0; q < n; q++) {
+      if ((q & STEP_MASK) === STEP_MASK) yield;
       const la = rec.lat[q]!;
       if (Number.isNaN(la)) continue;
       const c = gridRow(la) * GRID_COLS + gridCol(rec.lng[q]!);
@@ -487,6 +523,7 @@ class Index implements SearchIndex {
     const cellLng = new Float64Array(withGeo);
     const cellCos = new Float64Array(withGeo);
     for (let q = 0; q < n; q++) {
+      if ((q & STEP_MASK) === STEP_MASK) yield;
       const c = cellOfPos[q]!;
       if (c < 0) continue;
       const i = cellFill[c]!++;
@@ -495,8 +532,7 @@ class Index implements SearchIndex {
       cellLng[i] = rec.lng[q]!;
       cellCos[i] = Math.cos(rec.lat[q]! * RAD);
     }
-    this.gridMade = { cellOff, cellPos, cellLat, cellLng, cellCos };
-    return this.gridMade;
+    return { cellOff, cellPos, cellLat, cellLng, cellCos };
   }
 
   private posOf(seq: number): number {
