@@ -37,7 +37,10 @@ function keyAfterShuffle(p: number, membersFirst: boolean): number {
   return membersFirst || PackedFacts.member(p) ? 0 : 1;
 }
 
-const LATIN1_ONLY = /^[\x00-\xff]*$/;
+function isLatin1(text: string): boolean {
+  for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) > 0xff) return false;
+  return true;
+}
 
 export class FactTable implements FactRows {
   #length = 0;
@@ -82,7 +85,7 @@ export class FactTable implements FactRows {
   }
 
   #push(seq: number, packed: number, hi: number, lo: number, id: string): void {
-    const wide = !LATIN1_ONLY.test(id);
+    const wide = !isLatin1(id);
     const at = this.#row(seq, packed, hi, lo, wide ? 0 : id.length);
     if (wide) (this.#wide ??= new Map()).set(this.#length - 1, id);
     else this.#ids.write(id, at, 'latin1');
