@@ -7,7 +7,7 @@
  * on the same stored listings.
  *
  *   npx tsx bench/directory-hour.ts [--size 100000] [--seconds 15] [--writes 1000] [--modes rebuild,in-place,ahead]
- *                                   [--dir /tmp/directory-hour] [--database-url postgres://…] [--hour-offset 0]
+ *                                   [--dir /tmp/directory-hour] [--database-url postgres://…] [--hour-offset 0] [--load-only true]
  *
  * For each mode: a directory (in this process, every cache off, answers on the server's thread)
  * builds its index at hour H; --writes listings are renamed (a content change each); searches of
@@ -94,6 +94,8 @@ for (const listing of generated()) {
   } else if (have < size) throw new Error(`${dir} holds ${have} listings; remove it`);
   await store.close();
 }
+// --load-only: the listings stored (the next runs measure on them), nothing measured.
+if (args.get('load-only') === 'true') process.exit(0);
 
 function summary(latencies: number[]) {
   const sorted = [...latencies].sort((a, b) => a - b);

@@ -33,10 +33,24 @@ export const LEAVES_KEPT_MS = 48 * HOUR_MS;
 
 const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 
-/** Leaves hashed between two turns of the event loop (a multiple of TILE_WIDTH): a few milliseconds of work, so a search waits no longer behind it. */
+/** Listings whose keys are read in one query while the leaves are made (a turn of the event loop after each read). */
 const LEAVES_PER_TURN = 1_024;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Work between two turns of the event loop while a statement is made: a search waits no longer. */
+const SLICE_MS = 4;
+
+/** Turns of the event loop by time: every SLICE_MS of work (due), or at once (turn). */
+class Slices {
+  #since = performance.now();
+  async due(): Promise<void> {
+    if (performance.now() - this.#since >= SLICE_MS) await this.turn();
+  }
+  async turn(): Promise<void> {
+    await turn();
+    this.#since = performance.now();
+  }
+}
 
 type LeafFacts = Omit<OrderLeaf, 'pos' | 'id' | 'domain'>;
 
@@ -100,7 +114,7 @@ export class HourStatements {
     return making;
   }
 
-  /** The same, giving the event loop a turn every few thousand places: a million leaves take seconds of CPU, and searches go on meanwhile. */
+  /** The same, giving the event loop a turn every few milliseconds of work: a million leaves take seconds of CPU, and searches go on meanwhile. */
   async #record(hourStart: number, rulesVersion: number, facts: FactRows, checks: { from: number; to: number }): Promise<StoredStatement | null> {
     const { store, clock } = this.#ctx;
     const night = await store.reputation.latestComplete(nightOf(hourStart));
@@ -116,15 +130,18 @@ export class HourStatements {
         after = (batch[batch.length - 1] as { domain: string }).domain;
       }
     }
-    // Each part's keys read, its leaves made, then a turn of the event loop: a million rows read at
-    // once would hold the searches, and kept all at once they would be millions of objects to collect.
+    // Each part's keys read (a turn after), then its leaves made with a turn every few milliseconds:
+    // a million leaves take seconds of CPU and searches go on meanwhile, and keys kept all at once
+    // would be millions of objects for the collector to mark.
     const packed = new Uint32Array(facts.length);
     const hashes = Buffer.allocUnsafe(facts.length * HASH_BYTES);
+    const slices = new Slices();
     for (let from = 0; from < facts.length; from += LEAVES_PER_TURN) {
       const to = Math.min(facts.length, from + LEAVES_PER_TURN);
       const seqs: number[] = [];
       for (let i = from; i < to; i++) seqs.push(facts.seq(i));
       const keys = await store.statements.listingKeys(seqs);
+      await slices.turn();
       for (let i = from; i < to; i++) {
         const key = keys.get(facts.seq(i));
         if (!key) throw new Error(`listing ${facts.seq(i)} of the hour's order is not stored`);
@@ -132,8 +149,8 @@ export class HourStatements {
         const leaf: LeafFacts = { member: PackedFacts.member(p), answering: PackedFacts.answering(p), reach: PackedFacts.reach(p), level: PackedFacts.level(p), tier: tiers.get(key.domain) ?? 'new', score: PackedFacts.scoreInt(p) };
         packed[i] = packFacts(leaf);
         leafHash(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf })).copy(hashes, i * HASH_BYTES);
+        if ((i & 63) === 63) await slices.due();
       }
-      await turn();
     }
     const tileRoots = new Map<number, Buffer>();
     const source = bufferSource(hashes, tileRoots);
@@ -141,7 +158,7 @@ export class HourStatements {
     // Whole tiles first, a few at a time (the source keeps their roots), then the tree above them.
     for (let t = 0; t < whole; t++) {
       tileRoots.set(t, subtreeRoot(source, t * TILE_WIDTH, (t + 1) * TILE_WIDTH));
-      if (t % (LEAVES_PER_TURN / TILE_WIDTH) === 0) await turn();
+      await slices.due();
     }
     const orderRoot = treeRoot(source, facts.length);
     const roots = Buffer.alloc(whole * HASH_BYTES);
