@@ -139,6 +139,30 @@ export class FactTable implements FactRows {
     for (let k = start; k < end; k++) dst[at + k - start] = src[k]!;
   }
 
+  /** Copies rows start .. end - 1 of another table onto the end of this one, in bulk. */
+  pushRows(from: FactTable, start: number, end: number): void {
+    const count = end - start;
+    if (count <= 0) return;
+    const i = this.#length;
+    if (i + count > this.#seq.length) this.#grow(Math.max(i + count, i * 2));
+    this.#seq.set(from.#seq.subarray(start, end), i);
+    this.#packed.set(from.#packed.subarray(start, end), i);
+    this.#hi.set(from.#hi.subarray(start, end), i);
+    this.#lo.set(from.#lo.subarray(start, end), i);
+    const at = this.#idOff[i]!;
+    const a = from.#idOff[start]!;
+    const b = from.#idOff[end]!;
+    if (at + b - a > this.#ids.length) {
+      const ids = Buffer.allocUnsafe(Math.max(this.#ids.length * 2, at + b - a));
+      this.#ids.copy(ids, 0, 0, at);
+      this.#ids = ids;
+    }
+    from.#ids.copy(this.#ids, at, a, b);
+    for (let k = 1; k <= count; k++) this.#idOff[i + k] = from.#idOff[start + k]! - a + at;
+    if (from.#wide) for (const [row, id] of from.#wide) if (row >= start && row < end) (this.#wide ??= new Map()).set(i + row - start, id);
+    this.#length = i + count;
+  }
+
   seq(i: number): number {
     return this.#seq[i]!;
   }
@@ -269,14 +293,31 @@ export function amendedTable(sorted: FactTable, again: ReadonlyMap<number, RankF
   for (const seq of again.keys()) if (seq > top) top = seq;
   const isAgain = new Uint8Array(top + 1);
   for (const seq of again.keys()) if (seq >= 0) isAgain[seq] = 1;
-  const out = new FactTable(sorted.length + sortedPlaced.length);
-  let j = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    const seq = sorted.seq(i);
-    if (seq <= top && isAgain[seq] === 1) continue;
-    while (j < sortedPlaced.length && sortedPlaced.compare(j, sorted, i, membersFirst) < 0) out.pushRow(sortedPlaced, j++);
-    out.pushRow(sorted, i);
+  // Where each one placed again goes: before the first row it sorts before (a binary search; the
+  // rows' sequence holds whatever is left out of it).
+  const at = new Int32Array(sortedPlaced.length);
+  for (let j = 0, low = 0; j < sortedPlaced.length; j++) {
+    let high = sorted.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (sortedPlaced.compare(j, sorted, mid, membersFirst) < 0) high = mid;
+      else low = mid + 1;
+    }
+    at[j] = low;
   }
-  while (j < sortedPlaced.length) out.pushRow(sortedPlaced, j++);
+  const out = new FactTable(sorted.length + sortedPlaced.length);
+  // the sorted rows copied in runs, between the rows left out and the places of those placed again
+  let runStart = 0;
+  let j = 0;
+  for (let i = 0; i <= sorted.length; i++) {
+    const placing = j < sortedPlaced.length && at[j] === i;
+    const seq = i < sorted.length ? sorted.seq(i) : -1;
+    const skip = seq >= 0 && seq <= top && isAgain[seq] === 1;
+    if (!placing && !skip) continue;
+    out.pushRows(sorted, runStart, i);
+    while (j < sortedPlaced.length && at[j] === i) out.pushRow(sortedPlaced, j++);
+    runStart = skip ? i + 1 : i;
+  }
+  out.pushRows(sorted, runStart, sorted.length);
   return out;
 }
