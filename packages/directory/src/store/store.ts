@@ -123,7 +123,8 @@ export interface ListingStore {
    * document and its page follow; what search reads does not change. False when no listing has the domain.
    */
   recordTrust(domain: string, patch: TrustPatch, atMs: number): Promise<boolean>;
-  rankRows(): AsyncIterable<RankRow>;
+  /** Every listed business's rank columns, in seq order, `pageSize` rows a query (a smaller page holds a search for less time on SQLite). */
+  rankRows(options?: { pageSize?: number }): AsyncIterable<RankRow>;
   /** The number of the latest write of any listing (0 before any). */
   revision(): Promise<number>;
   /**

@@ -59,6 +59,8 @@ const ORDER_RETENTION_MS = 48 * HOUR_MS;
 export const PREPARE_AHEAD_MS = 10 * 60_000;
 /** Rank rows read between two turns of the event loop while the next hour is prepared. */
 const ROWS_PER_TURN = 5_000;
+/** Rank rows read per query while the next hour is prepared, with a turn after each (a few ms on SQLite). */
+const PREPARE_PAGE = 1_000;
 
 /** The next hour prepared ahead: its order as sorted then, and the kept index laid out in it. */
 interface HourAhead {
@@ -335,9 +337,9 @@ export class DirectorySearch {
     const day = shuffleDay(hourStart);
     const known = state.shuffles.day === day ? state.shuffles : undefined;
     const facts = new FactTable();
-    for await (const row of store.listings.rankRows()) {
+    for await (const row of store.listings.rankRows({ pageSize: PREPARE_PAGE })) {
       facts.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, known);
-      if (facts.length % ROWS_PER_TURN === 0) await turn();
+      if (facts.length % PREPARE_PAGE === 0) await turn();
     }
     const sorted = await runInSteps(sortedInSteps(facts, rules));
     const from = state.index.main;

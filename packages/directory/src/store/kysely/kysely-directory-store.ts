@@ -583,7 +583,8 @@ class KyselyListingStore implements ListingStore {
     return rows.map((r) => ({ seq: r.seq, revision: r.revision, contentRevision: r.content_revision, lastPingAt: r.last_ping_at === null ? null : Number(r.last_ping_at) }));
   }
 
-  async *rankRows(): AsyncIterable<RankRow> {
+  async *rankRows(options: { pageSize?: number } = {}): AsyncIterable<RankRow> {
+    const page = options.pageSize ?? STREAM_PAGE;
     let after = 0;
     for (;;) {
       const rows = await this.#db
@@ -592,7 +593,7 @@ class KyselyListingStore implements ListingStore {
         .where('listed', '=', 1)
         .where('seq', '>', after)
         .orderBy('seq')
-        .limit(STREAM_PAGE)
+        .limit(page)
         .execute();
       for (const r of rows) {
         yield {
@@ -605,7 +606,7 @@ class KyselyListingStore implements ListingStore {
         };
       }
       const last = rows[rows.length - 1];
-      if (!last || rows.length < STREAM_PAGE) return;
+      if (!last || rows.length < page) return;
       after = last.seq;
     }
   }
