@@ -16,6 +16,7 @@ import {
   type SearchTuning,
 } from '../src/domain/search/index.js';
 import { TermTable } from '../src/domain/search/term-table.js';
+import { runAtOnce } from '../src/domain/search/stepwise.js';
 
 // Calendar used below (2026): Mar 2 Mon, Mar 6 Fri, Mar 8 Sun, Mar 13 Fri, Mar 14 Sat, Mar 29 Sun, Apr 5 Sun.
 // DST: Lisbon 01:00Z on Mar 29 (01:00 WET → 02:00 WEST); New York 07:00Z on Mar 8 (→ EDT);
@@ -291,6 +292,22 @@ describe('search index: structure', () => {
     expect(seqsOf(other.search(query({ words: ['lisboa'] })))).toEqual([2, 1, 8]);
     expect(other.rankPosOf(5)).toBe(7);
     expect(seqsOf(hand.search(query({ words: ['lisboa'] })))).toEqual([8, 1, 2]);
+  });
+
+  it("gives a few listings' places in the order by a pass over it until the map of places is made, and the same from the map", () => {
+    const asked = [6, 2, 99, 7, 1, 8, 1234];
+    const cases = [
+      // 99 and the delisted 7 are in the order; 6 is not (placed after it); 1234 is nowhere
+      { index: buildSearchIndex({ listings: HAND, order: HAND_ORDER, categoryKeysOf, categoryWordsOf }), expected: { order: [8, 99, 1, 7, 2, 6], places: [0, 1, 3, 5, 6, 9], end: 10 } },
+      // 5, 8 and 9 are not in this order: after it, by seq
+      { index: hand.withOrder(Int32Array.from([6, 4, 2, 1, 3])), expected: { order: [6, 2, 1, 8], places: [0, 2, 3, 6], end: 8 } },
+    ];
+    for (const { index, expected } of cases) {
+      const plain = (p: { order: Int32Array; places: Int32Array; end: number }) => ({ order: [...p.order], places: [...p.places], end: p.end });
+      expect(plain(index.placesOf(asked))).toEqual(expected);
+      runAtOnce(index.placesInSteps());
+      expect(plain(index.placesOf(new Set(asked)))).toEqual(expected);
+    }
   });
 });
 

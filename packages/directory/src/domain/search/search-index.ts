@@ -197,6 +197,12 @@ export interface SearchIndex {
    * of a small index of them (SearchIndexInput.places), without going through the whole order.
    */
   placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array; end: number };
+  /**
+   * Makes the map of every listing's place that placesOf reads, in steps (run off the search path
+   * once the index serves); until it is made, placesOf finds the places it is asked for in one pass
+   * over the order.
+   */
+  placesInSteps(): Generator<void, void>;
 }
 
 export class SearchTimeout extends Error {
@@ -641,25 +647,77 @@ class Index implements SearchIndex {
     return new ExcludedPositions(this, Int32Array.from(new Set(out)).sort());
   }
 
-  placesOf(seqs: Iterable<number>): { order: Int32Array; places: Int32Array; end: number } {
-    const { bySeq: placeBySeq, end } = (this.places ??= this.extendedPlaces());
+  placesOf(asked: Iterable<number>): { order: Int32Array; places: Int32Array; end: number } {
+    const seqs = [...asked];
+    const found = this.places ? null : this.scanPlaces(seqs);
+    const placeOf = (seq: number): number => (found ? (found.get(seq) ?? -1) : seq >= 0 && seq < this.places!.bySeq.length ? this.places!.bySeq[seq]! : -1);
     const known: number[] = [];
-    for (const seq of seqs) if (seq >= 0 && seq < placeBySeq.length && placeBySeq[seq]! >= 0) known.push(seq);
-    known.sort((a, b) => placeBySeq[a]! - placeBySeq[b]!);
+    for (const seq of seqs) if (placeOf(seq) >= 0) known.push(seq);
+    known.sort((a, b) => placeOf(a) - placeOf(b));
     const order = Int32Array.from(known);
     const places = new Int32Array(order.length);
-    for (let i = 0; i < known.length; i++) places[i] = placeBySeq[known[i]!]!;
-    return { order, places, end };
+    for (let i = 0; i < known.length; i++) places[i] = placeOf(known[i]!);
+    return { order, places, end: this.places ? this.places.end : this.order.length + this.extraCount() };
   }
 
-  private extendedPlaces(): { bySeq: Int32Array; end: number } {
+  *placesInSteps(): Generator<void, void> {
+    if (this.places) return;
+    this.places = yield* this.extendedPlacesInSteps();
+  }
+
+  /** The places of a few listings without the map: one pass over the order (at 5 M a few ms, where the map takes hundreds). */
+  private scanPlaces(seqs: readonly number[]): Map<number, number> {
+    const found = new Map<number, number>();
+    let top = -1;
+    for (const seq of seqs) if (seq > top) top = seq;
+    const wanted = new Uint8Array(top + 1);
+    let left = 0;
+    for (const seq of seqs) {
+      if (seq >= 0 && wanted[seq] === 0) {
+        wanted[seq] = 1;
+        left++;
+      }
+    }
+    const order = this.order;
+    for (let i = 0; i < order.length && left > 0; i++) {
+      const seq = order[i]!;
+      if (seq >= 0 && seq <= top && wanted[seq] === 1) {
+        wanted[seq] = 2;
+        found.set(seq, i);
+        left--;
+      }
+    }
+    // listings the order lacks: placed after it, by the layout
+    for (const seq of seqs) {
+      if (seq < 0 || wanted[seq] !== 1) continue;
+      const q = this.posOf(seq);
+      if (q >= 0 && this.orderIdxAt[q]! >= order.length) found.set(seq, this.orderIdxAt[q]!);
+    }
+    return found;
+  }
+
+  /** How many of the layout's listings the order lacks (placed after it; orderIdxAt never falls). */
+  private extraCount(): number {
+    let low = 0;
+    let high = this.size;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.orderIdxAt[mid]! >= this.order.length) high = mid;
+      else low = mid + 1;
+    }
+    return this.size - low;
+  }
+
+  private *extendedPlacesInSteps(): Generator<void, { bySeq: Int32Array; end: number }> {
     let top = -1;
     for (let i = 0; i < this.order.length; i++) if (this.order[i]! > top) top = this.order[i]!;
     for (let q = 0; q < this.size; q++) if (this.seqAt[q]! > top) top = this.seqAt[q]!;
+    yield;
     const placeBySeq = new Int32Array(top + 1).fill(-1);
     for (let i = 0; i < this.order.length; i++) {
       const seq = this.order[i]!;
       if (seq >= 0 && placeBySeq[seq] === -1) placeBySeq[seq] = i;
+      if ((i & STEP_MASK) === STEP_MASK) yield;
     }
     let extras = 0;
     for (let q = 0; q < this.size; q++) {

@@ -307,6 +307,7 @@ export class DirectorySearch {
     // Every preparation of a next hour started meanwhile waited for this one (prepareNextHour), so none was made from the index replaced.
     if (!current || current.hourStart !== hourStart || this.#ahead || this.#stopping.signal.aborted) return;
     this.#state = { ...current, index };
+    this.#mapPlaces(index.main);
     this.rebuilt++;
     this.#writeSnapshot(this.#state, stored.order);
   }
@@ -360,7 +361,20 @@ export class DirectorySearch {
   }
 
   /** Waits for the statements under way (before the store closes). */
+  /**
+   * The serving index's map of places (which the small index of the listings written since reads),
+   * made off the search path in steps; meanwhile each small index finds its places in a pass over the order.
+   */
+  #mapPlaces(main: SearchIndex): void {
+    const making = (this.#placesMade ?? Promise.resolve()).then(() => runInSteps(main.placesInSteps()));
+    // Arrays in memory only: should it ever fail, placesOf goes on finding places by the pass over the order.
+    this.#placesMade = making.catch(() => undefined);
+  }
+
+  #placesMade: Promise<void> | null = null;
+
   async settled(): Promise<void> {
+    await this.#placesMade;
     await this.#rebuilding;
     await this.#preparingAhead;
     await Promise.all([...this.#statements]);
@@ -447,6 +461,7 @@ export class DirectorySearch {
     const ranks = again.size > 0 ? ahead.ranks.amended(again) : ahead.ranks;
     laps.lap('ranks');
     this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles: ahead.shuffles, ranks, standings, preparedAhead: true, changeSteps: laps.steps };
+    this.#mapPlaces(main);
     this.origin = { from: 'in place', refused: null, indexMs: (laps.steps.layout ?? 0) + (laps.steps['small index'] ?? 0) };
     // The order's own node keeps the hour's snapshot for the nodes starting after it.
     if (won) this.#writeSnapshot(this.#state, order, true);
@@ -505,6 +520,7 @@ export class DirectorySearch {
     const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
     laps.lap('ranks');
     this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles, ranks, standings, preparedAhead: false, changeSteps: laps.steps };
+    this.#mapPlaces(index.main);
     this.origin = { from: built.from, refused: built.from === 'database' && !previous ? this.#refused : null, indexMs };
     // A layout no snapshot holds yet: kept for the nodes starting after this one (the order's own node writes the hour's).
     if (built.from === 'database' || built.from === 'snapshot re-laid' || (built.from === 'in place' && won)) this.#writeSnapshot(this.#state, stored.order);
