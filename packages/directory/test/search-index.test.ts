@@ -16,7 +16,7 @@ import {
   type SearchTuning,
 } from '../src/domain/search/index.js';
 import { TermTable } from '../src/domain/search/term-table.js';
-import { runAtOnce } from '../src/domain/search/stepwise.js';
+import { runAtOnce } from '../src/domain/stepwise.js';
 
 // Calendar used below (2026): Mar 2 Mon, Mar 6 Fri, Mar 8 Sun, Mar 13 Fri, Mar 14 Sat, Mar 29 Sun, Apr 5 Sun.
 // DST: Lisbon 01:00Z on Mar 29 (01:00 WET → 02:00 WEST); New York 07:00Z on Mar 8 (→ EDT);

@@ -10,6 +10,7 @@
  * after it (fact-table.test.ts checks it against sorting the objects with compareFor).
  */
 import { NO_STANDING, PackedFacts, factsWithoutShuffle, rankShuffle, type DayShuffles, type FactRows, type RankFacts, type RankInputs, type Standing } from './hourly-order.js';
+import { runAtOnce } from '../stepwise.js';
 import type { PublishedRules } from './rules.js';
 
 /** Rows sorted at once before the merges (sortedInSteps), and rows between pauses. */
@@ -272,11 +273,7 @@ export function* sortedInSteps(table: FactTable, rules: PublishedRules): Generat
 
 /** The table sorted by the rules, at once. */
 export function sortedTable(table: FactTable, rules: PublishedRules): FactTable {
-  const steps = sortedInSteps(table, rules);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runAtOnce(sortedInSteps(table, rules));
 }
 
 /**

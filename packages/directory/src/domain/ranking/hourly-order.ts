@@ -5,6 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import { levelRank, listingLevel, type ListingRecord } from '../listings/listing.js';
+import { runAtOnce } from '../stepwise.js';
 import type { PublishedRules } from './rules.js';
 
 export const HOUR_MS = 3_600_000;
@@ -49,16 +50,7 @@ export class DayShuffles {
 
   /** From each listing's seq and id; `shuffle` when the key was already computed for this day (rankFacts, a FactTable). */
   static build(day: string, listings: readonly { seq: number; id: string; shuffle?: string }[] | FactRows): DayShuffles {
-    if (isFactRows(listings)) {
-      const table = new DayShuffles(day, maxSeqOf(listings) + 1);
-      for (let i = 0; i < listings.length; i++) {
-        const seq = listings.seq(i);
-        table.#hi[seq] = listings.shuffleHi(i);
-        table.#lo[seq] = listings.shuffleLo(i);
-        table.#known[seq] = 1;
-      }
-      return table;
-    }
+    if (isFactRows(listings)) return runAtOnce(DayShuffles.fromRowsInSteps(day, listings));
     let maxSeq = 0;
     for (const l of listings) if (l.seq > maxSeq) maxSeq = l.seq;
     const table = new DayShuffles(day, maxSeq + 1);
@@ -79,6 +71,19 @@ export class DayShuffles {
   /** Whether the table has the listing (else get() needs its id to hash). */
   has(seq: number): boolean {
     return this.#known[seq] === 1;
+  }
+
+  /** From a FactTable's rows, in steps (a pause every STEP_ROWS rows: millions of listings are written at random places). */
+  static *fromRowsInSteps(day: string, rows: FactRows): Generator<void, DayShuffles> {
+    const table = new DayShuffles(day, maxSeqOf(rows) + 1);
+    for (let i = 0; i < rows.length; i++) {
+      const seq = rows.seq(i);
+      table.#hi[seq] = rows.shuffleHi(i);
+      table.#lo[seq] = rows.shuffleLo(i);
+      table.#known[seq] = 1;
+      if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+    }
+    return table;
   }
 
   /** The key's first and last 32 bits as numbers (has(seq) must hold). */
@@ -148,6 +153,9 @@ export interface FactRows {
   shuffleHi(i: number): number;
   shuffleLo(i: number): number;
 }
+
+/** Rows between two pauses of a table made in steps. */
+const STEP_ROWS = 1 << 16;
 
 function isFactRows(x: object): x is FactRows {
   return typeof (x as FactRows).packed === 'function';
@@ -251,17 +259,7 @@ export class HourRanks {
    * standings (the order was stored by another process).
    */
   static build(hourStartMs: number, rules: PublishedRules, listings: readonly (RankInputs | RankFacts)[] | FactRows, standings: ReadonlyMap<number, Standing>): HourRanks {
-    if (isFactRows(listings)) {
-      const table = new HourRanks(maxSeqOf(listings) + 1);
-      for (let i = 0; i < listings.length; i++) {
-        const seq = listings.seq(i);
-        const p = listings.packed(i);
-        table.#flags[seq] = (PackedFacts.member(p) ? HourRanks.#MEMBER : 0) | (PackedFacts.answering(p) ? HourRanks.#ANSWERING : 0) | (PackedFacts.ranked(p) ? HourRanks.#RANKED : 0);
-        table.#reach[seq] = PackedFacts.reach(p);
-        table.#scoreInt[seq] = PackedFacts.scoreInt(p);
-      }
-      return table;
-    }
+    if (isFactRows(listings)) return runAtOnce(HourRanks.fromRowsInSteps(listings));
     let maxSeq = 0;
     for (const l of listings) if (l.seq > maxSeq) maxSeq = l.seq;
     const table = new HourRanks(maxSeq + 1);
@@ -271,6 +269,20 @@ export class HourRanks {
       table.#flags[l.seq] = (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0) | (standing.ranked ? HourRanks.#RANKED : 0);
       table.#reach[l.seq] = facts.reach;
       table.#scoreInt[l.seq] = standing.scoreInt;
+    }
+    return table;
+  }
+
+  /** From a FactTable's rows, in steps (a pause every STEP_ROWS rows). */
+  static *fromRowsInSteps(rows: FactRows): Generator<void, HourRanks> {
+    const table = new HourRanks(maxSeqOf(rows) + 1);
+    for (let i = 0; i < rows.length; i++) {
+      const seq = rows.seq(i);
+      const p = rows.packed(i);
+      table.#flags[seq] = (PackedFacts.member(p) ? HourRanks.#MEMBER : 0) | (PackedFacts.answering(p) ? HourRanks.#ANSWERING : 0) | (PackedFacts.ranked(p) ? HourRanks.#RANKED : 0);
+      table.#reach[seq] = PackedFacts.reach(p);
+      table.#scoreInt[seq] = PackedFacts.scoreInt(p);
+      if (i % STEP_ROWS === STEP_ROWS - 1) yield;
     }
     return table;
   }

@@ -9,7 +9,7 @@ import { levelRank, shownGeo } from '../listings/listing.js';
 import type { ListingRecord } from '../listings/listing.js';
 import { wordCount } from './clauses.js';
 import { compileClosures, compileWeekly } from './hours.js';
-import { STEP_MASK } from './stepwise.js';
+import { STEP_MASK } from '../stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, indexWords, tagKey } from './text.js';
 

@@ -4,7 +4,7 @@
  */
 import { wordCount } from './clauses.js';
 import type { RecordTerms } from './index-core.js';
-import { STEP_MASK } from './stepwise.js';
+import { STEP_MASK } from '../stepwise.js';
 
 /**
  * Posting lists by term, over positions. A list of at least n/BITS_SHARE positions is kept as a

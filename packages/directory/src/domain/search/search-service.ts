@@ -19,7 +19,7 @@ import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
-import { runInSteps } from './stepwise.js';
+import { runInSteps } from '../stepwise.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -347,8 +347,7 @@ export class DirectorySearch {
     const laidAfter = state.index.seen;
     const laid = await runInSteps(from.relaidInSteps(sorted.seqs()));
     await turn();
-    const shuffles = known ?? DayShuffles.build(day, sorted);
-    await turn();
+    const shuffles = known ?? (await runInSteps(DayShuffles.fromRowsInSteps(day, sorted)));
     let top = 0;
     for (let i = 0; i < sorted.length; i++) if (sorted.seq(i) > top) top = sorted.seq(i);
     const placeOf = new Int32Array(top + 1).fill(-1);
@@ -356,7 +355,7 @@ export class DirectorySearch {
       placeOf[sorted.seq(i)] = i;
       if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await turn();
     }
-    const ranks = HourRanks.build(hourStart, rules, sorted, standings);
+    const ranks = await runInSteps(HourRanks.fromRowsInSteps(sorted));
     return { hourStart, rules, revision, checksFrom, standings, sorted, placeOf, ranks, shuffles, from, laid, laidAfter };
   }
 

@@ -1,6 +1,6 @@
 /**
- * Long index work in steps (issue 40: the next hour's layout, a rebuild in the background): a
- * computation written as a generator that yields where it may pause, run either to its end at once
+ * Long work over every listing in steps (issue 40: the next hour's order and layout, a rebuild in
+ * the background, the tables an hour's answers read): a computation written as a generator that yields where it may pause, run either to its end at once
  * or with a turn of the event loop every few milliseconds so searches go on meanwhile.
  */
 
