@@ -25,8 +25,34 @@ export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = 4): Pro
     const step = steps.next();
     if (step.done) return step.value;
     if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await backgroundTurn();
       since = performance.now();
     }
   }
+}
+
+const waiting: (() => void)[] = [];
+let releasing = false;
+
+function releaseNext(): void {
+  const next = waiting.shift();
+  // the one after it goes on at the next turn of the event loop, after what came in meanwhile
+  if (waiting.length > 0) setImmediate(releaseNext);
+  else releasing = false;
+  next?.();
+}
+
+/**
+ * A turn of the event loop for work off the search path, shared by all of it: however many such
+ * computations run at once (the hour's statement, its snapshot, a layout), one of them goes on per
+ * turn, so a search waits behind one slice of it, never behind one slice of each.
+ */
+export function backgroundTurn(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    if (!releasing) {
+      releasing = true;
+      setImmediate(releaseNext);
+    }
+  });
 }

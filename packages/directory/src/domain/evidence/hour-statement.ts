@@ -25,6 +25,7 @@ import type { DirectoryContext } from '../context.js';
 import { HOUR_MS, PackedFacts, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
+import { backgroundTurn } from '../stepwise.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
 
@@ -36,7 +37,6 @@ const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 /** Listings whose keys are read in one query while the leaves are made (a turn of the event loop after each read). */
 const LEAVES_PER_TURN = 1_024;
 
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Work between two turns of the event loop while a statement is made: a search waits no longer. */
 const SLICE_MS = 4;
 
@@ -47,7 +47,7 @@ class Slices {
     if (performance.now() - this.#since >= SLICE_MS) await this.turn();
   }
   async turn(): Promise<void> {
-    await turn();
+    await backgroundTurn();
     this.#since = performance.now();
   }
 }

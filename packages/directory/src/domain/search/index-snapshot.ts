@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as turn } from 'node:timers/promises';
+import { backgroundTurn } from '../stepwise.js';
 import type { IndexSnapshotStore } from '../../store/store.js';
 import { indexFromParts, indexParts, type IndexParts, type SearchIndex } from './search-index.js';
 
@@ -98,7 +99,7 @@ export async function* encodeSnapshot(info: SnapshotInfo, arrays: Record<string,
       sinceTurn += n;
       if (sinceTurn >= SLICE) {
         sinceTurn = 0;
-        await turn();
+        await backgroundTurn();
       }
       if (filled === CHUNK) {
         yield chunk;

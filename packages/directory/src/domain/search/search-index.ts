@@ -41,7 +41,7 @@ import type { GeoBox } from './geo.js';
 import { openInRanges, zoneNow } from './hours.js';
 import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type Built, type Core, type CoreSettings, type HoursTable, type Namespace, type RecordData } from './index-core.js';
 import { layPostings, relayPostings, type Postings } from './postings.js';
-import { STEP_MASK, runAtOnce, runInSteps } from '../stepwise.js';
+import { STEP_MASK, backgroundTurn, runAtOnce, runInSteps } from '../stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, foldWords, tagKey } from './text.js';
 
@@ -1281,7 +1281,7 @@ export async function buildSearchIndexInSteps(input: BuildSettings & { listings:
   for await (const l of input.listings) {
     builder.add(l);
     if (performance.now() - since >= sliceMs) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await backgroundTurn();
       input.signal?.throwIfAborted();
       since = performance.now();
     }

@@ -19,7 +19,7 @@ import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
-import { runInSteps } from '../stepwise.js';
+import { backgroundTurn, runInSteps } from '../stepwise.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -85,7 +85,6 @@ interface HourAhead {
   laidAfter: number;
 }
 
-const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Called with each hour's order this process computed and stored, and the facts it was made from, in place order. */
 /** `checks`: the evidence log's size before and after the order read its listings (what it read of checks lies between). */
@@ -340,20 +339,20 @@ export class DirectorySearch {
     const facts = new FactTable();
     for await (const row of store.listings.rankRows({ pageSize: PREPARE_PAGE })) {
       facts.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, known);
-      if (facts.length % PREPARE_PAGE === 0) await turn();
+      if (facts.length % PREPARE_PAGE === 0) await backgroundTurn();
     }
     const sorted = await runInSteps(sortedInSteps(facts, rules));
     const from = state.index.main;
     const laidAfter = state.index.seen;
     const laid = await runInSteps(from.relaidInSteps(sorted.seqs()));
-    await turn();
+    await backgroundTurn();
     const shuffles = known ?? (await runInSteps(DayShuffles.fromRowsInSteps(day, sorted)));
     let top = 0;
     for (let i = 0; i < sorted.length; i++) if (sorted.seq(i) > top) top = sorted.seq(i);
     const placeOf = new Int32Array(top + 1).fill(-1);
     for (let i = 0; i < sorted.length; i++) {
       placeOf[sorted.seq(i)] = i;
-      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await turn();
+      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await backgroundTurn();
     }
     const ranks = await runInSteps(HourRanks.fromRowsInSteps(sorted));
     return { hourStart, rules, revision, checksFrom, standings, sorted, placeOf, ranks, shuffles, from, laid, laidAfter };
