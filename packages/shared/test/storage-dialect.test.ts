@@ -30,6 +30,7 @@ import {
   bulkBytes,
   bytesOf,
   storeUncompressed,
+  tableThroughIndex,
   type JobsDatabase,
   type StorageTarget,
 } from '@svc/shared';
@@ -125,6 +126,20 @@ describe(`the dialect layer on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     expect(await pick(['zebra', 'apple', 'missing', ...Array.from({ length: 500 }, (_, i) => `n${i}`)])).toEqual(['apple', 'zebra']);
     const bySeq = await db.selectFrom('things').select('name').where(inList(db, 'seq', [1, 2], 'integer')).orderBy('seq').execute();
     expect(bySeq).toHaveLength(2);
+  });
+
+  it('reads a table through the index named, where the index covers the query', async () => {
+    await db.schema.createIndex('things_seq_name').ifNotExists().on('things').columns(['seq', 'name']).execute();
+    const through = async (seqs: number[]) =>
+      (await sql<{ seq: number; name: string }>`SELECT seq, name FROM ${tableThroughIndex(db, 'things', 'things_seq_name')} WHERE ${inList(db, 'seq', seqs, 'integer')} ORDER BY seq`.execute(db)).rows.map((r) => [Number(r.seq), r.name]);
+    const plain = (await db.selectFrom('things').select(['seq', 'name']).where('seq', 'in', [1, 3, 99]).orderBy('seq').execute()).map((r) => [Number(r.seq), r.name]);
+    expect(await through([1, 3, 99])).toEqual(plain);
+    expect(plain).toHaveLength(2);
+    if (!onPostgres) {
+      // SQLite would look the rows up by rowid; through the index it reads the index alone
+      const plan = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT seq, name FROM ${tableThroughIndex(db, 'things', 'things_seq_name')} WHERE ${inList(db, 'seq', [1], 'integer')}`.execute(db);
+      expect(plan.rows.map((r) => r.detail).join(' | ')).toMatch(/COVERING INDEX things_seq_name/);
+    }
   });
 
   it('updates from a row set given as parameters', async () => {

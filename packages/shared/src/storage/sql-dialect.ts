@@ -20,6 +20,17 @@ export function inList(db: AnyKysely, column: string, values: readonly (string |
 }
 
 /**
+ * A table read through one of its indexes, for a query that index covers: `INDEXED BY` on SQLite,
+ * whose planner takes a lookup by rowid over a covering index even where each row it would read is
+ * kilobytes on disk; PostgreSQL's planner weighs the index itself (an index-only scan), so there the
+ * table as it is.
+ */
+export function tableThroughIndex(db: AnyKysely, table: string, index: string): RawBuilder<unknown> {
+  if (engineOf(db) === 'postgres') return sql`${sql.id(table)}`;
+  return sql`${sql.id(table)} INDEXED BY ${sql.id(index)}`;
+}
+
+/**
  * PostgreSQL's `column = ANY(CAST(values AS type[]))` with the list as one parameter, for a reader
  * that runs on PostgreSQL only: unlike `inList`, a compileOnce slot may stand in for the list (the
  * answer workers' page read, prepared once per connection).
