@@ -511,11 +511,12 @@ export class DirectorySearch {
     const indexMs = Math.round(performance.now() - indexFrom);
     laps.lap('layout');
     const day = shuffleDay(hourStart);
-    // From the facts of the order just computed, else from every listing's rank inputs (read once for both).
-    let rows: RankInputs[] | null = null;
-    const rankRows = async () => (rows ??= await this.#rankRows());
-    const shuffles = previous && previous.shuffles.day === day ? previous.shuffles : DayShuffles.build(day, facts ?? (await rankRows()));
-    const ranks = HourRanks.build(hourStart, rules, facts ?? (await rankRows()), standings);
+    // From the facts of the order just computed, else from every listing's rank inputs, read into a
+    // fact table (at 5 M an object per listing made the collector's pauses the change's longest step).
+    const kept = previous && previous.shuffles.day === day ? previous.shuffles : undefined;
+    const table = facts ?? (await this.#factsOf(hourStart, rules, standings, kept));
+    const shuffles = kept ?? DayShuffles.build(day, table);
+    const ranks = HourRanks.build(hourStart, rules, table, standings);
     laps.lap('ranks');
     this.#state = { hourStart, rules, index, computedAt: stored.computedAt, shuffles, ranks, standings, preparedAhead: false, changeSteps: laps.steps };
     this.#mapPlaces(index.main);
@@ -605,10 +606,11 @@ export class DirectorySearch {
     this.#onOrderFailed = report;
   }
 
-  async #rankRows(): Promise<RankInputs[]> {
-    const rows: RankInputs[] = [];
-    for await (const row of this.#ctx.store.listings.rankRows()) rows.push(row);
-    return rows;
+  /** Every listed business's facts as of the hour, in seq order (the day's shuffles taken from `shuffles` where it has them). */
+  async #factsOf(hourStart: number, rules: PublishedRules, standings: ReadonlyMap<number, Standing>, shuffles?: DayShuffles): Promise<FactTable> {
+    const table = new FactTable();
+    for await (const row of this.#ctx.store.listings.rankRows()) table.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, shuffles);
+    return table;
   }
 
   /** The hour's index with what was written since it was built. */
