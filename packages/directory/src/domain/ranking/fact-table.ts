@@ -101,14 +101,18 @@ export class FactTable implements FactRows {
     this.#hi[i] = hi;
     this.#lo[i] = lo;
     const at = this.#idOff[i]!;
-    if (at + idBytes > this.#ids.length) {
-      const ids = Buffer.allocUnsafe(Math.max(this.#ids.length * 2, at + idBytes));
-      this.#ids.copy(ids, 0, 0, at);
-      this.#ids = ids;
-    }
+    this.#roomForIds(at + idBytes);
     this.#idOff[i + 1] = at + idBytes;
     this.#length = i + 1;
     return at;
+  }
+
+  /** The ids' buffer holds at least `bytes` (the ids written so far kept). */
+  #roomForIds(bytes: number): void {
+    if (bytes <= this.#ids.length) return;
+    const ids = Buffer.allocUnsafe(Math.max(this.#ids.length * 2, bytes));
+    this.#ids.copy(ids, 0, 0, this.#idOff[this.#length]!);
+    this.#ids = ids;
   }
 
   #grow(capacity: number): void {
@@ -153,11 +157,7 @@ export class FactTable implements FactRows {
     const at = this.#idOff[i]!;
     const a = from.#idOff[start]!;
     const b = from.#idOff[end]!;
-    if (at + b - a > this.#ids.length) {
-      const ids = Buffer.allocUnsafe(Math.max(this.#ids.length * 2, at + b - a));
-      this.#ids.copy(ids, 0, 0, at);
-      this.#ids = ids;
-    }
+    this.#roomForIds(at + b - a);
     from.#ids.copy(this.#ids, at, a, b);
     for (let k = 1; k <= count; k++) this.#idOff[i + k] = from.#idOff[start + k]! - a + at;
     if (from.#wide) for (const [row, id] of from.#wide) if (row >= start && row < end) (this.#wide ??= new Map()).set(i + row - start, id);

@@ -241,17 +241,11 @@ export function samePlaceFacts(a: RankFacts, b: RankFacts): boolean {
  * table was made are not in it (`has` is false).
  */
 export class HourRanks {
-  static readonly #MEMBER = 1;
-  static readonly #ANSWERING = 2;
-  static readonly #RANKED = 4;
-  readonly #flags: Uint8Array;
-  readonly #reach: Uint8Array;
-  readonly #scoreInt: Uint16Array;
+  /** PackedFacts by seq (0: not in the order; a listed one's reach is never 0). */
+  readonly #packed: Uint32Array;
 
   private constructor(size: number) {
-    this.#flags = new Uint8Array(size);
-    this.#reach = new Uint8Array(size);
-    this.#scoreInt = new Uint16Array(size);
+    this.#packed = new Uint32Array(size);
   }
 
   /**
@@ -266,9 +260,7 @@ export class HourRanks {
     for (const l of listings) {
       const facts = 'reach' in l ? l : factsWithoutShuffle(l, hourStartMs, rules);
       const standing = 'standing' in l ? l.standing : (standings.get(l.seq) ?? NO_STANDING);
-      table.#flags[l.seq] = (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0) | (standing.ranked ? HourRanks.#RANKED : 0);
-      table.#reach[l.seq] = facts.reach;
-      table.#scoreInt[l.seq] = standing.scoreInt;
+      table.#packed[l.seq] = PackedFacts.pack({ ...facts, standing });
     }
     return table;
   }
@@ -277,11 +269,7 @@ export class HourRanks {
   static *fromRowsInSteps(rows: FactRows): Generator<void, HourRanks> {
     const table = new HourRanks(maxSeqOf(rows) + 1);
     for (let i = 0; i < rows.length; i++) {
-      const seq = rows.seq(i);
-      const p = rows.packed(i);
-      table.#flags[seq] = (PackedFacts.member(p) ? HourRanks.#MEMBER : 0) | (PackedFacts.answering(p) ? HourRanks.#ANSWERING : 0) | (PackedFacts.ranked(p) ? HourRanks.#RANKED : 0);
-      table.#reach[seq] = PackedFacts.reach(p);
-      table.#scoreInt[seq] = PackedFacts.scoreInt(p);
+      table.#packed[rows.seq(i)] = rows.packed(i);
       if (i % STEP_ROWS === STEP_ROWS - 1) yield;
     }
     return table;
@@ -289,37 +277,31 @@ export class HourRanks {
 
   /** A copy with these listings' facts replaced (null: no longer in the order). */
   amended(again: ReadonlyMap<number, RankFacts | null>): HourRanks {
-    let size = this.#reach.length;
+    let size = this.#packed.length;
     for (const seq of again.keys()) if (seq >= size) size = seq + 1;
     const table = new HourRanks(size);
-    table.#flags.set(this.#flags);
-    table.#reach.set(this.#reach);
-    table.#scoreInt.set(this.#scoreInt);
-    for (const [seq, facts] of again) {
-      table.#flags[seq] = facts ? (facts.member ? HourRanks.#MEMBER : 0) | (facts.answering ? HourRanks.#ANSWERING : 0) | (facts.standing.ranked ? HourRanks.#RANKED : 0) : 0;
-      table.#reach[seq] = facts ? facts.reach : 0;
-      table.#scoreInt[seq] = facts ? facts.standing.scoreInt : 0;
-    }
+    table.#packed.set(this.#packed);
+    for (const [seq, facts] of again) table.#packed[seq] = facts ? PackedFacts.pack(facts) : 0;
     return table;
   }
 
   /** Bytes of the table's arrays. */
   get byteLength(): number {
-    return this.#flags.byteLength + this.#reach.byteLength + this.#scoreInt.byteLength;
+    return this.#packed.byteLength;
   }
 
   has(seq: number): boolean {
-    return seq < this.#reach.length && this.#reach[seq] !== 0;
+    return seq < this.#packed.length && this.#packed[seq] !== 0;
   }
 
   /** What a view shows of the listing's place this hour (has(seq) must hold). */
   placement(seq: number, shuffle: string): PlacementFacts {
-    const flags = this.#flags[seq] as number;
+    const p = this.#packed[seq] as number;
     return {
-      member: (flags & HourRanks.#MEMBER) !== 0,
-      answering: (flags & HourRanks.#ANSWERING) !== 0,
-      reach: this.#reach[seq] as RankFacts['reach'],
-      standing: { scoreInt: this.#scoreInt[seq] as number, ranked: (flags & HourRanks.#RANKED) !== 0 },
+      member: PackedFacts.member(p),
+      answering: PackedFacts.answering(p),
+      reach: PackedFacts.reach(p),
+      standing: { scoreInt: PackedFacts.scoreInt(p), ranked: PackedFacts.ranked(p) },
       shuffle,
     };
   }
