@@ -100,8 +100,8 @@ export class HourStatements {
   }
 
   /**
-   * The statement of the order just computed and stored: `facts` in the order's place order, as
-   * computeOrder left them; `checks` the log's size before and after the order read its listings. Also
+   * The statement of the order just computed and stored: `facts` in the order's place order (the
+   * sorted FactTable); `checks` the log's size before and after the order read its listings. Also
    * signs the log's head, so a head covering the night's entries and the checks read exists.
    */
   record(hourStart: number, rulesVersion: number, facts: FactRows, checks: { from: number; to: number }): Promise<StoredStatement | null> {

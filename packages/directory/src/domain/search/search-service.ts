@@ -336,11 +336,7 @@ export class DirectorySearch {
     const standings = state.standings;
     const day = shuffleDay(hourStart);
     const known = state.shuffles.day === day ? state.shuffles : undefined;
-    const facts = new FactTable();
-    for await (const row of store.listings.rankRows({ pageSize: PREPARE_PAGE })) {
-      facts.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, known);
-      if (facts.length % PREPARE_PAGE === 0) await backgroundTurn();
-    }
+    const facts = await this.#factsOf(hourStart, rules, standings, known, true);
     const sorted = await runInSteps(sortedInSteps(facts, rules));
     const from = state.index.main;
     const laidAfter = state.index.seen;
@@ -358,7 +354,6 @@ export class DirectorySearch {
     return { hourStart, rules, revision, checksFrom, standings, sorted, placeOf, ranks, shuffles, from, laid, laidAfter };
   }
 
-  /** Waits for the statements under way (before the store closes). */
   /**
    * The serving index's map of places (which the small index of the listings written since reads),
    * made off the search path in steps; meanwhile each small index finds its places in a pass over the order.
@@ -371,6 +366,7 @@ export class DirectorySearch {
 
   #placesMade: Promise<void> | null = null;
 
+  /** Waits for the statements under way (before the store closes). */
   async settled(): Promise<void> {
     await this.#placesMade;
     await this.#rebuilding;
@@ -479,10 +475,9 @@ export class DirectorySearch {
     const standings = await this.#standings(hourStart);
     if (!stored) {
       const rules = rulesInForce(hourStart);
-      const read = new FactTable();
       // Every check entry below `from` had its listing written before the read began; those up to `to` may have been read.
       const from = await store.evidence.size();
-      for await (const row of store.listings.rankRows()) read.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING);
+      const read = await this.#factsOf(hourStart, rules, standings);
       const checks = { from, to: await store.evidence.size() };
       laps.lap('facts');
       facts = sortedTable(read, rules);
@@ -606,10 +601,17 @@ export class DirectorySearch {
     this.#onOrderFailed = report;
   }
 
-  /** Every listed business's facts as of the hour, in seq order (the day's shuffles taken from `shuffles` where it has them). */
-  async #factsOf(hourStart: number, rules: PublishedRules, standings: ReadonlyMap<number, Standing>, shuffles?: DayShuffles): Promise<FactTable> {
+  /**
+   * Every listed business's facts as of the hour, in seq order (the day's shuffles taken from
+   * `shuffles` where it has them). `inSteps`: off the search path (the next hour prepared), read
+   * PREPARE_PAGE rows a query with a turn of the event loop after each.
+   */
+  async #factsOf(hourStart: number, rules: PublishedRules, standings: ReadonlyMap<number, Standing>, shuffles?: DayShuffles, inSteps = false): Promise<FactTable> {
     const table = new FactTable();
-    for await (const row of this.#ctx.store.listings.rankRows()) table.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, shuffles);
+    for await (const row of this.#ctx.store.listings.rankRows(inSteps ? { pageSize: PREPARE_PAGE } : {})) {
+      table.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, shuffles);
+      if (inSteps && table.length % PREPARE_PAGE === 0) await backgroundTurn();
+    }
     return table;
   }
 
