@@ -2,7 +2,7 @@
  * Where a bulk load on PostgreSQL copies its rows before it inserts them (issue 40, docs/directory.md
  * "Loading listings"): a table of the service's own, not a temporary one, since a role may be refused
  * temporary tables (TEMP privilege) where it owns its schema. Each load's transaction copies into it,
- * inserts from it and deletes its rows before it commits: another transaction never sees them.
+ * inserts from it and empties it (TRUNCATE) before it commits: another transaction never sees them.
  * UNLOGGED: nothing in it outlives a transaction, so nothing of it needs the WAL. SQLite: nothing.
  */
 import { engineOf } from '@svc/shared';
