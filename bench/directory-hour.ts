@@ -141,20 +141,32 @@ for (const mode of modes) {
     return performance.now() - t;
   };
   const readySec = Math.round((performance.now() - built + (await get(MIX[0]!))) / 100) / 10;
-  const window = async (until?: Promise<unknown>) => {
+  // The searches of a window, and apart those made while the work awaited (`until`) was under way
+  // (`during`, with how long it lasted) and those after it: which of them the p99 comes from.
+  const windowParts = async (until?: Promise<unknown>) => {
     const latencies: number[] = [];
+    const during: number[] = [];
     let done = until === undefined;
-    void until?.then(() => (done = true));
+    const started = performance.now();
+    let workSec = 0;
+    void until?.then(() => {
+      done = true;
+      workSec = Math.round((performance.now() - started) / 100) / 10;
+    });
     let end = performance.now() + seconds * 1000;
     for (let i = 0; performance.now() < end || latencies.length === 0 || !done; i++) {
-      latencies.push(await get(MIX[i % MIX.length]!));
+      const working = !done;
+      const latency = await get(MIX[i % MIX.length]!);
+      latencies.push(latency);
+      if (working) during.push(latency);
       // Requests reach a server from its sockets, a turn of the event loop each: work waiting for a
       // turn (the next hour prepared in steps) runs between them, as it would between requests.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (!done) end = performance.now() + seconds * 1000;
     }
-    return latencies;
+    return { latencies, during: { ...summary(during), workSec }, after: summary(latencies.slice(during.length)) };
   };
+  const window = async (until?: Promise<unknown>) => (await windowParts(until)).latencies;
   const loadBefore = load();
   let prepareSec = 0;
   // Content changes during the hour: renamed listings (new ones each mode, so each hour has changes).
@@ -175,16 +187,18 @@ for (const mode of modes) {
   const p0 = performance.now();
   await get(MIX[0]!);
   const preparing = directory.search.prepareNextHour();
-  const lastMinutes = summary(await window(preparing.then(() => (prepareSec = Math.round((performance.now() - p0) / 100) / 10))));
+  const lastParts = await windowParts(preparing.then(() => (prepareSec = Math.round((performance.now() - p0) / 100) / 10)));
+  const lastMinutes = { ...summary(lastParts.latencies), whilePreparing: lastParts.during, after: lastParts.after };
   clock.advance(5 * 60_000);
   for (const listing of listings.slice(hour * writes, hour * writes + Math.ceil(writes / 10))) await directory.store.listings.upsert({ ...listing, name: `${listing.name} ${mode} late`, updatedAt: clock.now() });
   clock.advance(HOUR - (clock.now() % HOUR) + 30_000);
   // The first search meets the change; then --seconds more of searches after it.
   const first = await get(MIX[0]!);
   // Until the change's work off the search path is done too (the statement, the snapshot re-laid and written), and --seconds after.
-  const through = [first, ...(await window(directory.search.settled()))];
+  const throughParts = await windowParts(directory.search.settled());
+  const through = [first, ...throughParts.latencies];
   const change = Math.round(first * 10) / 10;
-  const after = summary(through);
+  const after = { ...summary(through), whileChangeWork: throughParts.during, after: throughParts.after };
   const state = directory.search.peek();
   const result = { mode, size, writes, readySec, writeSec, followMs, before, lastMinutes, prepareSec: mode === 'ahead' ? prepareSec : null, preparedAhead: state?.preparedAhead ?? null, changeSteps: state?.changeSteps ?? null, changeMs: change, through: after, changedInSmallIndex: state?.index.changedCount ?? null, rssMb: Math.round(process.memoryUsage().rss / 1e6), loadBefore, loadAfter: load() };
   console.log(JSON.stringify(result));
