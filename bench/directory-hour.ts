@@ -21,7 +21,9 @@
  * window's p50 / p99 / max are the latencies of the searches in it; `change` is the first search's
  * after the clock moved, and the window through the change is that search and the searches until the
  * change's work off the search path is done (its statement, the snapshot re-laid and written) and
- * --seconds after. The hour before is searched once its own start's work is done.
+ * --seconds after. The hour before is searched once its own start's work is done. The last minutes
+ * and the window through the change also give their figures apart for the searches made while the
+ * background work ran (`whilePreparing`, `whileChangeWork`, with its seconds) and for those after it.
  * Listings are stored once under --dir (SQLite) or in a database `bench_hour_<size>` (PostgreSQL)
  * with the bulk load. Writes bench/results/directory-hour-<time>.json.
  */
