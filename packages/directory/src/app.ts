@@ -181,7 +181,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     assembler: answerWorkers,
     ...(options.hourInPlace !== undefined ? { hourInPlace: options.hourInPlace } : {}),
     ...(options.prepareAhead !== undefined ? { prepareAhead: options.prepareAhead } : {}),
-    snapshots: (options.indexSnapshots ?? process.env.DIRECTORY_INDEX_SNAPSHOTS !== 'off') ? new IndexSnapshots(store.indexSnapshots, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`) : null,
+    snapshots: (options.indexSnapshots ?? process.env.DIRECTORY_INDEX_SNAPSHOTS !== 'off') ? new IndexSnapshots(store.indexSnapshots, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`, store.queriesOnServer) : null,
   });
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };

@@ -3,7 +3,7 @@
  * hour's statement, its snapshot, a layout), a search waits behind one slice of them, not one each.
  */
 import { describe, expect, it } from 'vitest';
-import { runAtOnce, runInSteps } from '../src/domain/stepwise.js';
+import { PAUSE_PER_QUERY, pacedQuery, pacedRows, runAtOnce, runInSteps } from '../src/domain/stepwise.js';
 
 const SLICE_MS = 10;
 
@@ -46,5 +46,58 @@ describe('work in steps', () => {
     // one slice (~10 ms) per turn; a slice of each of the three would be ~30 ms
     expect(median, `median wait ${median.toFixed(1)} ms over ${gaps.length} turns`).toBeLessThan(2 * SLICE_MS);
     expect(median).toBeGreaterThan(SLICE_MS / 2);
+  });
+
+  describe('background queries on a database server, paced', () => {
+    const QUERY_MS = 40;
+    const query = () => new Promise<string>((resolve) => setTimeout(() => resolve('rows'), QUERY_MS));
+
+    it('pauses after a query PAUSE_PER_QUERY times as long as it took, on a server only', async () => {
+      let started = performance.now();
+      expect(await pacedQuery(query, true)).toBe('rows');
+      const paced = performance.now() - started;
+      expect(paced).toBeGreaterThanOrEqual((1 + PAUSE_PER_QUERY) * QUERY_MS - 2);
+      started = performance.now();
+      expect(await pacedQuery(query, false)).toBe('rows');
+      expect(performance.now() - started).toBeLessThan(paced - QUERY_MS / 2);
+    });
+
+    /** Three pages of two rows, each page one query of QUERY_MS; `closed` once the reader lets go. */
+    function pagedRead() {
+      const state = { closed: false };
+      async function* rows(): AsyncGenerator<number> {
+        try {
+          for (let page = 0; page < 3; page++) {
+            await query();
+            yield page * 2;
+            yield page * 2 + 1;
+          }
+        } finally {
+          state.closed = true;
+        }
+      }
+      return { rows: rows(), state };
+    }
+
+    it('paces a paged read by its queries, not by its rows, and gives the same rows', async () => {
+      const started = performance.now();
+      const rows: number[] = [];
+      for await (const row of pacedRows(pagedRead().rows, true)) rows.push(row);
+      expect(rows).toEqual([0, 1, 2, 3, 4, 5]);
+      // three queries, each followed by its pause (rows from a page already read: none)
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThanOrEqual(3 * (1 + PAUSE_PER_QUERY) * QUERY_MS - 5);
+      const unpaced: number[] = [];
+      const start2 = performance.now();
+      for await (const row of pacedRows(pagedRead().rows, false)) unpaced.push(row);
+      expect(unpaced).toEqual(rows);
+      expect(performance.now() - start2).toBeLessThan(took - QUERY_MS);
+    });
+
+    it('lets the paged read go when the reader stops early', async () => {
+      const read = pagedRead();
+      for await (const row of pacedRows(read.rows, true)) if (row === 2) break;
+      expect(read.state.closed).toBe(true);
+    });
   });
 });

@@ -15,11 +15,14 @@ export function runAtOnce<T>(steps: Generator<void, T>): T {
   }
 }
 
+/** Work off the search path between two turns of the event loop: what a search may wait behind it. */
+export const SLICE_MS = 1;
+
 /**
  * Runs a stepwise computation, giving the event loop a turn every `sliceMs` of work, so a long
  * computation (the next hour's layout) never holds the searches waiting behind it for longer.
  */
-export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = 4): Promise<T> {
+export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = SLICE_MS): Promise<T> {
   let since = performance.now();
   for (;;) {
     const step = steps.next();
@@ -55,4 +58,52 @@ export function backgroundTurn(): Promise<void> {
       setImmediate(releaseNext);
     }
   });
+}
+
+/**
+ * Background work's queries on a database server (PostgreSQL), paced (issue 40): the server shares
+ * the machine's cores with this node and answers the searches' own queries, so after each
+ * background query the work pauses as long as the query took. It then holds at most about half of
+ * one server process, and a search's query meets it half as often. Where queries run on this thread
+ * (SQLite) the slices already bound them, and there is no pause.
+ */
+export async function pacedQuery<T>(query: () => Promise<T>, onServer: boolean): Promise<T> {
+  if (!onServer) return query();
+  const started = performance.now();
+  const result = await query();
+  await pauseAfterQuery(performance.now() - started);
+  return result;
+}
+
+/** A query's wait shorter than this is a row from a page already read, not a query. */
+const QUERY_MS = 1;
+
+/** The rows of a paged background read (a query a page), paced as pacedQuery paces one query. */
+export async function* pacedRows<T>(rows: AsyncIterable<T>, onServer: boolean): AsyncGenerator<T> {
+  if (!onServer) {
+    yield* rows;
+    return;
+  }
+  const source = rows[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const started = performance.now();
+      const next = await source.next();
+      // The wait includes what this thread ran meanwhile: under more searches, a longer pause.
+      const took = performance.now() - started;
+      if (took >= QUERY_MS) await pauseAfterQuery(took);
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    await source.return?.();
+  }
+}
+
+/** A background query's pause, in times the query took: the work then holds a server process at most half the time. */
+export const PAUSE_PER_QUERY = 1;
+
+/** Resolves PAUSE_PER_QUERY times `tookMs` later (a timer, so searches that come meanwhile go first). */
+export function pauseAfterQuery(tookMs: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.round(tookMs * PAUSE_PER_QUERY))));
 }

@@ -405,6 +405,11 @@ export interface DirectoryStore {
   readonly receipts: ReceiptStore;
   readonly reputation: ReputationStore;
   /**
+   * Queries run in a database server's processes (PostgreSQL), which share the machine's cores with
+   * this node, rather than on this thread (SQLite): background work paces its queries (stepwise.ts pacedQuery).
+   */
+  readonly queriesOnServer: boolean;
+  /**
    * A stamp of these tables that differs from every earlier one once this store's connection wrote
    * any of them (shared table-writes.ts `ownStamp`); blind to other connections' commits, so only for
    * answers kept a bounded moment. Null where writes are not counted (PostgreSQL, a store inside a

@@ -25,7 +25,7 @@ import type { DirectoryContext } from '../context.js';
 import { HOUR_MS, PackedFacts, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
-import { backgroundTurn } from '../stepwise.js';
+import { SLICE_MS, backgroundTurn, pacedQuery } from '../stepwise.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
 
@@ -36,9 +36,6 @@ const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 
 /** Listings whose keys are read in one query while the leaves are made (a turn of the event loop after each read). */
 const LEAVES_PER_TURN = 1_024;
-
-/** Work between two turns of the event loop while a statement is made: a search waits no longer. */
-const SLICE_MS = 4;
 
 /** Turns of the event loop by time: every SLICE_MS of work (due), or at once (turn). */
 class Slices {
@@ -124,7 +121,8 @@ export class HourStatements {
     if (night) {
       let after: string | null = null;
       for (;;) {
-        const batch = await store.reputation.scores(night.night, after, 5_000);
+        const from = after;
+        const batch: { domain: string; tier: Tier }[] = await pacedQuery(() => store.reputation.scores(night.night, from, 5_000), store.queriesOnServer);
         for (const s of batch) tiers.set(s.domain, s.tier);
         if (batch.length < 5_000) break;
         after = (batch[batch.length - 1] as { domain: string }).domain;
@@ -140,7 +138,7 @@ export class HourStatements {
       const to = Math.min(facts.length, from + LEAVES_PER_TURN);
       const seqs: number[] = [];
       for (let i = from; i < to; i++) seqs.push(facts.seq(i));
-      const keys = await store.statements.listingKeys(seqs);
+      const keys = await pacedQuery(() => store.statements.listingKeys(seqs), store.queriesOnServer);
       await slices.turn();
       for (let i = from; i < to; i++) {
         const key = keys.get(facts.seq(i));

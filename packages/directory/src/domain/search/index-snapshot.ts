@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setImmediate as turn } from 'node:timers/promises';
-import { backgroundTurn } from '../stepwise.js';
+import { backgroundTurn, pauseAfterQuery } from '../stepwise.js';
 import type { IndexSnapshotStore } from '../../store/store.js';
 import { indexFromParts, indexParts, type IndexParts, type SearchIndex } from './search-index.js';
 
@@ -26,10 +26,10 @@ export const SNAPSHOTS_KEPT = 2;
 const MAGIC = Buffer.from('DIRINDEX', 'latin1');
 const HEAD = 16;
 const DIGEST = 32;
-/** Bytes per stored chunk. */
-const CHUNK = 8 << 20;
-/** Bytes copied and hashed between turns of the event loop (about a millisecond: a search waits no longer). */
-const SLICE = 1 << 20;
+/** Bytes per stored chunk (on PostgreSQL one statement each: a larger one holds the server longer at a time). */
+const CHUNK = 1 << 20;
+/** Bytes copied and hashed between turns of the event loop (under a millisecond: a search waits no longer). */
+const SLICE = 1 << 18;
 
 type Typed = Int32Array | Float64Array | Uint32Array | Uint8Array | Uint16Array;
 const TYPES = { i32: Int32Array, f64: Float64Array, u32: Uint32Array, u8: Uint8Array, u16: Uint16Array } as const;
@@ -76,8 +76,10 @@ function bytesOf(array: Typed): Buffer {
 /**
  * The snapshot's bytes in chunks of CHUNK, a turn of the event loop after every SLICE copied and
  * hashed (searches go on while it is written: hashing a whole chunk at once held them ~20 ms).
+ * `paced`: the chunks are written into a database server (PostgreSQL), and after each the next
+ * waits as long as that write took (stepwise.ts pacedQuery).
  */
-export async function* encodeSnapshot(info: SnapshotInfo, arrays: Record<string, Typed>, values: Record<string, unknown>): AsyncGenerator<Buffer> {
+export async function* encodeSnapshot(info: SnapshotInfo, arrays: Record<string, Typed>, values: Record<string, unknown>, paced = false): AsyncGenerator<Buffer> {
   const names = Object.keys(arrays);
   const header = Buffer.from(JSON.stringify({ info, arrays: names.map((name) => [name, typeOf(arrays[name]!), arrays[name]!.length]), values }), 'utf8');
   const head = Buffer.alloc(HEAD);
@@ -102,7 +104,9 @@ export async function* encodeSnapshot(info: SnapshotInfo, arrays: Record<string,
         await backgroundTurn();
       }
       if (filled === CHUNK) {
+        const handed = performance.now();
         yield chunk;
+        if (paced) await pauseAfterQuery(performance.now() - handed);
         chunk = Buffer.allocUnsafe(CHUNK);
         filled = 0;
       }
@@ -157,16 +161,20 @@ export class IndexSnapshots {
   readonly #store: IndexSnapshotStore;
   readonly #vocabulary: string;
 
-  constructor(store: IndexSnapshotStore, vocabulary: string) {
+  readonly #paced: boolean;
+
+  /** `onServer`: the store writes into a database server, whose time the writes share with searches (paced). */
+  constructor(store: IndexSnapshotStore, vocabulary: string, onServer = false) {
     this.#store = store;
     this.#vocabulary = vocabulary;
+    this.#paced = onServer;
   }
 
   /** Writes the snapshot of an index built at `builtRevision` and laid out in the order of `hourStart`. */
   async write(main: SearchIndex, order: Int32Array, builtRevision: number, hourStart: number, writtenAt: number): Promise<void> {
     const parts = indexParts(main);
     const info: SnapshotInfo = { format: SNAPSHOT_FORMAT, builtRevision, hourStart, orderHash: orderHash(order), vocabulary: this.#vocabulary, listings: main.size };
-    await this.#store.put({ builtRevision, hourStart, writtenAt }, encodeSnapshot(info, parts.arrays, { index: parts.values }), SNAPSHOTS_KEPT);
+    await this.#store.put({ builtRevision, hourStart, writtenAt }, encodeSnapshot(info, parts.arrays, { index: parts.values }, this.#paced), SNAPSHOTS_KEPT);
   }
 
   /**

@@ -41,7 +41,7 @@ import type { GeoBox } from './geo.js';
 import { openInRanges, zoneNow } from './hours.js';
 import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type Built, type Core, type CoreSettings, type HoursTable, type Namespace, type RecordData } from './index-core.js';
 import { layPostings, relayPostings, type Postings } from './postings.js';
-import { STEP_MASK, backgroundTurn, runAtOnce, runInSteps } from '../stepwise.js';
+import { SLICE_MS, STEP_MASK, backgroundTurn, runAtOnce, runInSteps } from '../stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, foldWords, tagKey } from './text.js';
 
@@ -1275,7 +1275,7 @@ export function buildSearchIndex(input: SearchIndexInput): SearchIndex {
  * The same, built beside the index being searched (issue 40's rebuild in the background): a turn
  * of the event loop after every `sliceMs` of work, so searches go on meanwhile.
  */
-export async function buildSearchIndexInSteps(input: BuildSettings & { listings: AsyncIterable<ListingRecord>; signal?: AbortSignal }, sliceMs = 4): Promise<SearchIndex> {
+export async function buildSearchIndexInSteps(input: BuildSettings & { listings: AsyncIterable<ListingRecord>; signal?: AbortSignal }, sliceMs = SLICE_MS): Promise<SearchIndex> {
   const builder = coreBuilder(input);
   let since = performance.now();
   for await (const l of input.listings) {

@@ -19,7 +19,7 @@ import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
-import { backgroundTurn, runInSteps } from '../stepwise.js';
+import { backgroundTurn, pacedRows, runInSteps } from '../stepwise.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -293,7 +293,7 @@ export class DirectorySearch {
     let stored = await store.orders.get(hourStart);
     if (!stored) return;
     const revision = await store.listings.revision();
-    let main = await buildSearchIndexInSteps({ ...this.#indexSettings(stored.order), listings: store.listings.allListed({ pageSize: REBUILD_PAGE }), signal: this.#stopping.signal });
+    let main = await buildSearchIndexInSteps({ ...this.#indexSettings(stored.order), listings: pacedRows(store.listings.allListed({ pageSize: REBUILD_PAGE }), store.queriesOnServer), signal: this.#stopping.signal });
     for (let current = this.#state; current && current.hourStart !== hourStart; current = this.#state) {
       hourStart = current.hourStart;
       stored = await store.orders.get(hourStart);
@@ -608,7 +608,9 @@ export class DirectorySearch {
    */
   async #factsOf(hourStart: number, rules: PublishedRules, standings: ReadonlyMap<number, Standing>, shuffles?: DayShuffles, inSteps = false): Promise<FactTable> {
     const table = new FactTable();
-    for await (const row of this.#ctx.store.listings.rankRows(inSteps ? { pageSize: PREPARE_PAGE } : {})) {
+    const store = this.#ctx.store;
+    const rows = inSteps ? pacedRows(store.listings.rankRows({ pageSize: PREPARE_PAGE }), store.queriesOnServer) : store.listings.rankRows();
+    for await (const row of rows) {
       table.pushInputs(row, hourStart, rules, standings.get(row.seq) ?? NO_STANDING, shuffles);
       if (inSteps && table.length % PREPARE_PAGE === 0) await backgroundTurn();
     }

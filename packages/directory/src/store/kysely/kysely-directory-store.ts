@@ -760,6 +760,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
   readonly receipts;
   readonly reputation;
   readonly checks;
+  readonly queriesOnServer: boolean;
   readonly #db: Kysely<DirectoryDatabase>;
   readonly #inTransaction: boolean;
 
@@ -776,6 +777,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null; commits?: ListingCommits; wrote?: { listings: boolean }; indexSnapshots?: IndexSnapshotStore } = {},
   ) {
     this.#db = db;
+    this.queriesOnServer = engineOf(db) === 'postgres';
     this.#inTransaction = options.inTransaction ?? false;
     this.#pages = options.pages ?? null;
     const writes = this.#inTransaction ? null : (options.writes ?? null);
