@@ -5,11 +5,13 @@
  * a fresh database: a SQLite file under --dir, and/or a fresh PostgreSQL database on --database-url.
  *
  *   npx tsx bench/directory-load.ts [--size 100000] [--engines sqlite,postgres] [--paths old,new]
- *                                   [--render-workers 0,2] [--dir /tmp/directory-load] [--database-url postgres://…]
+ *                                   [--render-workers 0,2] [--rows-per-transaction 10000,50000]
+ *                                   [--dir /tmp/directory-load] [--database-url postgres://…]
  *
  * --render-workers: the load's page-rendering worker threads (pages rendered there while the
  * load's thread writes), one run of the new path for each number given; 0 (the load's default)
- * renders on the load's thread.
+ * renders on the load's thread. --rows-per-transaction: listings per transaction of the new path,
+ * one run for each number given (the load's default when absent).
  *
  * Generating the listings is timed apart (it is the demo's generator, not storage) and done once:
  * both paths store the same objects. Each figure is the wall time of the store call alone, with the
@@ -33,6 +35,7 @@ const engines = (args.get('engines') ?? 'sqlite').split(',') as ('sqlite' | 'pos
 const paths = (args.get('paths') ?? 'old,new').split(',') as ('old' | 'new')[];
 const dir = args.get('dir') ?? '/tmp/directory-load';
 const workerCounts: (number | undefined)[] = args.has('render-workers') ? String(args.get('render-workers')).split(',').map(Number) : [undefined];
+const transactionSizes: (number | undefined)[] = args.has('rows-per-transaction') ? String(args.get('rows-per-transaction')).split(',').map(Number) : [undefined];
 const postgresUrl = args.get('database-url') ?? process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? null;
 if (engines.includes('postgres') && !postgresUrl) throw new Error('--engines postgres needs --database-url (or TEST_POSTGRES_URL)');
 const benchNow = '2026-12-08T12:00:00Z';
@@ -70,12 +73,12 @@ async function sizeOf(engine: 'sqlite' | 'postgres', file: string, url: string |
 
 const results: Record<string, unknown>[] = [];
 for (const engine of engines) {
-  const runs: ['old' | 'new', number | undefined][] = [];
+  const runs: ['old' | 'new', number | undefined, number | undefined][] = [];
   for (const p of paths) {
-    if (p === 'old') runs.push([p, undefined]);
-    else for (const n of workerCounts) runs.push([p, n]);
+    if (p === 'old') runs.push([p, undefined, undefined]);
+    else for (const n of workerCounts) for (const rows of transactionSizes) runs.push([p, n, rows]);
   }
-  for (const [path, renderWorkers] of runs) {
+  for (const [path, renderWorkers, rowsPerTransaction] of runs) {
     const folder = join(dir, `${engine}-${path}-${size}`);
     rmSync(folder, { recursive: true, force: true });
     mkdirSync(folder, { recursive: true });
@@ -93,7 +96,7 @@ for (const engine of engines) {
         written += await store.transaction((tx) => tx.listings.insertMany(listings.slice(i, i + 20_000)));
       }
     } else {
-      written = await store.listings.load(listings, renderWorkers === undefined ? {} : { renderWorkers });
+      written = await store.listings.load(listings, { ...(renderWorkers === undefined ? {} : { renderWorkers }), ...(rowsPerTransaction === undefined ? {} : { rowsPerTransaction }) });
     }
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
@@ -102,7 +105,7 @@ for (const engine of engines) {
     const stored = await store.listings.countAll();
     await store.close();
     const bytes = await sizeOf(engine, file, url);
-    const result = { engine, path, ...(path === 'new' ? { renderWorkers: renderWorkers ?? 'default' } : {}), size, written, stored, seconds: Math.round(seconds * 10) / 10, cpuSeconds, perSecond: Math.round(size / seconds), per100k: Math.round((seconds / size) * 100_000 * 10) / 10, databaseMb: Math.round(bytes / 1e6), loadBefore, loadAfter: load() };
+    const result = { engine, path, ...(path === 'new' ? { renderWorkers: renderWorkers ?? 'default', rowsPerTransaction: rowsPerTransaction ?? 'default' } : {}), size, written, stored, seconds: Math.round(seconds * 10) / 10, cpuSeconds, perSecond: Math.round(size / seconds), per100k: Math.round((seconds / size) * 100_000 * 10) / 10, databaseMb: Math.round(bytes / 1e6), loadBefore, loadAfter: load() };
     console.log(JSON.stringify(result));
     results.push(result);
     rmSync(folder, { recursive: true, force: true });
