@@ -108,12 +108,19 @@ export function smallDiskUnavailable(): string | null {
  * into space the file already holds, and that commit succeeds however full the disk is (whether it
  * had been copied back by then was the service's checkpoint thread's timing, and a test's flake).
  */
-export function emptyWriteAheadLog(file: string): void {
+export async function emptyWriteAheadLog(file: string, withinMs = 10_000): Promise<void> {
   const sqlite = openSqliteFile(file, { fileMustExist: true });
   try {
-    sqlite.pragma('busy_timeout = 5000');
-    const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
-    if (result?.busy !== 0) throw new Error(`${file}: the log could not be emptied (a reader or writer held it)`);
+    sqlite.pragma('busy_timeout = 1000');
+    // A read of the service's in this process keeps its snapshot until its turn of the event loop
+    // ends, and the checkpoint answers busy meanwhile: try again after a pause, never blocking that read.
+    const until = Date.now() + withinMs;
+    for (;;) {
+      const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (result?.busy === 0) return;
+      if (Date.now() >= until) throw new Error(`${file}: the log could not be emptied within ${withinMs} ms (a reader or writer held it)`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   } finally {
     sqlite.close();
   }

@@ -71,7 +71,7 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
   });
 
   it('answers 503 storage_full with Retry-After to every registration once the disk is full, never 500', async () => {
-    emptyWriteAheadLog(join(disk.dir, 'data', 'directory.sqlite'));
+    await emptyWriteAheadLog(join(disk.dir, 'data', 'directory.sqlite'));
     expect(disk.fill(ROOM_LEFT_BYTES)).toBeGreaterThan(0);
     const answers: ApiResponse[] = [];
     for (let i = 0; i < REFUSED; i++) answers.push(await register(shop(i)));

@@ -64,7 +64,7 @@ describe.skipIf(skip !== null)(skip ?? 'the inbox on a full disk', () => {
   });
 
   it('answers 503 storage_full with Retry-After to every create once the disk is full, never 500', async () => {
-    emptyWriteAheadLog(join(disk.dir, 'data', 'inbox.sqlite'));
+    await emptyWriteAheadLog(join(disk.dir, 'data', 'inbox.sqlite'));
     expect(disk.fill(ROOM_LEFT_BYTES)).toBeGreaterThan(0);
     const answers: ApiResponse[] = [];
     for (let i = 0; i < REFUSED; i++) answers.push(await send(`full-${i}`, `Sent on a full disk, number ${i}`));
