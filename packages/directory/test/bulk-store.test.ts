@@ -140,3 +140,29 @@ describe('listings stored in bulk and one by one', () => {
     }
   });
 });
+
+describe('a bulk load whose source fails part way', () => {
+  it('keeps the transactions written before the failure, answers with the source\'s error, and loads again after it', { timeout: 120_000 }, async () => {
+    const clock = new TestClock(AFTER_RULES_7);
+    const listings = [...generateListings({ count: 300, seed: 23, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
+    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-fails-'));
+    const directory = await quietDirectory(dataDir, clock);
+    try {
+      function* failingAfter(count: number) {
+        yield* listings.slice(0, count);
+        throw new Error('the import file ends mid-record');
+      }
+      // Transactions of 100: the second is being written when the source fails in the third.
+      await expect(directory.store.listings.load(failingAfter(250), { rowsPerTransaction: 100 })).rejects.toThrow('the import file ends mid-record');
+      const stored = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
+      expect(stored.map((row) => row.domain)).toEqual(listings.slice(0, 200).map((listing) => listing.domain));
+      expect(await directory.store.listings.load(listings, { rowsPerTransaction: 100 })).toBe(300);
+      const after = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
+      expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
+    } finally {
+      await directory.close();
+      await dropTestDatabase('directory', dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

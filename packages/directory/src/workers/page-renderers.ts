@@ -30,6 +30,26 @@ export function preparedHere(listings: readonly Omit<ListingRecord, 'seq'>[], re
   return { rows, pages };
 }
 
+/** Listings prepared on this thread between two turns of the event loop. */
+const PREPARE_STEP = 250;
+
+/**
+ * `preparedHere` a step at a time, the event loop turning between steps: a transaction already
+ * sent (PostgreSQL's COPY and insert, run by the server on another core) goes on while this
+ * thread prepares the next one.
+ */
+export async function preparedInSteps(listings: readonly Omit<ListingRecord, 'seq'>[], renderer: PageRenderer | null): Promise<PreparedRows> {
+  const rows: ListingColumns[] = [];
+  const pages: ListingPage[] | null = renderer ? [] : null;
+  for (let at = 0; at < listings.length; at += PREPARE_STEP) {
+    const step = preparedHere(listings.slice(at, at + PREPARE_STEP), renderer);
+    for (const row of step.rows) rows.push(row);
+    if (pages && step.pages) for (const page of step.pages) pages.push(page);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return { rows, pages };
+}
+
 /** Documents per message: small enough to spread a transaction over the workers, large enough to be few messages. */
 const RENDER_BATCH = 500;
 

@@ -22,7 +22,7 @@ import { openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
 import { listingColumns, type ListingColumns } from './listing-columns.js';
 import { copyRowsIn } from './postgres-copy.js';
-import { PageRenderers, preparedHere, type PreparedRows } from '../../workers/page-renderers.js';
+import { PageRenderers, preparedInSteps, type PreparedRows } from '../../workers/page-renderers.js';
 import { PageReader } from './page-reader.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -45,6 +45,8 @@ function listingRow(l: Omit<ListingRecord, 'seq'>) {
 
 /** Listings a bulk load writes per transaction (each transaction one revision read, one lock). */
 const LOAD_TRANSACTION = 10_000;
+/** Listings a bulk load reads from its source between two turns of the event loop. */
+const LOAD_READ_STEP = 1_000;
 
 /** A listing's row as the bulk load writes it: every column given, its revision numbered by the load. */
 type LoadRow = ListingColumns & { revision: number; content_revision: number };
@@ -78,12 +80,6 @@ const LOAD_PAGE_COLUMNS: readonly (readonly [string, SqlScalar])[] = [
   ['page_inputs', 'text'],
   ['page_fixed', 'text'],
 ];
-
-/** A part of a load: its listings, and their rows (revisions numbered when written) and pages when computed on the workers. */
-interface LoadPart {
-  listings: readonly Omit<ListingRecord, 'seq'>[];
-  prepared: Promise<PreparedRows> | null;
-}
 
 /** SQLite: one listing row, prepared once for the connection (a listing already stored under its domain is left as it is). */
 const loadListing = compileOnce((db: Kysely<DirectoryDatabase>, row: LoadRow) =>
@@ -367,28 +363,19 @@ class KyselyListingStore implements ListingStore {
    * transaction, then inserted from there in one statement. A listing whose domain is stored
    * already is left as it is (as `insertMany`).
    *
-   * With `renderWorkers` (opt-in), pages are rendered on that many worker threads
-   * (workers/page-renderers.ts) from the documents the load stores, as every writer of pages renders
-   * them, while this thread writes the transaction before: a pipeline one transaction deep. Without
-   * it, or with a renderer that has no recipe for another thread, they are rendered here: on this
-   * two-core machine shared with other work the workers made loads slower (docs/directory.md
-   * "Loading listings").
+   * A pipeline one transaction deep: while one transaction is written, the next one's listings
+   * are read and their rows and pages prepared, on this thread a step at a time (on PostgreSQL the
+   * server writes on another core meanwhile) or, with `renderWorkers` (opt-in), their pages on that
+   * many worker threads (workers/page-renderers.ts). On this two-core machine shared with other
+   * work the workers made loads slower (docs/directory.md "Loading listings"). Transactions commit
+   * one after another, in the order given.
    */
   async load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options: { rowsPerTransaction?: number; renderWorkers?: number } = {}): Promise<number> {
     const size = options.rowsPerTransaction ?? LOAD_TRANSACTION;
     const renderer = this.#pages;
-    let renderers: PageRenderers | null = null;
+    const renderers = renderer && (options.renderWorkers ?? 0) > 0 ? PageRenderers.start(renderer, options.renderWorkers ?? 0) : null;
     let written = 0;
-    const prepare = (part: Omit<ListingRecord, 'seq'>[]): LoadPart => {
-      if (renderer && !renderers && (options.renderWorkers ?? 0) > 0) renderers = PageRenderers.start(renderer, options.renderWorkers ?? 0);
-      const prepared = renderers ? renderers.prepare(part) : null;
-      // Awaited when its part is written; a write before it that fails leaves it unread, not unhandled.
-      prepared?.catch(() => undefined);
-      return { listings: part, prepared };
-    };
-    const write = async (part: LoadPart) => {
-      // From the workers (awaited before the transaction starts), or computed here (a load too small for workers).
-      const prepared = (await part.prepared) ?? preparedHere(part.listings, renderer);
+    const write = async (prepared: PreparedRows) => {
       if (this.#db.isTransaction) {
         await this.#writing((store) => store.#loadChunk(prepared));
       } else {
@@ -398,25 +385,34 @@ class KyselyListingStore implements ListingStore {
         });
         if (this.#engine === 'postgres') this.#commits.count++;
       }
-      written += part.listings.length;
+      written += prepared.rows.length;
     };
-    let chunk: Omit<ListingRecord, 'seq'>[] = [];
-    // The part being rendered while the one before it is written.
-    let ahead: LoadPart | null = null;
+    // The transaction being written while the next part is read and prepared.
+    let writing: Promise<void> | null = null;
+    const send = async (part: Omit<ListingRecord, 'seq'>[]) => {
+      const prepared = await (renderers ? renderers.prepare(part) : preparedInSteps(part, renderer));
+      if (writing) await writing;
+      writing = write(prepared);
+      // Awaited before the next part is sent or the load returns; a failure meanwhile is not unhandled.
+      writing.catch(() => undefined);
+    };
     try {
+      let part: Omit<ListingRecord, 'seq'>[] = [];
       for (const listing of listings) {
-        chunk.push(listing);
-        if (chunk.length < size) continue;
-        const next = prepare(chunk);
-        chunk = [];
-        if (ahead) await write(ahead);
-        ahead = next;
+        part.push(listing);
+        // Listings read from a generator cost time too: the event loop turns now and then, so the
+        // transaction being written goes on meanwhile.
+        if (part.length % LOAD_READ_STEP === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (part.length < size) continue;
+        await send(part);
+        part = [];
       }
-      const last = chunk.length > 0 ? prepare(chunk) : null;
-      if (ahead) await write(ahead);
-      if (last) await write(last);
+      if (part.length > 0) await send(part);
+      if (writing) await writing;
     } finally {
-      await (renderers as PageRenderers | null)?.close();
+      // A part that failed to prepare leaves the transaction before it to end before the load does.
+      await (writing as Promise<void> | null)?.catch(() => undefined);
+      await renderers?.close();
     }
     return written;
   }
