@@ -129,6 +129,23 @@ describe('listings stored in bulk and one by one', () => {
     }
   });
 
+  it.runIf(onPostgres)('stores the loaded documents and pages compressed with LZ4 where the server has it', { timeout: 60_000 }, async () => {
+    const [, oneByOne, loaded] = nodes as [(typeof nodes)[0], (typeof nodes)[0], (typeof nodes)[0]];
+    const [server] = await rawRows('directory', loaded.dataDir, "SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings WHERE name = 'default_toast_compression'");
+    const expected = server!.lz4 === true ? 'lz4' : 'pglz';
+    for (const { dataDir } of [loaded, oneByOne]) {
+      // Null for a value too short to compress; every compressed one by the expected method.
+      const methods = await rawRows(
+        'directory',
+        dataDir,
+        `SELECT DISTINCT m FROM (SELECT pg_column_compression(document) AS m FROM listings
+           UNION ALL SELECT pg_column_compression(inputs) FROM listing_pages
+           UNION ALL SELECT pg_column_compression(fixed) FROM listing_pages) AS all_methods WHERE m IS NOT NULL`,
+      );
+      expect(methods.map((row) => row.m)).toEqual([expected]);
+    }
+  });
+
   it('answers every search with the same bytes', { timeout: 120_000 }, async () => {
     for (const path of SEARCHES) {
       const [a, b, c, d] = await Promise.all(nodes.map(({ directory }) => directory.http.inject({ method: 'GET', url: path })));
