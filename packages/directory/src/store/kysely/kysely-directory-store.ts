@@ -22,7 +22,7 @@ import { openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
 import { listingColumns, type ListingColumns } from './listing-columns.js';
 import { copyRowsIn } from './postgres-copy.js';
-import { PageRenderers, preparedInSteps, type PreparedRows } from '../../workers/page-renderers.js';
+import { PageRenderers, preparedHere, preparedInSteps, type PreparedRows } from '../../workers/page-renderers.js';
 import { PageReader } from './page-reader.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
@@ -363,10 +363,11 @@ class KyselyListingStore implements ListingStore {
    * transaction, then inserted from there in one statement. A listing whose domain is stored
    * already is left as it is (as `insertMany`).
    *
-   * A pipeline one transaction deep: while one transaction is written, the next one's listings
-   * are read and their rows and pages prepared, on this thread a step at a time (on PostgreSQL the
-   * server writes on another core meanwhile) or, with `renderWorkers` (opt-in), their pages on that
-   * many worker threads (workers/page-renderers.ts). On this two-core machine shared with other
+   * On PostgreSQL, a pipeline one transaction deep: while one transaction is written (by the
+   * server, on another core), the next one's listings are read and their rows and pages prepared on
+   * this thread a step at a time. On SQLite, whose writes run on this thread, each part is prepared,
+   * then written. With `renderWorkers` (opt-in), on either engine, the next part's pages are
+   * rendered on that many worker threads (workers/page-renderers.ts) while one is written. On this two-core machine shared with other
    * work the workers made loads slower (docs/directory.md "Loading listings"). Transactions commit
    * one after another, in the order given.
    */
@@ -387,9 +388,12 @@ class KyselyListingStore implements ListingStore {
       }
       written += prepared.rows.length;
     };
+    // SQLite writes on this thread: nothing to overlap with.
+    const overlapped = renderers !== null || this.#engine === 'postgres';
     // The transaction being written while the next part is read and prepared.
     let writing: Promise<void> | null = null;
     const send = async (part: Omit<ListingRecord, 'seq'>[]) => {
+      if (!overlapped) return write(preparedHere(part, renderer));
       const prepared = await (renderers ? renderers.prepare(part) : preparedInSteps(part, renderer));
       if (writing) await writing;
       writing = write(prepared);
@@ -402,7 +406,7 @@ class KyselyListingStore implements ListingStore {
         part.push(listing);
         // Listings read from a generator cost time too: the event loop turns now and then, so the
         // transaction being written goes on meanwhile.
-        if (part.length % LOAD_READ_STEP === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (overlapped && part.length % LOAD_READ_STEP === 0) await new Promise<void>((resolve) => setImmediate(resolve));
         if (part.length < size) continue;
         await send(part);
         part = [];
