@@ -4,6 +4,7 @@
  * worker makes the same renderer from the renderer's recipe and must report the same version, or
  * nothing it renders is used.
  */
+import { setImmediate as turn } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import type { ListingRecord } from '../domain/listings/listing.js';
 import type { ListingPage, PageRendererRecipe } from '../domain/listings/listing-page.js';
@@ -45,7 +46,7 @@ export async function preparedInSteps(listings: readonly Omit<ListingRecord, 'se
     const step = preparedHere(listings.slice(at, at + PREPARE_STEP), renderer);
     for (const row of step.rows) rows.push(row);
     if (pages && step.pages) for (const page of step.pages) pages.push(page);
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await turn();
   }
   return { rows, pages };
 }

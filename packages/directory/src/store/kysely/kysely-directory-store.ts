@@ -14,6 +14,7 @@ import { KyselyJobStore, bytesOf, compileOnce, engineOf, inList, lockUntilCommit
 import { FileIndexSnapshotStore, KyselyIndexSnapshotStore } from './index-snapshot-store.js';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { setImmediate as turn } from 'node:timers/promises';
 import type { ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage, type ListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
@@ -235,7 +236,7 @@ class KyselyListingStore implements ListingStore {
       written += done.count;
       after = done.next;
       // SQLite answers at once: a turn of the event loop between ranges, so searches go on at a start.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await turn();
     }
     return written;
   }
@@ -367,9 +368,9 @@ class KyselyListingStore implements ListingStore {
    * server, on another core), the next one's listings are read and their rows and pages prepared on
    * this thread a step at a time. On SQLite, whose writes run on this thread, each part is prepared,
    * then written. With `renderWorkers` (opt-in), on either engine, the next part's pages are
-   * rendered on that many worker threads (workers/page-renderers.ts) while one is written. On this two-core machine shared with other
-   * work the workers made loads slower (docs/directory.md "Loading listings"). Transactions commit
-   * one after another, in the order given.
+   * rendered on that many worker threads (workers/page-renderers.ts) while one is written; on this
+   * two-core machine shared with other work they made loads slower (docs/directory.md "Loading
+   * listings"). Transactions commit one after another, in the order given.
    */
   async load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options: { rowsPerTransaction?: number; renderWorkers?: number } = {}): Promise<number> {
     const size = options.rowsPerTransaction ?? LOAD_TRANSACTION;
@@ -406,7 +407,7 @@ class KyselyListingStore implements ListingStore {
         part.push(listing);
         // Listings read from a generator cost time too: the event loop turns now and then, so the
         // transaction being written goes on meanwhile.
-        if (overlapped && part.length % LOAD_READ_STEP === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+        if (overlapped && part.length % LOAD_READ_STEP === 0) await turn();
         if (part.length < size) continue;
         await send(part);
         part = [];
