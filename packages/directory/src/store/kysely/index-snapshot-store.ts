@@ -11,8 +11,8 @@ import type { Kysely } from 'kysely';
 import type { IndexSnapshotStore, StoredIndexSnapshot } from '../store.js';
 import type { DirectoryDatabase } from './schema.js';
 
-/** Chunks read per query (1 MB each): a node's memory holds these and the snapshot being joined. */
-const READ_ROUND = 32;
+/** Chunks read per query (64 KB each, index-snapshot.ts): 32 MB, which a node's memory holds beside the snapshot being joined. */
+const READ_ROUND = 512;
 
 export class KyselyIndexSnapshotStore implements IndexSnapshotStore {
   readonly #db: Kysely<DirectoryDatabase>;
