@@ -36,6 +36,7 @@ import { defaultCrawlerSettings } from './checks/site-fetcher.js';
 import type { DirectoryStore } from './store/store.js';
 import { loadNetworkKey } from './domain/evidence/network-key.js';
 import { HEAD_EVERY_MS, VerifiableOrder } from './domain/evidence/verifiable-order.js';
+import { orderTreeHasher } from './workers/order-tree-workers.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
 
@@ -83,6 +84,8 @@ export interface DirectoryOptions {
    * (default on; DIRECTORY_INDEX_SNAPSHOTS=off builds from the listings at every start, as before).
    */
   indexSnapshots?: boolean;
+  /** Orders of at least this many places have their statement's tree hashed on a worker thread (50,000; tests lower it). */
+  orderTreeWorkerFrom?: number;
 }
 
 export interface Directory {
@@ -172,7 +175,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       : null;
   const snapshots = new ReputationSnapshots(context);
   // The evidence log, the network's key and each hour's signed statement (docs/verifiable-order.md).
-  const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl));
+  const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl), orderTreeHasher(options.orderTreeWorkerFrom));
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
     standings: (hourStart) => snapshots.standingsFor(hourStart),
     onOrder: async (hourStart, rules, facts, checks) => void (await order.statements.record(hourStart, rules.version, facts, checks)),

@@ -35,10 +35,16 @@ export function fetchVia(t: TestDirectory): typeof fetch {
   }) as typeof fetch;
 }
 
-export async function evidenceScene(options: { found?: number; answerWorkers?: number } = {}): Promise<EvidenceScene> {
+export async function evidenceScene(options: { found?: number; answerWorkers?: number; orderTreeWorkerFrom?: number } = {}): Promise<EvidenceScene> {
   const clock = new TestClock(MONDAY);
   const found = Array.from({ length: options.found ?? 6 }, (_, i) => listing(`found-${i}.example`, { name: `Found ${i}` }));
-  const t = await startDirectory({ clock, allowLocalInboxes: true, answerWorkers: options.answerWorkers ?? 0, listings: found });
+  const t = await startDirectory({
+    clock,
+    allowLocalInboxes: true,
+    answerWorkers: options.answerWorkers ?? 0,
+    listings: found,
+    ...(options.orderTreeWorkerFrom !== undefined ? { orderTreeWorkerFrom: options.orderTreeWorkerFrom } : {}),
+  });
   const agent = newKey();
   const [strong, weak, quiet] = [await signedInbox(), await signedInbox(), await signedInbox()];
   for (const inbox of [strong, weak, quiet]) await registerVerified(t, inbox);

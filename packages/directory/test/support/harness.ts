@@ -58,6 +58,8 @@ export interface StartDirectoryOptions {
   runChecks?: boolean;
   /** Scale of the burst budgets (off in tests unless a test is about them). */
   rateLimit?: number;
+  /** Orders of at least this many places have their tree hashed on a worker thread (the service's default unless given). */
+  orderTreeWorkerFrom?: number;
   /**
    * Run what a directory runs as it starts (the last midnight's snapshot) before the test goes on
    * (default true); false for a test that loads the demo first, as main.ts does: the night's entry in
@@ -105,6 +107,7 @@ export async function startDirectory(options: StartDirectoryOptions = {}): Promi
     ...(options.checks ? { checks: options.checks } : {}),
     runChecks: options.runChecks ?? false,
     ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
+    ...(options.orderTreeWorkerFrom !== undefined ? { orderTreeWorkerFrom: options.orderTreeWorkerFrom } : {}),
   });
   if (options.listings) await directory.store.transaction((tx) => tx.listings.insertMany(options.listings as Iterable<Omit<ListingRecord, 'seq'>>));
   // What a directory does as it starts (the last midnight's reputation snapshot, which finds no member

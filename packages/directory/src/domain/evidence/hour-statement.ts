@@ -10,13 +10,10 @@
 import {
   HASH_BYTES,
   TILE_WIDTH,
-  bufferSource,
   inclusionProof,
   leafHash,
   orderLeafText,
   statementText,
-  subtreeRoot,
-  treeRoot,
   type HashSource,
   type OrderLeaf,
   type Tier,
@@ -27,6 +24,7 @@ import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
 import { SLICE_MS, backgroundTurn, pacedQuery } from '../stepwise.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
+import { hashedHere, type OrderTree, type OrderTreeHasher } from './order-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
 
 /** What leaves say is kept as long as the hour's order itself (search-service.ts keeps 48 hours). */
@@ -90,10 +88,14 @@ export class HourStatements {
   /** Statements being made (off the search path, in steps): asking for one waits for it. */
   readonly #making = new Map<number, Promise<unknown>>();
 
-  constructor(ctx: DirectoryContext, tree: EvidenceTree, key: NetworkKey) {
+  readonly #hasher: OrderTreeHasher;
+
+  /** `hasher`: where an order's tree is hashed (on this thread unless given; app.ts gives large orders a worker). */
+  constructor(ctx: DirectoryContext, tree: EvidenceTree, key: NetworkKey, hasher: OrderTreeHasher = hashedHere) {
     this.#ctx = ctx;
     this.#tree = tree;
     this.#key = key;
+    this.#hasher = hasher;
   }
 
   /**
@@ -132,35 +134,35 @@ export class HourStatements {
     // a million leaves take seconds of CPU and searches go on meanwhile, and keys kept all at once
     // would be millions of objects for the collector to mark.
     const packed = new Uint32Array(facts.length);
-    const hashes = Buffer.allocUnsafe(facts.length * HASH_BYTES);
     const slices = new Slices();
-    for (let from = 0; from < facts.length; from += LEAVES_PER_TURN) {
-      const to = Math.min(facts.length, from + LEAVES_PER_TURN);
-      const seqs: number[] = [];
-      for (let i = from; i < to; i++) seqs.push(facts.seq(i));
-      const keys = await pacedQuery(() => store.statements.listingKeys(seqs), store.queriesOnServer);
-      await slices.turn();
-      for (let i = from; i < to; i++) {
-        const key = keys.get(facts.seq(i));
-        if (!key) throw new Error(`listing ${facts.seq(i)} of the hour's order is not stored`);
-        const p = facts.packed(i);
-        const leaf: LeafFacts = { member: PackedFacts.member(p), answering: PackedFacts.answering(p), reach: PackedFacts.reach(p), level: PackedFacts.level(p), tier: tiers.get(key.domain) ?? 'new', score: PackedFacts.scoreInt(p) };
-        packed[i] = packFacts(leaf);
-        leafHash(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf })).copy(hashes, i * HASH_BYTES);
-        if ((i & 63) === 63) await slices.due();
+    const tree = this.#hasher(facts.length);
+    let made: OrderTree;
+    try {
+      for (let from = 0; from < facts.length; from += LEAVES_PER_TURN) {
+        const to = Math.min(facts.length, from + LEAVES_PER_TURN);
+        const seqs: number[] = [];
+        for (let i = from; i < to; i++) seqs.push(facts.seq(i));
+        const keys = await pacedQuery(() => store.statements.listingKeys(seqs), store.queriesOnServer);
+        await slices.turn();
+        const texts: string[] = [];
+        for (let i = from; i < to; i++) {
+          const key = keys.get(facts.seq(i));
+          if (!key) throw new Error(`listing ${facts.seq(i)} of the hour's order is not stored`);
+          const p = facts.packed(i);
+          const leaf: LeafFacts = { member: PackedFacts.member(p), answering: PackedFacts.answering(p), reach: PackedFacts.reach(p), level: PackedFacts.level(p), tier: tiers.get(key.domain) ?? 'new', score: PackedFacts.scoreInt(p) };
+          packed[i] = packFacts(leaf);
+          texts.push(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf }));
+          if ((i & 63) === 63) await slices.due();
+        }
+        await tree.add(texts);
       }
+      made = await tree.finish();
+    } catch (error) {
+      tree.abandon();
+      throw error;
     }
-    const tileRoots = new Map<number, Buffer>();
-    const source = bufferSource(hashes, tileRoots);
-    const whole = Math.floor(facts.length / TILE_WIDTH);
-    // Whole tiles first, a few at a time (the source keeps their roots), then the tree above them.
-    for (let t = 0; t < whole; t++) {
-      tileRoots.set(t, subtreeRoot(source, t * TILE_WIDTH, (t + 1) * TILE_WIDTH));
-      await slices.due();
-    }
-    const orderRoot = treeRoot(source, facts.length);
-    const roots = Buffer.alloc(whole * HASH_BYTES);
-    for (let t = 0; t < whole; t++) (tileRoots.get(t) ?? subtreeRoot(source, t * TILE_WIDTH, (t + 1) * TILE_WIDTH)).copy(roots, t * HASH_BYTES);
+    const orderRoot = made.root;
+    const roots = made.tileRoots;
     const body = {
       origin: `${networkHostOf(this.#ctx.settings.baseUrl)}/v1/orders`,
       hour: hourStart,

@@ -7,6 +7,7 @@ import type { StoredCheckpoint } from '../../store/store.js';
 import { HourStatements } from './hour-statement.js';
 import { EvidenceTree, signHead } from './log-tree.js';
 import type { NetworkKey } from './network-key.js';
+import type { OrderTreeHasher } from './order-tree.js';
 
 /** How often the log's head is signed anew when it grew (at least hourly, as the issue asks; also at every hour's statement). */
 export const HEAD_EVERY_MS = 5 * 60_000;
@@ -17,11 +18,12 @@ export class VerifiableOrder {
   readonly key: NetworkKey;
   readonly #ctx: DirectoryContext;
 
-  constructor(ctx: DirectoryContext, key: NetworkKey) {
+  /** `hasher`: where the hours' order trees are hashed (this thread unless given). */
+  constructor(ctx: DirectoryContext, key: NetworkKey, hasher?: OrderTreeHasher) {
     this.#ctx = ctx;
     this.key = key;
     this.tree = new EvidenceTree(ctx.store);
-    this.statements = new HourStatements(ctx, this.tree, key);
+    this.statements = new HourStatements(ctx, this.tree, key, hasher);
   }
 
   /** Signs the head when the log grew since the last one signed. */

@@ -1,0 +1,83 @@
+/**
+ * The Merkle tree of an hour's order (docs/verifiable-order.md): one leaf hash per place, the roots
+ * of its whole tiles (kept, so a proof never reads those leaves again) and its root. Hashed either
+ * here, in slices of the node's thread between searches, or for a large order on a worker thread
+ * (workers/order-tree-workers.ts): millions of leaves are seconds of hashing that searches would
+ * otherwise wait behind a slice at a time.
+ */
+import { HASH_BYTES, TILE_WIDTH, bufferSource, leafHash, subtreeRoot, treeRoot } from '@svc/verify';
+import { SLICE_MS, backgroundTurn, runInSteps } from '../stepwise.js';
+
+export interface OrderTree {
+  root: Buffer;
+  /** The roots of the whole tiles, one after another. */
+  tileRoots: Buffer;
+}
+
+/** An order's tree being hashed, its leaves given in place order. */
+export interface OrderTreeHashing {
+  /** The next places' leaf texts; settles when more may be given. */
+  add(texts: readonly string[]): Promise<void>;
+  /** The tree, once every place's leaf was given. */
+  finish(): Promise<OrderTree>;
+  /** Stops hashing (the statement failed); nothing more is given. */
+  abandon(): void;
+}
+
+/** Starts hashing the tree of an order of `size` places. */
+export type OrderTreeHasher = (size: number) => OrderTreeHashing;
+
+/** The tree over leaf hashes already made (`hashes`: `size` of them), yielding after each whole tile. */
+export function* treeOfHashes(hashes: Buffer, size: number): Generator<void, OrderTree> {
+  const tiles = new Map<number, Buffer>();
+  const source = bufferSource(hashes, tiles);
+  const whole = Math.floor(size / TILE_WIDTH);
+  for (let t = 0; t < whole; t++) {
+    tiles.set(t, subtreeRoot(source, t * TILE_WIDTH, (t + 1) * TILE_WIDTH));
+    yield;
+  }
+  const root = treeRoot(source, size);
+  const tileRoots = Buffer.alloc(whole * HASH_BYTES);
+  for (let t = 0; t < whole; t++) (tiles.get(t) as Buffer).copy(tileRoots, t * HASH_BYTES);
+  return { root, tileRoots };
+}
+
+/** Leaf hashes of `size` places, written as their texts come. */
+export class LeafHashes {
+  readonly hashes: Buffer;
+  #count = 0;
+  constructor(readonly size: number) {
+    this.hashes = Buffer.allocUnsafe(size * HASH_BYTES);
+  }
+  get count(): number {
+    return this.#count;
+  }
+  add(text: string): void {
+    if (this.#count >= this.size) throw new Error(`the order has ${this.size} places, and a leaf more was given`);
+    leafHash(text).copy(this.hashes, this.#count++ * HASH_BYTES);
+  }
+  /** Throws unless every place's leaf was given. */
+  whole(): Buffer {
+    if (this.#count !== this.size) throw new Error(`the order has ${this.size} places, and ${this.#count} leaves were given`);
+    return this.hashes;
+  }
+}
+
+/** Hashed on this thread, a turn of the event loop after every SLICE_MS of hashing. */
+export const hashedHere: OrderTreeHasher = (size) => {
+  const leaves = new LeafHashes(size);
+  let since = performance.now();
+  return {
+    async add(texts) {
+      for (let i = 0; i < texts.length; i++) {
+        leaves.add(texts[i] as string);
+        if ((i & 63) === 63 && performance.now() - since >= SLICE_MS) {
+          await backgroundTurn();
+          since = performance.now();
+        }
+      }
+    },
+    finish: async () => runInSteps(treeOfHashes(leaves.whole(), size)),
+    abandon: () => undefined,
+  };
+};

@@ -1,0 +1,29 @@
+/**
+ * The worker thread hashing an hour's order's tree: each place's leaf as its text comes, then the
+ * whole tiles' roots and the root (domain/evidence/order-tree.ts, as the node's own thread does).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { LeafHashes, treeOfHashes } from '../domain/evidence/order-tree.js';
+import { runAtOnce } from '../domain/stepwise.js';
+import type { OrderTreeRequest, OrderTreeResponse, OrderTreeWorkerData } from './order-tree-protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('order-tree-worker runs on a worker thread');
+const { size } = workerData as OrderTreeWorkerData;
+const leaves = new LeafHashes(size);
+
+port.on('message', (request: OrderTreeRequest) => {
+  let response: OrderTreeResponse;
+  try {
+    if ('texts' in request) {
+      for (const text of request.texts) leaves.add(text);
+      response = { hashed: leaves.count };
+    } else {
+      const tree = runAtOnce(treeOfHashes(leaves.whole(), size));
+      response = { root: tree.root, tileRoots: tree.tileRoots };
+    }
+  } catch (error) {
+    response = { error: error instanceof Error ? error.message : String(error) };
+  }
+  port.postMessage(response);
+});

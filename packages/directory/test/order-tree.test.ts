@@ -1,0 +1,68 @@
+/**
+ * An hour's order's tree (docs/verifiable-order.md), hashed on the node's thread and on a worker
+ * thread: the same root and the same whole tiles' roots, both the root RFC 9162 §2.1.1 defines
+ * (computed here from the RFC, not with the directory's Merkle code), and an order given too few or
+ * too many leaves is refused rather than hashed.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { hashedHere, type OrderTreeHasher } from '../src/domain/evidence/order-tree.js';
+import { hashedInWorker, orderTreeHasher } from '../src/workers/order-tree-workers.js';
+
+const sha256 = (...parts: (Buffer | string)[]) => {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part);
+  return hash.digest();
+};
+
+/** MTH(D[n]) as RFC 9162 §2.1.1 writes it. */
+function rfcRoot(leaves: readonly string[]): Buffer {
+  if (leaves.length === 0) return sha256();
+  if (leaves.length === 1) return sha256(Buffer.from([0]), leaves[0] as string);
+  let k = 1;
+  while (k * 2 < leaves.length) k *= 2;
+  return sha256(Buffer.from([1]), rfcRoot(leaves.slice(0, k)), rfcRoot(leaves.slice(k)));
+}
+
+const texts = (n: number) => Array.from({ length: n }, (_, i) => `svc-order/1 pos=${i + 1} id=biz_${i} domain=shop-${i}.example member=0 answering=0 reach=1 level=2 tier=new score=${i % 97}`);
+
+async function hashed(hasher: OrderTreeHasher, leaves: readonly string[], batch = 100) {
+  const tree = hasher(leaves.length);
+  for (let i = 0; i < leaves.length; i += batch) await tree.add(leaves.slice(i, i + batch));
+  return tree.finish();
+}
+
+describe("an hour's order's tree", () => {
+  for (const [name, hasher] of [
+    ['on the node’s thread', hashedHere],
+    ['on a worker thread', hashedInWorker],
+  ] as const) {
+    it(`${name}: the RFC's root, and each whole tile's root`, async () => {
+      for (const n of [1, 2, 255, 256, 1_000, 2_049]) {
+        const leaves = texts(n);
+        const tree = await hashed(hasher, leaves);
+        expect(tree.root.equals(rfcRoot(leaves))).toBe(true);
+        const whole = Math.floor(n / 256);
+        expect(tree.tileRoots.length).toBe(whole * 32);
+        for (let t = 0; t < whole; t++) expect(tree.tileRoots.subarray(t * 32, (t + 1) * 32).equals(rfcRoot(leaves.slice(t * 256, (t + 1) * 256)))).toBe(true);
+      }
+    });
+
+    it(`${name}: refuses an order given fewer leaves than its places, or more`, async () => {
+      const short = hasher(10);
+      await short.add(texts(9));
+      await expect(short.finish()).rejects.toThrow(/10 places, and 9 leaves were given/);
+      const long = hasher(10);
+      // The worker answers a batch after it is given: the refusal comes at the latest with the tree.
+      const added = long.add(texts(11)).then(() => long.finish());
+      await expect(added).rejects.toThrow(/10 places, and a leaf more was given/);
+    });
+  }
+
+  it('hashes orders from the given size on a worker, smaller ones on the node’s thread, to the same tree', async () => {
+    const leaves = texts(700);
+    const [here, worker] = [await hashed(orderTreeHasher(701), leaves, 64), await hashed(orderTreeHasher(700), leaves, 64)];
+    expect(worker.root.equals(here.root)).toBe(true);
+    expect(worker.tileRoots.equals(here.tileRoots)).toBe(true);
+  });
+});
