@@ -34,6 +34,21 @@ export async function runInSteps<T>(steps: Generator<void, T>, sliceMs = SLICE_M
   }
 }
 
+/**
+ * Turns of the event loop by time, for work that pauses itself rather than yielding to runInSteps:
+ * `due` turns once SLICE_MS of work has passed since the last turn, `turn` at once.
+ */
+export class TimeSlices {
+  #since = performance.now();
+  async due(): Promise<void> {
+    if (performance.now() - this.#since >= SLICE_MS) await this.turn();
+  }
+  async turn(): Promise<void> {
+    await backgroundTurn();
+    this.#since = performance.now();
+  }
+}
+
 const waiting: (() => void)[] = [];
 let releasing = false;
 

@@ -6,7 +6,7 @@ export interface OrderTreeWorkerData {
 }
 
 /** The next places' leaf texts, or the end of them. */
-export type OrderTreeRequest = { texts: string[] } | { finish: true };
+export type OrderTreeRequest = { texts: readonly string[] } | { finish: true };
 
 /** Leaves hashed so far (after each `texts`), the tree (after `finish`), or why it failed. */
 export type OrderTreeResponse = { hashed: number } | { root: Uint8Array; tileRoots: Uint8Array } | { error: string };

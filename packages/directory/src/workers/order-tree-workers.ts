@@ -61,7 +61,7 @@ class WorkerHashing implements OrderTreeHashing {
   }
 
   async add(texts: readonly string[]): Promise<void> {
-    const sent = this.#send({ texts: [...texts] });
+    const sent = this.#send({ texts });
     // Seen by the next wait on it; never an unhandled rejection meanwhile.
     sent.catch(() => undefined);
     this.#sent.push(sent);

@@ -22,7 +22,7 @@ import type { DirectoryContext } from '../context.js';
 import { HOUR_MS, PackedFacts, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
-import { SLICE_MS, backgroundTurn, pacedQuery } from '../stepwise.js';
+import { TimeSlices, pacedQuery } from '../stepwise.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
 import { hashedHere, type OrderTree, type OrderTreeHasher } from './order-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
@@ -34,18 +34,6 @@ const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 
 /** Listings whose keys are read in one query while the leaves are made (a turn of the event loop after each read). */
 const LEAVES_PER_TURN = 1_024;
-
-/** Turns of the event loop by time: every SLICE_MS of work (due), or at once (turn). */
-class Slices {
-  #since = performance.now();
-  async due(): Promise<void> {
-    if (performance.now() - this.#since >= SLICE_MS) await this.turn();
-  }
-  async turn(): Promise<void> {
-    await backgroundTurn();
-    this.#since = performance.now();
-  }
-}
 
 type LeafFacts = Omit<OrderLeaf, 'pos' | 'id' | 'domain'>;
 
@@ -134,7 +122,7 @@ export class HourStatements {
     // a million leaves take seconds of CPU and searches go on meanwhile, and keys kept all at once
     // would be millions of objects for the collector to mark.
     const packed = new Uint32Array(facts.length);
-    const slices = new Slices();
+    const slices = new TimeSlices();
     const tree = this.#hasher(facts.length);
     let made: OrderTree;
     try {

@@ -6,7 +6,7 @@
  * otherwise wait behind a slice at a time.
  */
 import { HASH_BYTES, TILE_WIDTH, bufferSource, leafHash, subtreeRoot, treeRoot } from '@svc/verify';
-import { SLICE_MS, backgroundTurn, runInSteps } from '../stepwise.js';
+import { TimeSlices, runInSteps } from '../stepwise.js';
 
 export interface OrderTree {
   root: Buffer;
@@ -66,15 +66,12 @@ export class LeafHashes {
 /** Hashed on this thread, a turn of the event loop after every SLICE_MS of hashing. */
 export const hashedHere: OrderTreeHasher = (size) => {
   const leaves = new LeafHashes(size);
-  let since = performance.now();
+  const slices = new TimeSlices();
   return {
     async add(texts) {
       for (let i = 0; i < texts.length; i++) {
         leaves.add(texts[i] as string);
-        if ((i & 63) === 63 && performance.now() - since >= SLICE_MS) {
-          await backgroundTurn();
-          since = performance.now();
-        }
+        if ((i & 63) === 63) await slices.due();
       }
     },
     finish: async () => runInSteps(treeOfHashes(leaves.whole(), size)),
