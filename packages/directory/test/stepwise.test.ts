@@ -3,7 +3,7 @@
  * hour's statement, its snapshot, a layout), a search waits behind one slice of them, not one each.
  */
 import { describe, expect, it } from 'vitest';
-import { PAUSE_PER_QUERY, pacedQuery, pacedRows, runAtOnce, runInSteps } from '../src/domain/stepwise.js';
+import { PAUSE_PER_QUERY, filledInSteps, pacedQuery, pacedRows, runAtOnce, runInSteps } from '../src/domain/stepwise.js';
 
 const SLICE_MS = 10;
 
@@ -26,6 +26,21 @@ describe('work in steps', () => {
   it('runs to the same end at once and in steps', async () => {
     expect(runAtOnce(busy(5))).toBeGreaterThan(0);
     expect(await runInSteps(busy(5))).toBeGreaterThan(0);
+  });
+
+  it('fills a large array in steps, every entry, and pauses between them', () => {
+    const size = 1_000_003;
+    const steps = filledInSteps(new Int32Array(size), -1);
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses++;
+    const filled = step.value;
+    expect(filled.length).toBe(size);
+    expect(filled.every((v) => v === -1)).toBe(true);
+    // a pause at least every 2^18 entries: a step never writes more than 1–2 MB
+    expect(pauses).toBeGreaterThanOrEqual(Math.ceil(size / (1 << 18)));
+    expect(runAtOnce(filledInSteps(new Float64Array(5), 0.5))).toEqual(new Float64Array(5).fill(0.5));
+    expect(runAtOnce(filledInSteps(new Uint32Array(0), 1)).length).toBe(0);
   });
 
   it('shares one slice per turn of the event loop among every computation running', async () => {

@@ -5,7 +5,24 @@
  */
 
 /** Work between two pauses of a stepwise computation (positions, or postings moved). */
-export const STEP_MASK = (1 << 16) - 1;
+export const STEP_MASK = (1 << 12) - 1;
+
+/** Entries filled between two pauses of filledInSteps (1–2 MB). */
+const FILL_STEP = 1 << 18;
+
+/**
+ * The array with every entry set to `value`, in steps. A new large array's memory is only mapped
+ * when first written, at a page fault for each 4 KB page: written at random places (a map by seq,
+ * the geo grid's cells), the first few thousand writes each fault a page, tens of milliseconds
+ * in one step. Written here in order first, the faults are spread over the steps too.
+ */
+export function* filledInSteps<A extends Int32Array | Uint32Array | Float64Array>(array: A, value: number): Generator<void, A> {
+  for (let from = 0; from < array.length; from += FILL_STEP) {
+    array.fill(value, from, Math.min(array.length, from + FILL_STEP));
+    yield;
+  }
+  return array;
+}
 
 /** Runs a stepwise computation (a generator that yields where it may pause) to its end at once. */
 export function runAtOnce<T>(steps: Generator<void, T>): T {

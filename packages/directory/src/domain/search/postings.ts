@@ -89,7 +89,10 @@ export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: num
   const W = wordCount(n);
   const bits = new Uint32Array(W);
   let longest = 0;
-  for (let t = 0, T = off.length - 1; t < T; t++) longest = Math.max(longest, off[t + 1]! - off[t]!);
+  for (let t = 0, T = off.length - 1; t < T; t++) {
+    longest = Math.max(longest, off[t + 1]! - off[t]!);
+    if ((t & STEP_MASK) === STEP_MASK) yield;
+  }
   const sorted = new Int32Array(longest);
   let work = 0;
   for (let t = 0, T = off.length - 1; t < T; t++) {

@@ -41,7 +41,7 @@ import type { GeoBox } from './geo.js';
 import { openInRanges, zoneNow } from './hours.js';
 import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type Built, type Core, type CoreSettings, type HoursTable, type Namespace, type RecordData } from './index-core.js';
 import { layPostings, relayPostings, type Postings } from './postings.js';
-import { SLICE_MS, STEP_MASK, backgroundTurn, runAtOnce, runInSteps } from '../stepwise.js';
+import { SLICE_MS, STEP_MASK, backgroundTurn, filledInSteps, runAtOnce, runInSteps } from '../stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, foldWords, tagKey } from './text.js';
 
@@ -299,10 +299,11 @@ function* seqMapInSteps(seqs: Int32Array): Generator<void, Int32Array | Map<numb
   for (let d = 0; d < n; d++) {
     if (seqs[d]! < 0) negative = true;
     else if (seqs[d]! > maxSeq) maxSeq = seqs[d]!;
+    if ((d & STEP_MASK) === STEP_MASK) yield;
   }
   yield;
   if (!negative && maxSeq <= 4 * n + 4096) {
-    const a = new Int32Array(maxSeq + 1).fill(-1);
+    const a = yield* filledInSteps(new Int32Array(maxSeq + 1), -1);
     for (let d = 0; d < n; d++) {
       a[seqs[d]!] = d;
       if ((d & STEP_MASK) === STEP_MASK) yield;
@@ -404,7 +405,7 @@ class Index implements SearchIndex {
     // positions: the order first (unknown seqs and repeats skipped), then listings it lacks, by seq
     const denseAt = new Int32Array(n);
     const orderIdxAt = new Int32Array(n);
-    const posOfDense = new Int32Array(n).fill(-1);
+    const posOfDense = yield* filledInSteps(new Int32Array(n), -1);
     let p = 0;
     for (let i = 0; i < order.length; i++) {
       if ((i & STEP_MASK) === STEP_MASK) yield;
@@ -511,7 +512,7 @@ class Index implements SearchIndex {
     const n = this.size;
     const cells = GRID_ROWS * GRID_COLS;
     const cellOff = new Int32Array(cells + 1);
-    const cellOfPos = new Int32Array(n).fill(-1);
+    const cellOfPos = yield* filledInSteps(new Int32Array(n), -1);
     let withGeo = 0;
     for (let q = 0; q < n; q++) {
       if ((q & STEP_MASK) === STEP_MASK) yield;
@@ -522,12 +523,16 @@ class Index implements SearchIndex {
       cellOff[c + 1]!++;
       withGeo++;
     }
-    for (let c = 0; c < cells; c++) cellOff[c + 1]! += cellOff[c]!;
+    for (let c = 0; c < cells; c++) {
+      cellOff[c + 1]! += cellOff[c]!;
+      if ((c & STEP_MASK) === STEP_MASK) yield;
+    }
     const cellFill = cellOff.slice(0, cells);
-    const cellPos = new Int32Array(withGeo);
-    const cellLat = new Float64Array(withGeo);
-    const cellLng = new Float64Array(withGeo);
-    const cellCos = new Float64Array(withGeo);
+    // written below at each listing's cell, all over the arrays: their pages mapped first (filledInSteps)
+    const cellPos = yield* filledInSteps(new Int32Array(withGeo), 0);
+    const cellLat = yield* filledInSteps(new Float64Array(withGeo), 0);
+    const cellLng = yield* filledInSteps(new Float64Array(withGeo), 0);
+    const cellCos = yield* filledInSteps(new Float64Array(withGeo), 0);
     for (let q = 0; q < n; q++) {
       if ((q & STEP_MASK) === STEP_MASK) yield;
       const c = cellOfPos[q]!;
@@ -710,10 +715,16 @@ class Index implements SearchIndex {
 
   private *extendedPlacesInSteps(): Generator<void, { bySeq: Int32Array; end: number }> {
     let top = -1;
-    for (let i = 0; i < this.order.length; i++) if (this.order[i]! > top) top = this.order[i]!;
-    for (let q = 0; q < this.size; q++) if (this.seqAt[q]! > top) top = this.seqAt[q]!;
+    for (let i = 0; i < this.order.length; i++) {
+      if (this.order[i]! > top) top = this.order[i]!;
+      if ((i & STEP_MASK) === STEP_MASK) yield;
+    }
+    for (let q = 0; q < this.size; q++) {
+      if (this.seqAt[q]! > top) top = this.seqAt[q]!;
+      if ((q & STEP_MASK) === STEP_MASK) yield;
+    }
     yield;
-    const placeBySeq = new Int32Array(top + 1).fill(-1);
+    const placeBySeq = yield* filledInSteps(new Int32Array(top + 1), -1);
     for (let i = 0; i < this.order.length; i++) {
       const seq = this.order[i]!;
       if (seq >= 0 && placeBySeq[seq] === -1) placeBySeq[seq] = i;
@@ -721,6 +732,7 @@ class Index implements SearchIndex {
     }
     let extras = 0;
     for (let q = 0; q < this.size; q++) {
+      if ((q & STEP_MASK) === STEP_MASK) yield;
       if (this.orderIdxAt[q]! < this.order.length) continue;
       placeBySeq[this.seqAt[q]!] = this.orderIdxAt[q]!;
       extras++;

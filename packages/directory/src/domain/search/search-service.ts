@@ -19,7 +19,7 @@ import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
-import { backgroundTurn, pacedRows, runInSteps } from '../stepwise.js';
+import { backgroundTurn, filledInSteps, pacedRows, runInSteps } from '../stepwise.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -344,8 +344,11 @@ export class DirectorySearch {
     await backgroundTurn();
     const shuffles = known ?? (await runInSteps(DayShuffles.fromRowsInSteps(day, sorted)));
     let top = 0;
-    for (let i = 0; i < sorted.length; i++) if (sorted.seq(i) > top) top = sorted.seq(i);
-    const placeOf = new Int32Array(top + 1).fill(-1);
+    for (let i = 0; i < sorted.length; i++) {
+      if (sorted.seq(i) > top) top = sorted.seq(i);
+      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await backgroundTurn();
+    }
+    const placeOf = await runInSteps(filledInSteps(new Int32Array(top + 1), -1));
     for (let i = 0; i < sorted.length; i++) {
       placeOf[sorted.seq(i)] = i;
       if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await backgroundTurn();
