@@ -73,6 +73,17 @@ export function orderHash(order: Int32Array): string {
   return createHash('sha256').update(new Uint8Array(order.buffer, order.byteOffset, order.byteLength)).digest('hex');
 }
 
+/** The same, a turn of the event loop after every SLICE hashed: 20 MB at 5 M listings is ~15 ms of hashing. */
+async function orderHashInSlices(order: Int32Array): Promise<string> {
+  const bytes = new Uint8Array(order.buffer, order.byteOffset, order.byteLength);
+  const hash = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += SLICE) {
+    hash.update(bytes.subarray(at, at + SLICE));
+    await backgroundTurn();
+  }
+  return hash.digest('hex');
+}
+
 function bytesOf(array: Typed): Buffer {
   return Buffer.from(array.buffer, array.byteOffset, array.byteLength);
 }
@@ -177,7 +188,7 @@ export class IndexSnapshots {
   /** Writes the snapshot of an index built at `builtRevision` and laid out in the order of `hourStart`. */
   async write(main: SearchIndex, order: Int32Array, builtRevision: number, hourStart: number, writtenAt: number): Promise<void> {
     const parts = indexParts(main);
-    const info: SnapshotInfo = { format: SNAPSHOT_FORMAT, builtRevision, hourStart, orderHash: orderHash(order), vocabulary: this.#vocabulary, listings: main.size };
+    const info: SnapshotInfo = { format: SNAPSHOT_FORMAT, builtRevision, hourStart, orderHash: await orderHashInSlices(order), vocabulary: this.#vocabulary, listings: main.size };
     await this.#store.put({ builtRevision, hourStart, writtenAt }, encodeSnapshot(info, parts.arrays, { index: parts.values }, this.#paced), SNAPSHOTS_KEPT);
   }
 
