@@ -16,7 +16,7 @@ const FILL_STEP = 1 << 18;
  * the geo grid's cells), the first few thousand writes each fault a page, tens of milliseconds
  * in one step. Written here in order first, the faults are spread over the steps too.
  */
-export function* filledInSteps<A extends Int32Array | Uint32Array | Float64Array>(array: A, value: number): Generator<void, A> {
+export function* filledInSteps<A extends Int32Array | Uint32Array | Uint8Array | Float64Array>(array: A, value: number): Generator<void, A> {
   for (let from = 0; from < array.length; from += FILL_STEP) {
     array.fill(value, from, Math.min(array.length, from + FILL_STEP));
     yield;

@@ -10,12 +10,12 @@
  * after it (fact-table.test.ts checks it against sorting the objects with compareFor).
  */
 import { NO_STANDING, PackedFacts, factsWithoutShuffle, rankShuffle, type DayShuffles, type FactRows, type RankFacts, type RankInputs, type Standing } from './hourly-order.js';
-import { runAtOnce } from '../stepwise.js';
+import { STEP_MASK, runAtOnce } from '../stepwise.js';
 import type { PublishedRules } from './rules.js';
 
 /** Rows sorted at once before the merges (sortedInSteps), and rows between pauses. */
 const RUN = 4_096;
-const STEP = 1 << 16;
+const STEP = STEP_MASK + 1;
 const { pack } = PackedFacts;
 
 function standingOf(p: number): Standing {
@@ -249,7 +249,10 @@ export function* sortedInSteps(table: FactTable, rules: PublishedRules): Generat
   }
   const compare = (a: number, b: number): number => keys[a]! - keys[b]! || table.compare(a, table, b, membersFirst);
   let src = new Int32Array(n);
-  for (let i = 0; i < n; i++) src[i] = i;
+  for (let i = 0; i < n; i++) {
+    src[i] = i;
+    if (i % STEP === STEP - 1) yield;
+  }
   for (let lo = 0; lo < n; lo += RUN) {
     src.subarray(lo, Math.min(n, lo + RUN)).sort(compare);
     yield;

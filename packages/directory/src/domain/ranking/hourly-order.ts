@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import { levelRank, listingLevel, type ListingRecord } from '../listings/listing.js';
-import { runAtOnce } from '../stepwise.js';
+import { STEP_MASK, filledInSteps, runAtOnce } from '../stepwise.js';
 import type { PublishedRules } from './rules.js';
 
 export const HOUR_MS = 3_600_000;
@@ -75,7 +75,11 @@ export class DayShuffles {
 
   /** From a FactTable's rows, in steps (a pause every STEP_ROWS rows: millions of listings are written at random places). */
   static *fromRowsInSteps(day: string, rows: FactRows): Generator<void, DayShuffles> {
-    const table = new DayShuffles(day, maxSeqOf(rows) + 1);
+    const table = new DayShuffles(day, (yield* maxSeqInSteps(rows)) + 1);
+    // written below at random places: their pages mapped first, in order (filledInSteps)
+    yield* filledInSteps(table.#hi, 0);
+    yield* filledInSteps(table.#lo, 0);
+    yield* filledInSteps(table.#known, 0);
     for (let i = 0; i < rows.length; i++) {
       const seq = rows.seq(i);
       table.#hi[seq] = rows.shuffleHi(i);
@@ -154,16 +158,19 @@ export interface FactRows {
   shuffleLo(i: number): number;
 }
 
-/** Rows between two pauses of a table made in steps. */
-const STEP_ROWS = 1 << 16;
+/** Rows between two pauses of a table made in steps (as the index's steps: 4,096). */
+const STEP_ROWS = STEP_MASK + 1;
 
 function isFactRows(x: object): x is FactRows {
   return typeof (x as FactRows).packed === 'function';
 }
 
-function maxSeqOf(rows: FactRows): number {
+function* maxSeqInSteps(rows: FactRows): Generator<void, number> {
   let max = 0;
-  for (let i = 0; i < rows.length; i++) if (rows.seq(i) > max) max = rows.seq(i);
+  for (let i = 0; i < rows.length; i++) {
+    if (rows.seq(i) > max) max = rows.seq(i);
+    if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+  }
   return max;
 }
 
@@ -267,7 +274,8 @@ export class HourRanks {
 
   /** From a FactTable's rows, in steps (a pause every STEP_ROWS rows). */
   static *fromRowsInSteps(rows: FactRows): Generator<void, HourRanks> {
-    const table = new HourRanks(maxSeqOf(rows) + 1);
+    const table = new HourRanks((yield* maxSeqInSteps(rows)) + 1);
+    yield* filledInSteps(table.#packed, 0);
     for (let i = 0; i < rows.length; i++) {
       table.#packed[rows.seq(i)] = rows.packed(i);
       if (i % STEP_ROWS === STEP_ROWS - 1) yield;
