@@ -8,8 +8,9 @@
  *
  * Uses the data folder bench/directory.ts prepared (bench/.data/directory-<size>); the order laid
  * out is the index's own, shuffled (every listing moves, as at a day's new shuffle), and the laid-out
- * index's map of places is made after it (as after the hour's change). Each step's wall time is
- * given with the process's CPU time in it (other work on the machine shows as the difference). STEPS_LONG=<ms> writes the
+ * index's map of places is made after it (as after the hour's change); then the preparation's
+ * shuffle and rank tables by seq are made from rows in another shuffled order (`shuffles`, `ranks`). Each step's wall time is
+ * given with the thread's CPU time in it (other work on the machine shows as the difference). STEPS_LONG=<ms> writes the
  * steps longer than that, as [start, end] in µs of the monotonic clock, to STEPS_OUT-<label>-<round>.json
  * (to find them in a CPU profile). Writes bench/results/directory-steps-<time>.json.
  */
@@ -17,6 +18,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { buildDirectory } from '../packages/directory/src/app.js';
+import { DayShuffles, HourRanks, type FactRows } from '../packages/directory/src/domain/ranking/hourly-order.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
@@ -52,10 +54,19 @@ function shuffled(seqs: Int32Array, seed: number): Int32Array {
   return out;
 }
 
+const threadCpu = (process as { threadCpuUsage?: (since?: NodeJS.CpuUsage) => NodeJS.CpuUsage }).threadCpuUsage?.bind(process);
+const cpuUsage = (since?: NodeJS.CpuUsage): NodeJS.CpuUsage => (threadCpu ? threadCpu(since) : process.cpuUsage(since));
+
+/** The rows of an hour's facts in the order `seqs` (made up: the tables below read only seqs and numbers). */
+function factRowsOf(seqs: Int32Array): FactRows {
+  return { length: seqs.length, seq: (i) => seqs[i]!, packed: (i) => (seqs[i]! & 0x7f) + 1, shuffleHi: (i) => Math.imul(seqs[i]!, 0x9e3779b1) >>> 0, shuffleLo: (i) => Math.imul(seqs[i]!, 0x85ebca6b) >>> 0 };
+}
+
 /** Runs a stepwise computation a step at a time, each step timed; prints the longest. */
 function timedSteps<T>(label: string, steps: Generator<void, T>, round: number): T {
   const times: number[] = [];
-  // the process's CPU time in each step: the wall time less what other work on the machine took from it
+  // this thread's CPU time in each step (Node 23.9+; the whole process's before, GC helpers included):
+  // the wall time less what other work on the machine took from it
   const cpu: number[] = [];
   // each step's start on the monotonic clock in µs, as a CPU profile (--cpu-prof) stamps its samples
   const startsUs: number[] = [];
@@ -63,11 +74,11 @@ function timedSteps<T>(label: string, steps: Generator<void, T>, round: number):
   let value: T;
   for (;;) {
     startsUs.push(Number(process.hrtime.bigint() / 1000n));
-    const c = process.cpuUsage();
+    const c = cpuUsage();
     const t = performance.now();
     const step = steps.next();
     times.push(performance.now() - t);
-    const used = process.cpuUsage(c);
+    const used = cpuUsage(c);
     cpu.push((used.user + used.system) / 1000);
     if (step.done) {
       value = step.value;
@@ -93,6 +104,10 @@ const results: Record<string, unknown>[] = [];
 for (let r = 1; r <= rounds; r++) {
   const laid = timedSteps('relay', main.relaidInSteps(shuffled(seqAt, 7 + r)), r);
   timedSteps('places', laid.placesInSteps(), r);
+  // the preparation's tables by seq, made from the sorted order's rows (written at random places)
+  const rows = factRowsOf(shuffled(seqAt, 70 + r));
+  timedSteps('shuffles', DayShuffles.fromRowsInSteps('2026-12-08', rows), r);
+  timedSteps('ranks', HourRanks.fromRowsInSteps(rows), r);
 }
 const file = join(new URL('.', import.meta.url).pathname, 'results', `directory-steps-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 writeFileSync(file, JSON.stringify({ size, listed: main.size, node: process.version, results }, null, 2));
