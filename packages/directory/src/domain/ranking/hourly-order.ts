@@ -165,6 +165,16 @@ function isFactRows(x: object): x is FactRows {
   return typeof (x as FactRows).packed === 'function';
 }
 
+/** Each seq's place in the hour's sorted rows (-1: a seq not in them), in steps as the tables above. */
+export function* placesInSteps(rows: FactRows): Generator<void, Int32Array> {
+  const places = yield* filledInSteps(new Int32Array((yield* maxSeqInSteps(rows)) + 1), -1);
+  for (let i = 0; i < rows.length; i++) {
+    places[rows.seq(i)] = i;
+    if (i % STEP_ROWS === STEP_ROWS - 1) yield;
+  }
+  return places;
+}
+
 function* maxSeqInSteps(rows: FactRows): Generator<void, number> {
   let max = 0;
   for (let i = 0; i < rows.length; i++) {

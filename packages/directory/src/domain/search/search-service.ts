@@ -9,7 +9,7 @@ import type { ListingRecord } from '../listings/listing.js';
 import { JsonBytes, assembleListingBytes } from '../listings/listing-page.js';
 import { listingView, type MomentViewOptions } from '../listings/listing-view.js';
 import { isListed } from '../listings/regulated.js';
-import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, hourStartOf, rankFacts, rankInputsOf, samePlaceFacts, shuffleDay, type FactRows, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
+import { DayShuffles, HOUR_MS, HourRanks, NO_STANDING, hourStartOf, placesInSteps, rankFacts, rankInputsOf, samePlaceFacts, shuffleDay, type FactRows, type PlacementFacts, type RankFacts, type RankInputs, type Standing } from '../ranking/hourly-order.js';
 import { FactTable, amendedTable, sortedInSteps, sortedTable } from '../ranking/fact-table.js';
 import { rulesByVersion, rulesInForce, type PublishedRules } from '../ranking/rules.js';
 import { isOpenAt } from './hours.js';
@@ -19,7 +19,7 @@ import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
-import { backgroundTurn, filledInSteps, pacedRows, runInSteps } from '../stepwise.js';
+import { backgroundTurn, pacedRows, runInSteps } from '../stepwise.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -57,8 +57,6 @@ const ORDER_RETENTION_MS = 48 * HOUR_MS;
  * change prepared ahead").
  */
 export const PREPARE_AHEAD_MS = 10 * 60_000;
-/** Rank rows read between two turns of the event loop while the next hour is prepared. */
-const ROWS_PER_TURN = 5_000;
 /** Rank rows read per query while the next hour is prepared, with a turn after each (a few ms on SQLite). */
 const PREPARE_PAGE = 1_000;
 
@@ -343,16 +341,7 @@ export class DirectorySearch {
     const laid = await runInSteps(from.relaidInSteps(sorted.seqs()));
     await backgroundTurn();
     const shuffles = known ?? (await runInSteps(DayShuffles.fromRowsInSteps(day, sorted)));
-    let top = 0;
-    for (let i = 0; i < sorted.length; i++) {
-      if (sorted.seq(i) > top) top = sorted.seq(i);
-      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await backgroundTurn();
-    }
-    const placeOf = await runInSteps(filledInSteps(new Int32Array(top + 1), -1));
-    for (let i = 0; i < sorted.length; i++) {
-      placeOf[sorted.seq(i)] = i;
-      if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await backgroundTurn();
-    }
+    const placeOf = await runInSteps(placesInSteps(sorted));
     const ranks = await runInSteps(HourRanks.fromRowsInSteps(sorted));
     return { hourStart, rules, revision, checksFrom, standings, sorted, placeOf, ranks, shuffles, from, laid, laidAfter };
   }
