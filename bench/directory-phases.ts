@@ -8,8 +8,7 @@
  *
  * Uses the data folder bench/directory.ts prepared (bench/.data/directory-<size>).
  */
-import { join } from 'node:path';
-import { buildDirectory } from '../packages/directory/src/app.js';
+import { storedDirectory } from './support/stored-directory.js';
 import { JsonBytes, assembleListingBytes } from '../packages/directory/src/domain/listings/listing-page.js';
 
 const args = new Map<string, string>();
@@ -19,17 +18,7 @@ const runs = Number(args.get('runs') ?? 400);
 const benchNow = Date.parse(args.get('now') ?? '2026-12-08T12:00:00Z');
 const offset = benchNow - Date.now();
 
-const directory = await buildDirectory({
-  dataDir: join(new URL('.', import.meta.url).pathname, '.data', `directory-${size}`),
-  baseUrl: 'http://127.0.0.1:8080',
-  // Burst limits off: a benchmark is one client sending as fast as it can (docs/security.md).
-  rateLimit: 0,
-  clock: { now: () => Date.now() + offset },
-  logLevel: 'silent',
-  runJobs: false,
-  hourlyTimer: false,
-  cacheAnswers: false,
-});
+const directory = await storedDirectory(size, args.get('now'));
 const started = performance.now();
 await directory.search.hour();
 console.log(`index ready in ${Math.round(performance.now() - started)} ms; pages rendered at start: ${await directory.pagesReady}`);

@@ -17,26 +17,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { buildDirectory } from '../packages/directory/src/app.js';
+import { storedDirectory } from './support/stored-directory.js';
 import { DayShuffles, HourRanks, type FactRows } from '../packages/directory/src/domain/ranking/hourly-order.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
 const size = Number(args.get('size') ?? 1_000_000);
 const rounds = Number(args.get('rounds') ?? 2);
-const benchNow = Date.parse('2026-12-08T12:00:00Z');
-const offset = benchNow - Date.now();
 
-const directory = await buildDirectory({
-  dataDir: join(new URL('.', import.meta.url).pathname, '.data', `directory-${size}`),
-  baseUrl: 'http://127.0.0.1:8080',
-  rateLimit: 0,
-  clock: { now: () => Date.now() + offset },
-  logLevel: 'silent',
-  runJobs: false,
-  hourlyTimer: false,
-  cacheAnswers: false,
-});
+const directory = await storedDirectory(size);
 const state = await directory.search.hour();
 await directory.search.settled();
 const main = state.index.main;
