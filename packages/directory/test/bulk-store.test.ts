@@ -5,7 +5,9 @@
  * benchmarks and the demo seed store their listings this way, so the search nodes they measure
  * build from true data. The bulk load (`load`: large transactions, statements prepared once on
  * SQLite, COPY on PostgreSQL) stores every column `upsert` stores, revisions too, with its pages
- * rendered on this thread (a small load) or on worker threads (a large one, or when asked).
+ * rendered on this thread or on worker threads (when asked), and on SQLite its transactions written
+ * on a writer thread of their own (a load of more than one transaction) or on this thread (a smaller
+ * one, or one inside a caller's transaction).
  * Runs on SQLite and, in the PostgreSQL run, on PostgreSQL.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -56,8 +58,8 @@ describe('listings stored in bulk and one by one', () => {
     await bulk.store.transaction((tx) => tx.listings.insertMany(listings, BATCH));
     const oneByOne = await start();
     for (const listing of listings) await oneByOne.store.listings.upsert(listing);
-    // The bulk load, in transactions of its own (several: LOAD_TRANSACTION listings each), and
-    // within a caller's transaction; the second load of the same listings stores nothing more.
+    // The bulk load, in transactions of its own (several, of 150: on SQLite the writer thread writes
+    // them), and within a caller's transaction; the second load of the same listings stores nothing more.
     const loaded = await start();
     await loaded.store.listings.load(listings.slice(0, 400), { rowsPerTransaction: 150 });
     await loaded.store.transaction((tx) => tx.listings.load(listings.slice(400)));
@@ -176,6 +178,40 @@ describe('a bulk load whose source fails part way', () => {
       expect(await directory.store.listings.load(listings, { rowsPerTransaction: 100 })).toBe(300);
       const after = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
       expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
+    } finally {
+      await directory.close();
+      await dropTestDatabase('directory', dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a bulk load whose transaction fails', () => {
+  it('rolls that transaction back whole, keeps the ones before it, and answers with the database\'s error', { timeout: 120_000 }, async () => {
+    const clock = new TestClock(AFTER_RULES_7);
+    const listings = [...generateListings({ count: 300, seed: 29, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
+    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-refused-'));
+    const directory = await quietDirectory(dataDir, clock);
+    try {
+      // A new domain under an id stored already: the listings' unique id refuses it, in the second
+      // transaction of 100 (on SQLite, the load's writer thread writes it).
+      const clash = { ...(listings[150] as (typeof listings)[0]), id: (listings[20] as (typeof listings)[0]).id };
+      const source = [...listings.slice(0, 150), clash, ...listings.slice(151)];
+      const refused: unknown = await directory.store.listings.load(source, { rowsPerTransaction: 100 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      // SQLite's code comes back from the writer thread; PostgreSQL's is its unique violation.
+      expect(refused).toMatchObject(onPostgres ? { code: '23505' } : { name: 'SqliteLoadError', code: 'SQLITE_CONSTRAINT_UNIQUE' });
+      const stored = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
+      expect(stored.map((row) => row.domain)).toEqual(listings.slice(0, 100).map((listing) => listing.domain));
+      const pages = await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages');
+      expect(pages).toHaveLength(100);
+      // The store goes on: the rest loads once the clash is gone, numbered after the kept revisions.
+      expect(await directory.store.listings.load(listings, { rowsPerTransaction: 100 })).toBe(300);
+      const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
+      expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
+      expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
     } finally {
       await directory.close();
       await dropTestDatabase('directory', dataDir);

@@ -24,7 +24,7 @@ class Slot {
 }
 
 /** Where each compiled parameter comes from: a named value, or a value fixed in the query. */
-type ParameterSource = { slot: string } | { fixed: unknown };
+export type ParameterSource = { slot: string } | { fixed: unknown };
 
 interface Template {
   sql: string;
@@ -47,6 +47,15 @@ export class CompiledOnce<DB, P extends object, R> {
     const parameters = template.sources.map((source) => ('slot' in source ? (values as Record<string, unknown>)[source.slot] : source.fixed));
     // A fresh query id per run, as Kysely gives each compiled query (plugins keep per-query state by it).
     return { sql: template.sql, query: template.query, queryId: createQueryId(), parameters };
+  }
+
+  /**
+   * The SQL as `db`'s dialect compiles it and where each parameter comes from, as plain data: for a
+   * connection Kysely does not hold (a worker thread's own), which binds the values itself.
+   */
+  portable(db: Kysely<DB>): { sql: string; sources: readonly ParameterSource[] } {
+    const { sql, sources } = this.#template(db);
+    return { sql, sources };
   }
 
   async execute(db: Kysely<DB>, values: P): Promise<QueryResult<R>> {

@@ -19,12 +19,13 @@ import type { ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage, type ListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, IndexSnapshotStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
-import { openDirectoryDatabase } from './database.js';
+import { DIRECTORY_CACHE_KIB, openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
 import { listingColumns, type ListingColumns } from './listing-columns.js';
 import { copyRowsIn } from './postgres-copy.js';
 import { PageRenderers, preparedHere, preparedInSteps, type PreparedRows } from '../../workers/page-renderers.js';
 import { PageReader } from './page-reader.js';
+import { SqliteLoadWriter } from '../../workers/sqlite-load-writer.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 import { KyselyReceiptStore, KyselyReplayStore, KyselyReputationStore } from './trust-stores.js';
@@ -89,6 +90,11 @@ const loadListing = compileOnce((db: Kysely<DirectoryDatabase>, row: LoadRow) =>
     .values(slotsOf(row, LOAD_NAMES))
     .onConflict((oc) => oc.column('domain').doNothing())
     .returning('seq'),
+);
+
+/** The revision a load's transaction numbers its listings after (on the load's SQLite writer thread). */
+const lastRevision = compileOnce((db: Kysely<DirectoryDatabase>, _none: Record<string, never>) =>
+  db.selectFrom('listings').select((eb) => eb.fn.max('revision').as('last')),
 );
 
 /** One page row, prepared once (the same upsert as every other writer of pages). */
@@ -366,8 +372,9 @@ class KyselyListingStore implements ListingStore {
    *
    * On PostgreSQL, a pipeline one transaction deep: while one transaction is written (by the
    * server, on another core), the next one's listings are read and their rows and pages prepared on
-   * this thread a step at a time. On SQLite, whose writes run on this thread, each part is prepared,
-   * then written. With `renderWorkers` (opt-in), on either engine, the next part's pages are
+   * this thread a step at a time. On SQLite the same pipeline, with the writes on a worker thread of
+   * their own connection (workers/sqlite-load-writer.ts) once a load fills a whole transaction; a
+   * smaller load, or one inside a transaction, is prepared, then written on this thread. With `renderWorkers` (opt-in), on either engine, the next part's pages are
    * rendered on that many worker threads (workers/page-renderers.ts) while one is written; on this
    * two-core machine shared with other work they made loads slower (docs/directory.md "Loading
    * listings"). Transactions commit one after another, in the order given.
@@ -376,9 +383,17 @@ class KyselyListingStore implements ListingStore {
     const size = options.rowsPerTransaction ?? LOAD_TRANSACTION;
     const renderer = this.#pages;
     const renderers = renderer && (options.renderWorkers ?? 0) > 0 ? PageRenderers.start(renderer, options.renderWorkers ?? 0) : null;
+    // SQLite writes on a thread of its own once a load has more than one transaction to write.
+    const sqliteFile = this.#engine === 'sqlite' && !this.#db.isTransaction && this.#sqlite && !this.#sqlite.memory ? this.#sqlite.name : null;
+    let writer: SqliteLoadWriter | null = null;
     let written = 0;
     const write = async (prepared: PreparedRows) => {
-      if (this.#db.isTransaction) {
+      if (writer) {
+        const onThread = writer;
+        // The connection held meanwhile: this thread's other statements wait their turn instead of
+        // meeting the writer's lock (better-sqlite3 would wait for it with the event loop stopped).
+        await this.#db.connection().execute(() => onThread.write(prepared.rows, renderer ? prepared.pages : null));
+      } else if (this.#db.isTransaction) {
         await this.#writing((store) => store.#loadChunk(prepared));
       } else {
         await transactionWithRetry(this.#db, async (trx) => {
@@ -389,12 +404,13 @@ class KyselyListingStore implements ListingStore {
       }
       written += prepared.rows.length;
     };
-    // SQLite writes on this thread: nothing to overlap with.
-    const overlapped = renderers !== null || this.#engine === 'postgres';
+    // Prepared while the transaction before is written elsewhere: by PostgreSQL's server, by the writer thread.
+    const overlapped = () => renderers !== null || this.#engine === 'postgres' || writer !== null;
     // The transaction being written while the next part is read and prepared.
     let writing: Promise<void> | null = null;
     const send = async (part: Omit<ListingRecord, 'seq'>[]) => {
-      if (!overlapped) return write(preparedHere(part, renderer));
+      if (sqliteFile && !writer && part.length === size) writer = this.#sqliteLoadWriter(sqliteFile);
+      if (!overlapped()) return write(preparedHere(part, renderer));
       const prepared = await (renderers ? renderers.prepare(part) : preparedInSteps(part, renderer));
       if (writing) await writing;
       writing = write(prepared);
@@ -407,7 +423,7 @@ class KyselyListingStore implements ListingStore {
         part.push(listing);
         // Listings read from a generator cost time too: the event loop turns now and then, so the
         // transaction being written goes on meanwhile.
-        if (overlapped && part.length % LOAD_READ_STEP === 0) await turn();
+        if (part.length % LOAD_READ_STEP === 0 && overlapped()) await turn();
         if (part.length < size) continue;
         await send(part);
         part = [];
@@ -417,9 +433,15 @@ class KyselyListingStore implements ListingStore {
     } finally {
       // A part that failed to prepare leaves the transaction before it to end before the load does.
       await (writing as Promise<void> | null)?.catch(() => undefined);
-      await renderers?.close();
+      await Promise.all([renderers?.close(), (writer as SqliteLoadWriter | null)?.close()]);
     }
     return written;
+  }
+
+  /** The load's writer thread on this SQLite file, with the load's statements as this store compiles them. */
+  #sqliteLoadWriter(file: string): SqliteLoadWriter {
+    const statements = { lastRevision: lastRevision.portable(this.#db), listing: loadListing.portable(this.#db), page: loadPage.portable(this.#db) };
+    return new SqliteLoadWriter(file, statements, this.#pages?.version ?? null, DIRECTORY_CACHE_KIB);
   }
 
   async #loadChunk(prepared: PreparedRows): Promise<void> {
