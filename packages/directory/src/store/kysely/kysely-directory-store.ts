@@ -374,7 +374,8 @@ class KyselyListingStore implements ListingStore {
    * server, on another core), the next one's listings are read and their rows and pages prepared on
    * this thread a step at a time. On SQLite the same pipeline, with the writes on a worker thread of
    * their own connection (workers/sqlite-load-writer.ts) once a load fills a whole transaction; a
-   * smaller load, or one inside a transaction, is prepared, then written on this thread. With `renderWorkers` (opt-in), on either engine, the next part's pages are
+   * smaller load, or one inside a transaction, is prepared, then written on this thread. With
+   * `renderWorkers` (opt-in), on either engine, the next part's pages are
    * rendered on that many worker threads (workers/page-renderers.ts) while one is written; on this
    * two-core machine shared with other work they made loads slower (docs/directory.md "Loading
    * listings"). Transactions commit one after another, in the order given.
@@ -383,7 +384,7 @@ class KyselyListingStore implements ListingStore {
     const size = options.rowsPerTransaction ?? LOAD_TRANSACTION;
     const renderer = this.#pages;
     const renderers = renderer && (options.renderWorkers ?? 0) > 0 ? PageRenderers.start(renderer, options.renderWorkers ?? 0) : null;
-    // SQLite writes on a thread of its own once a load has more than one transaction to write.
+    // SQLite writes on a thread of its own once a load fills a whole transaction (a file's root store only).
     const sqliteFile = this.#engine === 'sqlite' && !this.#db.isTransaction && this.#sqlite && !this.#sqlite.memory ? this.#sqlite.name : null;
     let writer: SqliteLoadWriter | null = null;
     let written = 0;
