@@ -5,12 +5,12 @@
  * nothing it renders is used.
  */
 import { setImmediate as turn } from 'node:timers/promises';
-import type { Worker } from 'node:worker_threads';
 import type { ListingRecord } from '../domain/listings/listing.js';
 import type { ListingPage, PageRendererRecipe } from '../domain/listings/listing-page.js';
 import { listingColumns, type ListingColumns } from '../store/kysely/listing-columns.js';
 import type { PageRenderer } from '../store/store.js';
-import { siblingModule, startModuleWorker } from './module-worker.js';
+import { siblingModule } from './module-worker.js';
+import { RequestWorker } from './request-worker.js';
 import type { PageRenderReady, PageRenderRequest, PageRenderResponse, PageRenderWorkerData } from './page-render-protocol.js';
 
 /** A part of a load made ready to write: its rows but their revisions, and their pages (null: no renderer). */
@@ -54,69 +54,26 @@ export async function preparedInSteps(listings: readonly Omit<ListingRecord, 'se
 /** Documents per message: small enough to spread a transaction over the workers, large enough to be few messages. */
 const RENDER_BATCH = 500;
 
-interface Pending {
-  resolve: (response: PageRenderResponse) => void;
-  reject: (error: Error) => void;
-}
+type RenderWorker = RequestWorker<Omit<PageRenderRequest, 'id'>, PageRenderResponse, PageRenderReady>;
 
-class RenderWorker {
-  readonly worker: Worker;
-  readonly ready: Promise<void>;
-  readonly pending = new Map<number, Pending>();
-  #failure: Error | null = null;
-
-  constructor(recipe: PageRendererRecipe, version: string) {
-    this.worker = startModuleWorker(WORKER_URL, { recipe } satisfies PageRenderWorkerData);
-    let readyNow: () => void = () => undefined;
-    let failedNow: (error: Error) => void = () => undefined;
-    this.ready = new Promise<void>((resolve, reject) => {
-      readyNow = resolve;
-      failedNow = reject;
-    });
-    // Nobody may wait on `ready` when a worker fails before any render: its failure is seen by the next render.
-    this.ready.catch(() => undefined);
-    const fail = (error: Error) => {
-      this.#failure ??= error;
-      failedNow(error);
-      for (const pending of this.pending.values()) pending.reject(error);
-      this.pending.clear();
-    };
-    this.worker.on('message', (message: PageRenderResponse | PageRenderReady) => {
-      if ('ready' in message) {
-        if (message.version === version) readyNow();
-        else fail(new Error(`a page-rendering worker made pages of version ${message.version}, not ${version}`));
-        return;
-      }
-      const pending = this.pending.get(message.id);
-      if (!pending) return;
-      this.pending.delete(message.id);
-      if (message.error !== undefined) pending.reject(new Error(`a page-rendering worker failed: ${message.error}`));
-      else pending.resolve(message);
-    });
-    this.worker.on('error', (error) => fail(error));
-    this.worker.on('exit', (code) => fail(new Error(`a page-rendering worker stopped (exit code ${code})`)));
-  }
-
-  async render(id: number, documents: string[]): Promise<PageRenderResponse> {
-    if (this.#failure) throw this.#failure;
-    const response = new Promise<PageRenderResponse>((resolve, reject) => this.pending.set(id, { resolve, reject }));
-    this.worker.postMessage({ id, documents } satisfies PageRenderRequest);
-    // Both awaited: a worker that fails rejects both, and neither is left unobserved.
-    const [, rendered] = await Promise.all([this.ready, response]);
-    return rendered;
-  }
+/** A worker making `recipe`'s pages: its ready is refused unless its renderer is of `version`. */
+function renderWorker(recipe: PageRendererRecipe, version: string): RenderWorker {
+  return new RequestWorker(WORKER_URL, { recipe } satisfies PageRenderWorkerData, {
+    name: 'a page-rendering worker',
+    errorOf: (response) => (response.error !== undefined ? new Error(`a page-rendering worker failed: ${response.error}`) : null),
+    refuseReady: (ready) => (ready.version === version ? null : new Error(`a page-rendering worker made pages of version ${ready.version}, not ${version}`)),
+  });
 }
 
 export class PageRenderers {
   readonly #workers: RenderWorker[];
   #next = 0;
-  #ids = 0;
 
   /** `count` workers making `renderer`'s pages; null when the renderer has no recipe for another thread or count is 0. */
   static start(renderer: PageRenderer, count: number): PageRenderers | null {
     const recipe = renderer.recipe;
     if (!recipe || count < 1) return null;
-    return new PageRenderers(Array.from({ length: count }, () => new RenderWorker(recipe, renderer.version)));
+    return new PageRenderers(Array.from({ length: count }, () => renderWorker(recipe, renderer.version)));
   }
 
   private constructor(workers: RenderWorker[]) {
@@ -132,7 +89,7 @@ export class PageRenderers {
     const parts: Promise<PageRenderResponse>[] = [];
     for (let i = 0; i < rows.length; i += RENDER_BATCH) {
       const worker = this.#workers[this.#next++ % this.#workers.length] as RenderWorker;
-      parts.push(worker.render(this.#ids++, rows.slice(i, i + RENDER_BATCH).map((row) => row.document)));
+      parts.push(worker.request({ documents: rows.slice(i, i + RENDER_BATCH).map((row) => row.document) }));
     }
     const pages: ListingPage[] = [];
     for (const part of await Promise.all(parts)) {
@@ -144,7 +101,7 @@ export class PageRenderers {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.#workers.map((w) => w.worker.terminate()));
+    await Promise.all(this.#workers.map((worker) => worker.terminate()));
   }
 }
 

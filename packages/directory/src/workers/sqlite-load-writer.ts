@@ -6,12 +6,12 @@
  * "Loading listings"). Only the root store of a SQLite file uses it: a worker cannot reach a
  * database in memory, nor a transaction its caller holds open.
  */
-import type { Worker } from 'node:worker_threads';
 import { sqliteDriverPath } from '@svc/shared/sqlite-driver';
 import type { ListingPage } from '../domain/listings/listing-page.js';
 import type { ListingColumns } from '../store/kysely/listing-columns.js';
-import { siblingModule, startModuleWorker } from './module-worker.js';
-import type { PortableStatement, SqliteLoadReady, SqliteLoadRequest, SqliteLoadResponse, SqliteLoadWorkerData } from './sqlite-load-protocol.js';
+import { siblingModule } from './module-worker.js';
+import { RequestWorker } from './request-worker.js';
+import type { PortableStatement, SqliteLoadRequest, SqliteLoadResponse, SqliteLoadWorkerData } from './sqlite-load-protocol.js';
 
 /** An error from the worker's transaction, with SQLite's code when it had one (SQLITE_FULL, SQLITE_BUSY…). */
 export class SqliteLoadError extends Error {
@@ -29,68 +29,28 @@ export interface SqliteLoadStatements {
   page: PortableStatement;
 }
 
-interface Pending {
-  resolve: (inserted: number) => void;
-  reject: (error: Error) => void;
-}
-
 export class SqliteLoadWriter {
-  readonly #worker: Worker;
-  readonly #ready: Promise<void>;
-  readonly #pending = new Map<number, Pending>();
-  readonly #exited: Promise<void>;
-  #failure: Error | null = null;
-  #ids = 0;
+  readonly #worker: RequestWorker<Omit<SqliteLoadRequest, 'id'>, SqliteLoadResponse>;
 
   constructor(file: string, statements: SqliteLoadStatements, pageVersion: string | null, cacheKib: number, busyTimeoutMs = 5_000) {
     const workerData: SqliteLoadWorkerData = { driverPath: sqliteDriverPath(), file, busyTimeoutMs, cacheKib, pageVersion, ...statements };
-    this.#worker = startModuleWorker(WORKER_URL, workerData);
-    let readyNow: () => void = () => undefined;
-    let failedNow: (error: Error) => void = () => undefined;
-    this.#ready = new Promise<void>((resolve, reject) => {
-      readyNow = resolve;
-      failedNow = reject;
+    this.#worker = new RequestWorker(WORKER_URL, workerData, {
+      name: "the load's SQLite writer",
+      errorOf: (response) => (response.error ? new SqliteLoadError(response.error.message, response.error.code) : null),
     });
-    // A worker that fails before any write is seen by the next write.
-    this.#ready.catch(() => undefined);
-    const fail = (error: Error) => {
-      this.#failure ??= error;
-      failedNow(error);
-      for (const pending of this.#pending.values()) pending.reject(error);
-      this.#pending.clear();
-    };
-    this.#worker.on('message', (message: SqliteLoadResponse | SqliteLoadReady) => {
-      if ('ready' in message) return readyNow();
-      const pending = this.#pending.get(message.id);
-      if (!pending) return;
-      this.#pending.delete(message.id);
-      if (message.error) pending.reject(new SqliteLoadError(message.error.message, message.error.code));
-      else pending.resolve(message.inserted ?? 0);
-    });
-    this.#worker.on('error', (error) => fail(error));
-    this.#exited = new Promise<void>((resolve) =>
-      this.#worker.once('exit', (code) => {
-        fail(new Error(`the load's SQLite writer stopped (exit code ${code})`));
-        resolve();
-      }),
-    );
   }
 
   /** Writes one transaction of rows (numbered after the last stored revision) and their pages; answers how many listings were new. */
   async write(rows: ListingColumns[], pages: ListingPage[] | null): Promise<number> {
-    if (this.#failure) throw this.#failure;
-    const id = this.#ids++;
-    const done = new Promise<number>((resolve, reject) => this.#pending.set(id, { resolve, reject }));
-    this.#worker.postMessage({ id, rows, pages } satisfies SqliteLoadRequest);
-    const [, inserted] = await Promise.all([this.#ready, done]);
-    return inserted;
+    const response = await this.#worker.request({ rows, pages });
+    return response.inserted ?? 0;
   }
 
   /** Closes the worker's connection and waits for the thread to end. */
   async close(): Promise<void> {
-    if (!this.#failure) this.#worker.postMessage('close');
-    else await this.#worker.terminate();
-    await this.#exited;
+    if (this.#worker.failed) return this.#worker.terminate();
+    this.#worker.post('close');
+    await this.#worker.exited();
   }
 }
 
