@@ -10,8 +10,11 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emptyWriteAheadLog, mountSmallDisk, smallDiskUnavailable, type SmallDisk } from '../../../test-support/small-disk.js';
-import { listing } from './support/fixtures.js';
-import { startDirectory, type ApiResponse, type TestDirectory } from './support/harness.js';
+import { rawRows } from '../../../test-support/test-database.js';
+import { generateListings } from '../src/demo/listing-generator.js';
+import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
+import { AFTER_RULES_7, listing } from './support/fixtures.js';
+import { TestClock, quietDirectory, startDirectory, type ApiResponse, type TestDirectory } from './support/harness.js';
 import { closeSignedInboxes, signed, signedInbox, type SignedInbox } from './support/signed-inbox.js';
 
 const skip = smallDiskUnavailable();
@@ -141,5 +144,45 @@ describe.skipIf(skip !== null)(skip ?? 'the directory on a full disk', () => {
     // One verification job per domain: a retry queues none twice.
     const due = await t.directory.store.jobs.claimDue(t.clock.now(), 60_000, 100);
     expect(due.map((job) => job.payload.domain).sort()).toEqual([before().domain, ...Array.from({ length: REFUSED }, (_, i) => domainOf(i))].sort());
+  });
+});
+
+describe.skipIf(skip !== null)(skip ?? 'a bulk load on a full disk', () => {
+  it('is refused with SQLITE_FULL from its writer thread, says so on /healthz, and loads whole once space is freed', { timeout: 120_000 }, async () => {
+    const disk = mountSmallDisk('16m');
+    const dataDir = join(disk.dir, 'data');
+    const directory = await quietDirectory(dataDir, new TestClock(AFTER_RULES_7));
+    const healthz = async () => directory.http.inject({ method: 'GET', url: '/healthz' });
+    try {
+      const listings = [...generateListings({ count: 300, seed: 31, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
+      await emptyWriteAheadLog(join(dataDir, 'directory.sqlite'));
+      // Room for a little, not for a transaction of 100 listings with their pages (~800 KB of log).
+      expect(disk.fill(64 * 1024)).toBeGreaterThan(0);
+      // A whole transaction of rows: written on the load's SQLite writer thread, whose connection the node's does not watch.
+      const refused: unknown = await directory.store.listings.load(listings, { rowsPerTransaction: 100 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({ name: 'SqliteLoadError', code: 'SQLITE_FULL' });
+      const down = await healthz();
+      expect(down.statusCode, down.body).toBe(503);
+      expect(down.json()).toMatchObject({ ok: false, writable: false, storage: { code: 'storage_full' } });
+
+      disk.free();
+      let up = await healthz();
+      for (let waited = 0; up.statusCode !== 200 && waited < 3_000; waited += 200) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        up = await healthz();
+      }
+      expect(up.statusCode, up.body).toBe(200);
+      // Nothing half-written stayed: the load runs again whole.
+      expect(await directory.store.listings.load(listings, { rowsPerTransaction: 100 })).toBe(300);
+      const stored = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
+      expect(stored.map((row) => row.domain)).toEqual(listings.map((one) => one.domain));
+      expect(stored.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
+    } finally {
+      await directory.close();
+      disk.unmount();
+    }
   });
 });

@@ -143,6 +143,8 @@ class KyselyListingStore implements ListingStore {
   readonly #commits: ListingCommits;
   /** In a transaction's store: set when it writes a listing, read by the transaction's owner after the commit. */
   readonly #wrote: { listings: boolean } | null;
+  /** The root store's: told of the load's writes on its SQLite writer thread, which its connection does not see. */
+  readonly #health: StorageHealth | null;
 
   constructor(
     db: Kysely<DirectoryDatabase>,
@@ -151,10 +153,12 @@ class KyselyListingStore implements ListingStore {
     writes: TableWrites | null = null,
     commits: ListingCommits = new ListingCommits(),
     wrote: { listings: boolean } | null = null,
+    health: StorageHealth | null = null,
   ) {
     this.#db = db;
     this.#commits = commits;
     this.#wrote = wrote;
+    this.#health = health;
     this.#sqlite = sqlite;
     this.#pages = pages;
     this.#engine = engineOf(db);
@@ -391,9 +395,17 @@ class KyselyListingStore implements ListingStore {
     const write = async (prepared: PreparedRows) => {
       if (writer) {
         const onThread = writer;
+        const sentAtMs = this.#health?.now();
         // The connection held meanwhile: this thread's other statements wait their turn instead of
         // meeting the writer's lock (better-sqlite3 would wait for it with the event loop stopped).
-        await this.#db.connection().execute(() => onThread.write(prepared.rows, renderer ? prepared.pages : null));
+        await this.#db.connection().execute(() => onThread.write(prepared.rows, renderer ? prepared.pages : null)).then(
+          () => this.#health?.noteCommitted(sentAtMs),
+          (error: unknown) => {
+            // A full or failing disk is the node's episode as any write of its own would make it (503, /healthz).
+            this.#health?.noteFailure(error, sentAtMs);
+            throw error;
+          },
+        );
       } else if (this.#db.isTransaction) {
         await this.#writing((store) => store.#loadChunk(prepared));
       } else {
@@ -798,7 +810,16 @@ export class KyselyDirectoryStore implements DirectoryStore {
    */
   constructor(
     db: Kysely<DirectoryDatabase>,
-    options: { inTransaction?: boolean; sqlite?: SqliteDatabase | null; pages?: PageRenderer | null; writes?: TableWrites | null; commits?: ListingCommits; wrote?: { listings: boolean }; indexSnapshots?: IndexSnapshotStore } = {},
+    options: {
+      inTransaction?: boolean;
+      sqlite?: SqliteDatabase | null;
+      health?: StorageHealth;
+      pages?: PageRenderer | null;
+      writes?: TableWrites | null;
+      commits?: ListingCommits;
+      wrote?: { listings: boolean };
+      indexSnapshots?: IndexSnapshotStore;
+    } = {},
   ) {
     this.#db = db;
     this.queriesOnServer = engineOf(db) === 'postgres';
@@ -807,7 +828,7 @@ export class KyselyDirectoryStore implements DirectoryStore {
     const writes = this.#inTransaction ? null : (options.writes ?? null);
     this.#writes = writes;
     this.#commits = options.commits ?? new ListingCommits();
-    this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes, this.#commits, options.wrote ?? null);
+    this.listings = new KyselyListingStore(db, options.sqlite ?? null, this.#pages, writes, this.#commits, options.wrote ?? null, options.health ?? null);
     this.instances = new KyselyInstanceStore(db);
     this.orders = new KyselyOrderStore(db);
     this.indexSnapshots = options.indexSnapshots ?? new KyselyIndexSnapshotStore(db);
@@ -866,5 +887,5 @@ export async function openDirectoryStore(where: string | StorageTarget, options:
   const { db, sqlite, health, engine, writes } = await openDirectoryDatabase(target);
   // SQLite: snapshots in files beside the database file (index-snapshot-store.ts says why); PostgreSQL: in the database.
   const indexSnapshots = target.engine === 'sqlite' && target.file !== ':memory:' ? new FileIndexSnapshotStore(target.file) : undefined;
-  return Object.assign(new KyselyDirectoryStore(db, { sqlite, pages: options.pages ?? null, writes, ...(indexSnapshots ? { indexSnapshots } : {}) }), { storageHealth: health, engine });
+  return Object.assign(new KyselyDirectoryStore(db, { sqlite, health, pages: options.pages ?? null, writes, ...(indexSnapshots ? { indexSnapshots } : {}) }), { storageHealth: health, engine });
 }
