@@ -3,7 +3,7 @@
  * hour's statement, its snapshot, a layout), a search waits behind one slice of them, not one each.
  */
 import { describe, expect, it } from 'vitest';
-import { PAUSE_PER_QUERY, filledInSteps, pacedQuery, pacedRows, runAtOnce, runInSteps, unhurriedly } from '../src/domain/stepwise.js';
+import { PAUSE_PER_QUERY, filledInSteps, pacedQuery, pacedRows, runAtOnce, runInSteps } from '../src/domain/stepwise.js';
 
 const SLICE_MS = 10;
 
@@ -20,18 +20,6 @@ function* busy(totalMs: number): Generator<void, number> {
     yield;
   }
   return steps;
-}
-
-/** `count` steps of a millisecond's busy work each; returns the count. */
-function* spins(count: number): Generator<void, number> {
-  for (let i = 0; i < count; i++) {
-    const until = performance.now() + 1;
-    while (performance.now() < until) {
-      // spin: a step of work that cannot be split
-    }
-    yield;
-  }
-  return count;
 }
 
 describe('work in steps', () => {
@@ -73,23 +61,6 @@ describe('work in steps', () => {
     // one slice (~10 ms) per turn; a slice of each of the three would be ~30 ms
     expect(median, `median wait ${median.toFixed(1)} ms over ${gaps.length} turns`).toBeLessThan(2 * SLICE_MS);
     expect(median).toBeGreaterThan(SLICE_MS / 2);
-  });
-
-  it('rests unhurried work after each slice as long as the slice ran, and only that work', async () => {
-    const STEPS = 150;
-    /** The wall time of STEPS steps of a millisecond's work each, run in slices of 2 ms. */
-    async function wallOf(run: (work: () => Promise<number>) => Promise<number>): Promise<number> {
-      const started = performance.now();
-      expect(await run(() => runInSteps(spins(STEPS), 2))).toBe(STEPS);
-      return performance.now() - started;
-    }
-    const hurried = await wallOf((work) => work());
-    const rested = await wallOf((work) => unhurriedly(work));
-    // Unhurried: each ~2 ms slice followed by a rest as long (a timer's, so at least that).
-    expect(rested, `unhurried: ${rested.toFixed(0)} ms, in steps ${hurried.toFixed(0)} ms`).toBeGreaterThan(1.6 * hurried);
-    // Work started after it, outside its call, does not rest.
-    const after = await wallOf((work) => work());
-    expect(after, `after: ${after.toFixed(0)} ms, unhurried ${rested.toFixed(0)} ms`).toBeLessThan(0.75 * rested);
   });
 
   describe('background queries on a database server, paced', () => {

@@ -3,7 +3,6 @@
  * the background, the tables an hour's answers read): a computation written as a generator that yields where it may pause, run either to its end at once
  * or with a turn of the event loop every few milliseconds so searches go on meanwhile.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** Work between two pauses of a stepwise computation (positions, or postings moved). */
 export const STEP_MASK = (1 << 12) - 1;
@@ -67,29 +66,6 @@ export class TimeSlices {
   }
 }
 
-/** What a slice of unhurried work ran for since its last turn, counted from when that turn gave it back. */
-interface Unhurried {
-  resumedAt: number;
-}
-
-const unhurried = new AsyncLocalStorage<Unhurried>();
-
-/** The longest slice a rest answers for (ms): work that awaited something meanwhile did not run all that time. */
-const REST_AT_MOST_MS = 20;
-
-/**
- * Runs `work` unhurriedly: work whose deadline is far (the hour's signed statement and its index
- * snapshot, made after the hour's change, with the whole hour before the next one) rests after each
- * of its slices as long as the slice ran, at each background turn it takes, so it holds at most about
- * half of this thread and the cores it shares with the database server and the answer workers are
- * left to the searches (issue 40: at 5 M on PostgreSQL its minutes of work at full speed raised the
- * searches' p99 by a quarter to a half). The preparation of the next hour, due at its change, and a
- * node's start do not rest.
- */
-export function unhurriedly<T>(work: () => Promise<T>): Promise<T> {
-  return unhurried.run({ resumedAt: performance.now() }, work);
-}
-
 const waiting: (() => void)[] = [];
 let releasing = false;
 
@@ -106,18 +82,7 @@ function releaseNext(): void {
  * computations run at once (the hour's statement, its snapshot, a layout), one of them goes on per
  * turn, so a search waits behind one slice of it, never behind one slice of each.
  */
-export async function backgroundTurn(): Promise<void> {
-  const rested = unhurried.getStore();
-  if (rested) {
-    await restAfter(Math.min(REST_AT_MOST_MS, performance.now() - rested.resumedAt));
-    await takeTurn();
-    rested.resumedAt = performance.now();
-    return;
-  }
-  return takeTurn();
-}
-
-function takeTurn(): Promise<void> {
+export function backgroundTurn(): Promise<void> {
   return new Promise<void>((resolve) => {
     waiting.push(resolve);
     if (!releasing) {
@@ -172,14 +137,6 @@ async function* pacedPages<T>(rows: AsyncIterable<T>): AsyncGenerator<T> {
 export const PAUSE_PER_QUERY = 1;
 
 /** Resolves PAUSE_PER_QUERY times `tookMs` later (a timer, so searches that come meanwhile go first). */
-export async function pauseAfterQuery(tookMs: number): Promise<void> {
-  await restAfter(tookMs * PAUSE_PER_QUERY);
-  // Rested already: unhurried work's next rest counts from here.
-  const rested = unhurried.getStore();
-  if (rested) rested.resumedAt = performance.now();
-}
-
-/** Resolves `ms` later, at least a millisecond (a timer: what comes meanwhile goes first). */
-function restAfter(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.round(ms))));
+export function pauseAfterQuery(tookMs: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.round(tookMs * PAUSE_PER_QUERY))));
 }

@@ -19,7 +19,7 @@ import { assembleAnswer, momentOfListing, writeAnswerHead, writeAnswerTail, type
 import { SnapshotRefused, type IndexSnapshots } from './index-snapshot.js';
 import { LiveIndex } from './live-index.js';
 import { buildSearchIndex, buildSearchIndexFrom, buildSearchIndexInSteps, SearchTimeout, type SearchHit, type SearchIndex } from './search-index.js';
-import { backgroundTurn, pacedRows, runInSteps, unhurriedly } from '../stepwise.js';
+import { backgroundTurn, pacedRows, runInSteps } from '../stepwise.js';
 import { normaliseSearch, type NormalisedSearch, type RawSearch } from './search-request.js';
 
 /** A search that runs longer is answered 503 with Retry-After (directory spec §4, §8). */
@@ -548,13 +548,10 @@ export class DirectorySearch {
     const previous = this.#snapshotWrite ?? Promise.resolve();
     const write = previous
       .then(() => new Promise((resolve) => setImmediate(resolve)))
-      .then(() =>
-        // No node waits for it but the ones starting after this one: it rests as it goes.
-        unhurriedly(async () => {
-          const main = relay ? await runInSteps(state.index.main.relaidInSteps(order)) : state.index.main;
-          await snapshots.write(main, order, state.index.builtRevision, state.hourStart, this.#ctx.clock.now());
-        }),
-      )
+      .then(async () => {
+        const main = relay ? await runInSteps(state.index.main.relaidInSteps(order)) : state.index.main;
+        await snapshots.write(main, order, state.index.builtRevision, state.hourStart, this.#ctx.clock.now());
+      })
       .catch((error: unknown) => this.#onSnapshotFailed?.(error))
       .finally(() => {
         if (this.#snapshotWrite === write) this.#snapshotWrite = null;
@@ -575,8 +572,7 @@ export class DirectorySearch {
 
   /** The statement of an order this process stored, made off the search path (HourStatements.get waits for it). */
   #statementOf(hourStart: number, rules: PublishedRules, facts: FactRows, checks: { from: number; to: number }): void {
-    // Due before the next hour's, asked for now and then: it rests as it goes.
-    const making = unhurriedly(() => this.#orderStored(hourStart, rules, facts, checks));
+    const making = this.#orderStored(hourStart, rules, facts, checks);
     this.#statements.add(making);
     void making.finally(() => this.#statements.delete(making));
   }
