@@ -5,8 +5,6 @@
  * too many leaves is refused rather than hashed.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { hashedHere, type OrderTreeHasher } from '../src/domain/evidence/order-tree.js';
 import { hashedInWorker, orderTreeHasher } from '../src/workers/order-tree-workers.js';
@@ -60,35 +58,6 @@ describe("an hour's order's tree", () => {
       await expect(added).rejects.toThrow(/10 places, and a leaf more was given/);
     });
   }
-
-  /** This process's threads at the lowest priority (Linux: /proc/self/task/<tid>/stat, field 19 the nice value). */
-  function lowestPriorityThreads(): Set<string> {
-    const low = new Set<string>();
-    for (const tid of readdirSync('/proc/self/task')) {
-      try {
-        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16] === '19') low.add(tid);
-      } catch {
-        // A thread that ended between the listing and the read.
-      }
-    }
-    return low;
-  }
-
-  it.runIf(process.platform === 'linux')('hashes on a worker thread at the lowest priority, and leaves the calling thread’s as it was', async () => {
-    const before = lowestPriorityThreads(); // workers of the tests above may not have ended yet
-    const leaves = texts(1_000);
-    const tree = hashedInWorker(leaves.length);
-    // `add` waits for an answer once more batches than it keeps ahead are unanswered: by the sixth,
-    // the worker has started and lowered itself.
-    for (let batch = 0; batch < 6; batch++) await tree.add(leaves.slice(batch * 100, (batch + 1) * 100));
-    const started = [...lowestPriorityThreads()].filter((tid) => !before.has(tid));
-    expect(started).toHaveLength(1);
-    expect(getPriority()).toBe(0);
-    await tree.add(leaves.slice(600));
-    expect((await tree.finish()).root.equals(rfcRoot(leaves))).toBe(true);
-    await expect.poll(() => lowestPriorityThreads().has(started[0] as string), { timeout: 5_000 }).toBe(false);
-  });
 
   it('hashes orders from the given size on a worker, smaller ones on the node’s thread, to the same tree', async () => {
     const leaves = texts(700);

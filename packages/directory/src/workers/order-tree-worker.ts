@@ -1,19 +1,16 @@
 /**
  * The worker thread hashing an hour's order's tree: each place's leaf as its text comes, then the
- * whole tiles' roots and the root (domain/evidence/order-tree.ts, as the node's own thread does), at
- * the lowest scheduling priority: nothing waits for the tree but the hour's statement.
+ * whole tiles' roots and the root (domain/evidence/order-tree.ts, as the node's own thread does).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { LeafHashes, treeOfHashes } from '../domain/evidence/order-tree.js';
 import { runAtOnce } from '../domain/stepwise.js';
 import type { OrderTreeRequest, OrderTreeResponse, OrderTreeWorkerData } from './order-tree-protocol.js';
-import { yieldCoresToForeground } from './background-thread.js';
 
 const port = parentPort;
 if (!port) throw new Error('order-tree-worker runs on a worker thread');
 const { size } = workerData as OrderTreeWorkerData;
 const leaves = new LeafHashes(size);
-yieldCoresToForeground();
 
 port.on('message', (request: OrderTreeRequest) => {
   let response: OrderTreeResponse;
