@@ -156,18 +156,52 @@ describe('an answer written as bytes', () => {
       const text = samples[i % samples.length] as string;
       pieces.push(i % 3 === 0 ? Buffer.from(`[${text}]`, 'utf8') : text);
     }
-    const out = new JsonBytes(16);
-    for (const piece of pieces) {
-      if (typeof piece === 'string') out.text(piece);
-      else out.bytes(Buffer.concat([Buffer.from('zz'), piece, Buffer.from('zz')]), 2, piece.length + 2);
-    }
-    const expected = pieces.map((p) => (typeof p === 'string' ? p : p.toString('utf8'))).join('');
-    expect(out.toBuffer().toString('utf8')).toBe(expected);
-    expect(out.toBuffer().equals(Buffer.from(expected, 'utf8'))).toBe(true);
+    const write = (capacity?: number) => {
+      const out = new JsonBytes(capacity);
+      for (const piece of pieces) {
+        if (typeof piece === 'string') out.text(piece);
+        else out.bytes(Buffer.concat([Buffer.from('zz'), piece, Buffer.from('zz')]), 2, piece.length + 2);
+      }
+      return out;
+    };
+    const expected = Buffer.from(pieces.map((p) => (typeof p === 'string' ? p : p.toString('utf8'))).join(''), 'utf8');
+    const answer = write(16).toBuffer();
+    expect(answer.toString('utf8')).toBe(expected.toString('utf8'));
+    expect(answer.equals(expected)).toBe(true);
     // The copy moved to another thread: the same bytes, in a buffer of exactly their size.
-    const owned = out.toOwnedBytes();
+    const owned = write().toOwnedBytes();
     expect(owned.buffer.byteLength).toBe(owned.length);
-    expect(Buffer.from(owned).equals(Buffer.from(expected, 'utf8'))).toBe(true);
+    expect(Buffer.from(owned).equals(expected)).toBe(true);
+  });
+
+  it('keeps every answer intact while the next ones are written in the buffer it was written in', () => {
+    const answers: Buffer[] = [];
+    for (let i = 0; i < 5; i++) {
+      const out = new JsonBytes();
+      out.text(`{"answer":${i},"text":"${String(i).repeat(3_000 * (5 - i))}"}`);
+      answers.push(out.toBuffer());
+    }
+    answers.forEach((answer, i) => expect(JSON.parse(answer.toString('utf8'))).toEqual({ answer: i, text: String(i).repeat(3_000 * (5 - i)) }));
+    // Two answers written at once each get a buffer of their own.
+    const first = new JsonBytes();
+    const second = new JsonBytes();
+    first.text('{"first":true}');
+    second.text('{"second":true}');
+    expect(first.toBuffer().toString('utf8')).toBe('{"first":true}');
+    expect(second.toBuffer().toString('utf8')).toBe('{"second":true}');
+  });
+
+  it('refuses to be read or written once its bytes are handed over', () => {
+    const out = new JsonBytes();
+    out.text('{}');
+    expect(out.toBuffer().toString('utf8')).toBe('{}');
+    expect(() => out.toBuffer()).toThrow(/already finished/);
+    expect(() => out.toOwnedBytes()).toThrow(/already finished/);
+    expect(() => out.text('more')).toThrow(/already finished/);
+    // The next answer is unharmed.
+    const next = new JsonBytes();
+    next.text('{"next":1}');
+    expect(next.toBuffer().toString('utf8')).toBe('{"next":1}');
   });
 });
 

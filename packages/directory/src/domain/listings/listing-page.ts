@@ -147,14 +147,35 @@ export class StoredListingPage implements ListingMomentFields {
   }
 }
 
-/** An answer's JSON assembled from stored bytes and rendered text, written once into one buffer. */
+/**
+ * The buffer answers are written in, kept from one answer to the next. Every answer's bytes leave
+ * it as one copy of their size, so a search allocates ~50 KB outside the JS heap rather than twice
+ * that: V8 runs a full collection for each 64 MB allocated there (docs/directory.md, "Full
+ * collections").
+ */
+let spareBuffer: Buffer | null = null;
+/** A buffer grown past this (an answer of 100 listings) is not kept for the next answer. */
+const SPARE_MAX_BYTES = 512 * 1024;
+const FINISHED = Buffer.alloc(0);
+
+/**
+ * An answer's JSON assembled from stored bytes and rendered text, written into one buffer. It is
+ * written in one go (no await between the first write and toBuffer() or toOwnedBytes(), which
+ * finish it and hand its buffer to the next answer).
+ */
 export class JsonBytes {
   #buffer: Buffer;
   #length = 0;
 
   /** `capacity`: a page of 20 results is ~50 KB; the buffer grows when needed. */
   constructor(capacity = 64 * 1024) {
-    this.#buffer = Buffer.allocUnsafe(capacity);
+    const spare = spareBuffer;
+    if (spare && spare.length >= capacity) {
+      spareBuffer = null;
+      this.#buffer = spare;
+    } else {
+      this.#buffer = Buffer.allocUnsafe(capacity);
+    }
   }
 
   bytes(b: Buffer, start = 0, end = b.length): void {
@@ -188,6 +209,7 @@ export class JsonBytes {
 
   #reserve(bytes: number): void {
     if (this.#length + bytes <= this.#buffer.length) return;
+    if (this.#buffer === FINISHED) throw new Error('JsonBytes: already finished');
     const grown = Buffer.allocUnsafe(Math.max(2 * this.#buffer.length, this.#length + bytes));
     this.#buffer.copy(grown, 0, 0, this.#length);
     this.#buffer = grown;
@@ -196,14 +218,27 @@ export class JsonBytes {
   /** The bytes in a buffer of their own and of their size (to be moved to another thread): one copy. */
   toOwnedBytes(): Uint8Array<ArrayBuffer> {
     const owned = new Uint8Array(this.#length);
-    owned.set(this.#buffer.subarray(0, this.#length));
+    owned.set(this.#written());
+    this.#finish();
     return owned;
   }
 
+  /** The bytes in a buffer of their own and of their size (an answer may be kept by the cache): one copy. */
   toBuffer(): Buffer {
-    const used = this.#buffer.subarray(0, this.#length);
-    // Answers may be kept (the answer cache): a buffer mostly unused is copied to its size.
-    return this.#length >= 0.75 * this.#buffer.length ? used : Buffer.from(used);
+    const owned = Buffer.from(this.#written());
+    this.#finish();
+    return owned;
+  }
+
+  #written(): Buffer {
+    if (this.#buffer === FINISHED) throw new Error('JsonBytes: already finished');
+    return this.#buffer.subarray(0, this.#length);
+  }
+
+  #finish(): void {
+    if (this.#buffer.length <= SPARE_MAX_BYTES) spareBuffer = this.#buffer;
+    this.#buffer = FINISHED;
+    this.#length = 0;
   }
 }
 
