@@ -24,11 +24,14 @@
  * --seconds after. The hour before is searched once its own start's work is done. The last minutes
  * and the window through the change also give their figures apart for the searches made while the
  * background work ran (`whilePreparing`, `whileChangeWork`, with its seconds) and for those after it.
+ * Each window also counts the node's full collections (`fullCollections`: how many, their pauses
+ * summed and the longest, in ms), which pause the searches' thread.
  * Listings are stored once under --dir (SQLite) or in a database `bench_hour_<size>` (PostgreSQL)
  * with the bulk load. Writes bench/results/directory-hour-<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { join } from 'node:path';
 import pg from 'pg';
 import { storageTarget } from '@svc/shared';
@@ -128,6 +131,20 @@ function summary(latencies: number[]) {
   return { searches: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
+// The node's full collections (mark-compacts), each window's count and pauses beside its latencies:
+// every one pauses the thread the searches run on.
+const fullCollections: { at: number; ms: number }[] = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (((entry as { detail?: unknown }).detail as { kind?: number } | undefined)?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) fullCollections.push({ at: entry.startTime, ms: entry.duration });
+  }
+}).observe({ entryTypes: ['gc'] });
+function collectionsBetween(from: number, to: number) {
+  const inWindow = fullCollections.filter((c) => c.at >= from && c.at < to);
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return { count: inWindow.length, ms: round(inWindow.reduce((sum, c) => sum + c.ms, 0)), maxMs: round(Math.max(0, ...inWindow.map((c) => c.ms))) };
+}
+
 const results: Record<string, unknown>[] = [];
 let hour = 0;
 for (const mode of modes) {
@@ -167,9 +184,12 @@ for (const mode of modes) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (!done) end = performance.now() + seconds * 1000;
     }
-    return { latencies, during: { ...summary(during), workSec }, after: summary(latencies.slice(during.length)) };
+    return { latencies, during: { ...summary(during), workSec }, after: summary(latencies.slice(during.length)), fullCollections: collectionsBetween(started, performance.now()) };
   };
-  const window = async (until?: Promise<unknown>) => (await windowParts(until)).latencies;
+  const window = async (until?: Promise<unknown>) => {
+    const parts = await windowParts(until);
+    return { ...summary(parts.latencies), fullCollections: parts.fullCollections };
+  };
   const loadBefore = load();
   let prepareSec = 0;
   // Content changes during the hour: renamed listings (new ones each mode, so each hour has changes).
@@ -183,7 +203,7 @@ for (const mode of modes) {
   // The hour as it runs once its start's own work is done (its statement made, its snapshot written).
   await directory.search.settled();
   // The hour before the change, as searched after its writes (their listings in the small index).
-  const before = summary(await window());
+  const before = await window();
   // The hour's last minutes: the next hour is prepared ahead (mode ahead) while these searches go on;
   // the window lasts until it is ready and --seconds after. Then --writes / 10 more renames, placed again at the change.
   clock.advance(HOUR - 10 * 60_000 + 60_000 - (clock.now() % HOUR));
@@ -191,7 +211,7 @@ for (const mode of modes) {
   await get(MIX[0]!);
   const preparing = directory.search.prepareNextHour();
   const lastParts = await windowParts(preparing.then(() => (prepareSec = Math.round((performance.now() - p0) / 100) / 10)));
-  const lastMinutes = { ...summary(lastParts.latencies), whilePreparing: lastParts.during, after: lastParts.after };
+  const lastMinutes = { ...summary(lastParts.latencies), whilePreparing: lastParts.during, after: lastParts.after, fullCollections: lastParts.fullCollections };
   clock.advance(5 * 60_000);
   for (const listing of listings.slice(hour * writes, hour * writes + Math.ceil(writes / 10))) await directory.store.listings.upsert({ ...listing, name: `${listing.name} ${mode} late`, updatedAt: clock.now() });
   clock.advance(HOUR - (clock.now() % HOUR) + 30_000);
@@ -201,7 +221,7 @@ for (const mode of modes) {
   const throughParts = await windowParts(directory.search.settled());
   const through = [first, ...throughParts.latencies];
   const change = Math.round(first * 10) / 10;
-  const after = { ...summary(through), whileChangeWork: throughParts.during, after: throughParts.after };
+  const after = { ...summary(through), whileChangeWork: throughParts.during, after: throughParts.after, fullCollections: throughParts.fullCollections };
   const state = directory.search.peek();
   const result = { mode, size, writes, readySec, writeSec, followMs, before, lastMinutes, prepareSec: mode === 'ahead' ? prepareSec : null, preparedAhead: state?.preparedAhead ?? null, changeSteps: state?.changeSteps ?? null, changeMs: change, through: after, changedInSmallIndex: state?.index.changedCount ?? null, rssMb: Math.round(process.memoryUsage().rss / 1e6), loadBefore, loadAfter: load() };
   console.log(JSON.stringify(result));
