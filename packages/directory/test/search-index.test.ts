@@ -836,6 +836,8 @@ function randomQuery(r: () => number): SearchQuery {
   if (r() < 0.1) q.hasInbox = r() < 0.5;
   if (r() < 0.15) q.sources = some(r, SOURCES, 0.5);
   if (q.order === 'nearest') q.after = 0;
+  // open_now reported on each hit: at the filter's own instant, or at another (two tests in one search)
+  if (r() < 0.3) q.reportOpenAt = q.openAt !== undefined && r() < 0.5 ? q.openAt : Date.UTC(2026, 2, 1 + Math.floor(r() * 35), Math.floor(r() * 24), Math.floor(r() * 60));
   return q;
 }
 
@@ -854,6 +856,7 @@ describe('search index: random directory against a reference', () => {
     it(`every random query, paged, gives exactly the reference matches in order (${name})`, () => {
       const idx = buildSearchIndex({ listings, order, categoryKeysOf, categoryWordsOf, tuning });
       let nonEmpty = 0;
+      let reported = 0;
       for (let i = 0; i < 250; i++) {
         const q = randomQuery(r);
         const want = refSearch(listings, order, q);
@@ -864,9 +867,15 @@ describe('search index: random directory against a reference', () => {
           expect(h.rankPos).toBe(order.indexOf(h.seq) + 1);
           if (q.near) expect(h.distanceKm).toBeCloseTo(refDistance(q.near, shownGeo(idx.get(h.seq)!)!), 6);
           else expect(h.distanceKm).toBeUndefined();
+          if (q.reportOpenAt !== undefined) {
+            const hours = idx.get(h.seq)!.hours;
+            expect(h.openNow, JSON.stringify(q)).toBe(hours ? refOpen(hours, q.reportOpenAt) : null);
+            reported++;
+          }
         }
       }
       expect(nonEmpty).toBeGreaterThan(60);
+      expect(reported).toBeGreaterThan(100);
     });
   }
 

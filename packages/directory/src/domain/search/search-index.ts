@@ -38,8 +38,8 @@ import { AllClause, BitsClause, END, ListClause, NotClause, PackedListClause, Te
 import type { Clause } from './clauses.js';
 import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRow, haversineKm } from './geo.js';
 import type { GeoBox } from './geo.js';
-import { openInRanges, zoneNow } from './hours.js';
 import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type Built, type Core, type CoreSettings, type HoursTable, type Namespace, type RecordData } from './index-core.js';
+import { OpenAnswers } from './open-answers.js';
 import { layPostings, relayPostings, type Postings } from './postings.js';
 import { SLICE_MS, STEP_MASK, backgroundTurn, filledInSteps, runAtOnce, runInSteps } from '../stepwise.js';
 import { TermTable } from './term-table.js';
@@ -341,6 +341,8 @@ class Index implements SearchIndex {
   private readonly postings: Postings;
   /** Bitsets of lists kept as positions, made for probing them (least recently used dropped first). */
   private readonly bitsCache: Map<number, Uint32Array> = new Map();
+  /** The open-now answers of a search, in arrays kept from search to search (made at the first). */
+  private openAnswers: OpenAnswers | null = null;
   /** Each seq's place in the order extended by the listings it lacked (-1: neither), and that order's length; made once per index. */
   private places: { bySeq: Int32Array; end: number } | null;
   /** Point, hours and last ping by position. */
@@ -755,6 +757,7 @@ class Index implements SearchIndex {
     let cached = 0;
     for (const b of this.bitsCache.values()) cached += b.byteLength;
     out.bitsCache = cached;
+    out.openAnswers = this.openAnswers?.byteLength ?? 0;
     out['words (TermTable slots)'] = this.core.words.byteLength;
     out.order = this.order.byteLength;
     return out;
@@ -774,6 +777,7 @@ class Index implements SearchIndex {
     let typedBytes = 0;
     for (const a of arrays) typedBytes += a.byteLength;
     if (!(this.posOfSeq instanceof Map)) typedBytes += this.posOfSeq.byteLength;
+    typedBytes += this.openAnswers?.byteLength ?? 0;
     let withHours = 0;
     for (let q = 0; q < this.size; q++) if (r.hoursOf[q]! >= 0) withHours++;
     let postings = this.postings.postLo.length;
@@ -981,34 +985,8 @@ class Index implements SearchIndex {
   /** The open-at test for this query; null when there is none. */
   private openTest(instant: number | undefined): ((pos: number) => boolean) | null {
     if (instant === undefined) return null;
-    const zones = this.core.zones;
-    const { zone, hrOff, hr, clOff, cl } = this.core.hours;
-    const hoursOf = this.rec.hoursOf;
-    const zWeek = new Int32Array(zones.length).fill(-2);
-    const zToday = new Int32Array(zones.length);
-    const zYesterday = new Int32Array(zones.length);
-    // each distinct hours' answer at this instant, found once: 1 open, 2 closed, 0 not yet known
-    const known = new Uint8Array(zone.length);
-    return (pos: number): boolean => {
-      const k = hoursOf[pos]!;
-      if (k < 0) return false;
-      const seen = known[k]!;
-      if (seen !== 0) return seen === 1;
-      const z = zone[k]!;
-      let wm = zWeek[z]!;
-      if (wm === -2) {
-        const now = zoneNow(zones[z]!, instant);
-        wm = now ? now.weekMinute : -1;
-        zWeek[z] = wm;
-        if (now) {
-          zToday[z] = now.today;
-          zYesterday[z] = now.yesterday;
-        }
-      }
-      const open = wm >= 0 && openInRanges(hr, hrOff[k]!, hrOff[k + 1]!, cl, clOff[k]!, clOff[k + 1]!, wm, zToday[z]!, zYesterday[z]!);
-      known[k] = open ? 1 : 2;
-      return open;
-    };
+    this.openAnswers ??= new OpenAnswers(this.core.hours, this.core.zones);
+    return this.openAnswers.testAt(instant, this.rec.hoursOf);
   }
 
   /** How many listings with a point lie in the grid cells of a box. */
