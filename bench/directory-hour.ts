@@ -8,6 +8,7 @@
  *
  *   npx tsx bench/directory-hour.ts [--size 100000] [--seconds 15] [--writes 1000] [--modes rebuild,in-place,ahead]
  *                                   [--dir /tmp/directory-hour] [--database-url postgres://…] [--hour-offset 0] [--load-only true] [--render-workers 0]
+ *                                   [--external-in-heap-limit true]
  *
  * For each mode: a directory (in this process, every cache off, answers on the server's thread)
  * builds its index at hour H; --writes listings are renamed (a content change each); searches of
@@ -24,8 +25,10 @@
  * --seconds after. The hour before is searched once its own start's work is done. The last minutes
  * and the window through the change also give their figures apart for the searches made while the
  * background work ran (`whilePreparing`, `whileChangeWork`, with its seconds) and for those after it.
- * Each window also counts the node's full collections (`fullCollections`: how many, their pauses
- * summed and the longest, in ms), which pause the searches' thread.
+ * V8 counts memory outside its heap in the heap's limit, as a node's start sets it (collector-setting.ts;
+ * `--external-in-heap-limit false`: V8's own default). Each window also counts the node's full
+ * collections (`fullCollections`: how many, their pauses summed and the longest, in ms), which
+ * pause the searches' thread.
  * Listings are stored once under --dir (SQLite) or in a database `bench_hour_<size>` (PostgreSQL)
  * with the bulk load. Writes bench/results/directory-hour-<time>.json.
  */
@@ -38,6 +41,7 @@ import { storageTarget } from '@svc/shared';
 import { generateListings } from '../packages/directory/src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../packages/directory/src/demo/seed-directory.js';
 import { buildDirectory, listingPageRenderer } from '../packages/directory/src/app.js';
+import { countExternalMemoryInHeapLimit } from '../packages/directory/src/collector-setting.js';
 import { openDirectoryStore } from '../packages/directory/src/store/kysely/kysely-directory-store.js';
 import { TestClock } from '../test-support/http-client.js';
 
@@ -131,6 +135,8 @@ function summary(latencies: number[]) {
   return { searches: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
+// As a node's start sets it (main.ts).
+const externalInHeapLimit = args.get('external-in-heap-limit') === 'false' ? false : countExternalMemoryInHeapLimit();
 // The node's full collections (mark-compacts), each window's count and pauses beside its latencies:
 // every one pauses the thread the searches run on.
 const fullCollections: { at: number; ms: number }[] = [];
@@ -232,5 +238,5 @@ for (const mode of modes) {
 const at = new Date().toISOString();
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 const out = new URL(`./results/directory-hour-${at.replace(/[:.]/g, '-')}.json`, import.meta.url);
-writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
+writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', externalInHeapLimit, size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
 console.log(`written ${out.pathname}`);

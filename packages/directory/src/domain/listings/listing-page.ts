@@ -149,9 +149,9 @@ export class StoredListingPage implements ListingMomentFields {
 
 /**
  * The buffer answers are written in, kept from one answer to the next. Every answer's bytes leave
- * it as one copy of their size, so a search allocates ~50 KB outside the JS heap rather than twice
- * that: V8 runs a full collection for each 64 MB allocated there (docs/directory.md, "Full
- * collections").
+ * it as one copy of their size, so a search allocates ~50 KB outside V8's heap rather than twice
+ * that: V8 runs a full collection of the heap for every few dozen MB allocated there
+ * (docs/directory.md, "Full collections on the search path").
  */
 let spareBuffer: Buffer | null = null;
 /** A buffer grown past this (an answer of 100 listings) is not kept for the next answer. */
