@@ -10,7 +10,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-/** Whether this V8 has the flag: V8 13 (Node 23, 24) and 14 (Node 25); V8 12 (Node 22) and older do not. */
+/** Whether this V8 has the flag: V8 13 (Node 24) and 14 (Node 25); V8 12 (Node 22) and older do not. */
 export function v8CountsExternalMemoryFlag(v8Version = process.versions.v8): boolean {
   const major = Number(v8Version.split('.')[0]);
   return major === 13 || major === 14;
