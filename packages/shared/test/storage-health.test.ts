@@ -69,4 +69,27 @@ describe('StorageHealth', () => {
     expect(await health.check()).toEqual({ writable: true });
     expect(probe.calls).toBe(0);
   });
+
+  it('counts a COMMIT lost in an outage that is over as part of it: logged once, not a new outage', () => {
+    const { clock, lines, health } = healthWithClock();
+    const lost = (code: string) => Object.assign(new Error('Connection terminated unexpectedly'), { code });
+    // One call sees the server go; another's COMMIT leaves a moment later on a socket not yet closed.
+    health.noteFailure(lost('08006'));
+    clock.ms += 5;
+    const commitSentAt = health.now();
+    // The new primary takes a write: the outage is over.
+    clock.ms += 800;
+    health.noteCommitted(health.now());
+    expect(health.writable).toBe(true);
+    // The lost COMMIT's outcome could not be learned in time: known only now, after the outage.
+    clock.ms += 2_000;
+    expect(health.noteFailure(lost('08007'), commitSentAt)).toBe('unknown_outcome');
+    expect(health.writable).toBe(true);
+    expect(lines.filter((line) => /cannot be reached/.test(line))).toHaveLength(1);
+    // A COMMIT sent after the outage ended and lost is a new outage.
+    const laterSentAt = health.now();
+    expect(health.noteFailure(lost('08007'), laterSentAt)).toBe('unknown_outcome');
+    expect(health.writable).toBe(false);
+    expect(lines.filter((line) => /cannot be reached/.test(line))).toHaveLength(2);
+  });
 });

@@ -112,7 +112,7 @@ interface Episode {
 
 export class StorageHealth {
   #episode: Episode | null = null;
-  #lastEpisodeStartMs = Number.NEGATIVE_INFINITY;
+  #lastEpisodeEndMs = Number.NEGATIVE_INFINITY;
   #log: StorageLog;
   #probe: (() => Promise<void>) | null = null;
   #lastProbeMs = Number.NEGATIVE_INFINITY;
@@ -171,11 +171,11 @@ export class StorageHealth {
       this.#episode.refused++;
       return kind;
     }
-    // A write sent before the last episode began whose failure is known only now (a lost COMMIT asked
-    // about until the database answered): part of that outage, already logged and over.
-    if (sentAtMs !== undefined && sentAtMs < this.#lastEpisodeStartMs) return kind;
+    // A write sent before the last episode ended whose failure is known only now (a lost COMMIT asked
+    // about until the database answered): part of that outage, already logged and over. A COMMIT sent
+    // a moment after another call saw the server go fails with that outage too.
+    if (sentAtMs !== undefined && sentAtMs < this.#lastEpisodeEndMs) return kind;
     this.#episode = { kind, sinceMs: this.#now(), refused: 1 };
-    this.#lastEpisodeStartMs = this.#episode.sinceMs;
     const { code, message } = error as { code?: string; message?: string };
     const cause = `${code ?? 'unknown'}: ${message ?? String(error)}`;
     const answer = `writes answer 503 ${storageProblem(kind).code} until one succeeds`;
@@ -236,6 +236,7 @@ export class StorageHealth {
     const episode = this.#episode;
     if (!episode) return;
     this.#episode = null;
+    this.#lastEpisodeEndMs = this.#now();
     const seconds = Math.round((this.#now() - episode.sinceMs) / 100) / 10;
     this.#log('info', `storage writable again after ${seconds} s (${episode.refused} failed write${episode.refused === 1 ? '' : 's'} meanwhile)`, { failedWrites: episode.refused, seconds });
   }
