@@ -16,9 +16,32 @@ export function v8CountsExternalMemoryFlag(v8Version = process.versions.v8): boo
   return major === 13 || major === 14;
 }
 
-/** Sets the flag where this V8 has it (an unknown flag would only print an error); true when set. */
-export function countExternalMemoryInHeapLimit(): boolean {
+const FLAG = 'external-memory-accounted-in-global-limit';
+
+/**
+ * What the node's command line says of the flag (`--FLAG` or `--no-FLAG`, with dashes or
+ * underscores as V8 accepts; the last one counts): an operator's choice, left as it is. Null when it
+ * says nothing. Node refuses the flag in NODE_OPTIONS, so the command line is the only place for it.
+ */
+export function commandLineExternalAccounting(execArgv: readonly string[] = process.execArgv): boolean | null {
+  let choice: boolean | null = null;
+  for (const arg of execArgv) {
+    if (!arg.startsWith('--')) continue;
+    const name = arg.slice(2).split('=')[0]!.replaceAll('_', '-');
+    if (name === FLAG) choice = true;
+    else if (name === `no-${FLAG}` || name === `no${FLAG}`) choice = false;
+  }
+  return choice;
+}
+
+/**
+ * Sets the flag where this V8 has it (an unknown flag would only print an error), unless the
+ * command line chose already. True when the node runs with it, set here or by the operator.
+ */
+export function countExternalMemoryInHeapLimit(execArgv: readonly string[] = process.execArgv): boolean {
   if (!v8CountsExternalMemoryFlag()) return false;
-  setFlagsFromString('--external-memory-accounted-in-global-limit');
+  const chosen = commandLineExternalAccounting(execArgv);
+  if (chosen !== null) return chosen;
+  setFlagsFromString(`--${FLAG}`);
   return true;
 }

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { v8CountsExternalMemoryFlag } from '../src/collector-setting.js';
+import { commandLineExternalAccounting, v8CountsExternalMemoryFlag } from '../src/collector-setting.js';
 
 const SETTING = new URL('../src/collector-setting.ts', import.meta.url).pathname;
 
 /** Full collections in a node that allocates 1.5 GB of short-lived 64 KB buffers while 256 MB of them stay live. */
-function fullCollections(withSetting: boolean): { set: boolean; full: number } {
+function fullCollections(withSetting: boolean, nodeFlags: string[] = []): { set: boolean; full: number } {
   const script = `
     import { PerformanceObserver, constants } from 'node:perf_hooks';
     import { countExternalMemoryInHeapLimit } from ${JSON.stringify(SETTING)};
@@ -18,7 +18,7 @@ function fullCollections(withSetting: boolean): { set: boolean; full: number } {
     await new Promise((resolve) => setTimeout(resolve, 50));
     console.log(JSON.stringify({ set, full, kept: live.length, sum }));
   `;
-  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...nodeFlags, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!) as { set: boolean; full: number };
 }
 
@@ -41,5 +41,22 @@ describe('the node counts memory outside the heap in the heap limit (where V8 ca
       // Older V8 (Node 20, 22): its own accounting, left as it is.
       expect(Math.abs(withIt.full - without.full)).toBeLessThanOrEqual(Math.max(2, without.full / 2));
     }
+  }, 60_000);
+
+  it('reads an operator\'s yes or no to the flag from the command line, the last one counting', () => {
+    expect(commandLineExternalAccounting(['--max-old-space-size=16000', '--import', 'tsx'])).toBeNull();
+    expect(commandLineExternalAccounting(['--external-memory-accounted-in-global-limit'])).toBe(true);
+    expect(commandLineExternalAccounting(['--no-external_memory_accounted_in_global_limit'])).toBe(false);
+    expect(commandLineExternalAccounting(['--noexternal-memory-accounted-in-global-limit'])).toBe(false);
+    expect(commandLineExternalAccounting(['--no-external-memory-accounted-in-global-limit', '--external-memory-accounted-in-global-limit'])).toBe(true);
+    // A longer flag that starts the same is another flag.
+    expect(commandLineExternalAccounting(['--external-memory-accounted-in-global-limit-x'])).toBeNull();
+  });
+
+  it.runIf(v8CountsExternalMemoryFlag())('leaves an operator\'s --no- on the command line as it is', () => {
+    const without = fullCollections(false);
+    const refused = fullCollections(true, ['--no-external-memory-accounted-in-global-limit']);
+    expect(refused.set).toBe(false);
+    expect(refused.full).toBeGreaterThan(without.full / 2);
   }, 60_000);
 });
