@@ -42,20 +42,17 @@ export function lowerBound(list: Int32Array, target: number, lo = 0, hi = list.l
   return lo;
 }
 
-/** A sorted posting list; probes by bitset when it has one, otherwise by galloping from the last probe. */
+/**
+ * A sorted list of positions made for one search (a circle's, the name rule's, the listings left
+ * out); probes by galloping from the last probe, and reads bit words from the list itself, so a
+ * search over every listing makes no bitset the size of the index for it.
+ */
 export class ListClause implements Clause {
   private cur = 0;
-  private bits: Uint32Array | null;
   readonly size: number;
 
-  constructor(
-    private readonly list: Int32Array,
-    private readonly n: number,
-    bits: Uint32Array | null = null,
-    private readonly bitsSource: (() => Uint32Array) | null = null,
-  ) {
+  constructor(private readonly list: Int32Array) {
     this.size = list.length;
-    this.bits = bits;
   }
 
   private index(from: number): number {
@@ -82,19 +79,19 @@ export class ListClause implements Clause {
   }
 
   has(pos: number): boolean {
-    const bits = this.bits;
-    if (bits !== null) return ((bits[pos >>> 5]! >>> (pos & 31)) & 1) === 1;
     const i = this.index(pos);
     return i < this.list.length && this.list[i] === pos;
   }
 
   word(w: number): number {
-    let bits = this.bits;
-    if (bits === null) {
-      bits = this.bitsSource ? this.bitsSource() : bitsetOf(this.list, this.n);
-      this.bits = bits;
-    }
-    return bits[w]! | 0;
+    const list = this.list;
+    const from = w << 5;
+    let i = this.index(from);
+    let x = 0;
+    for (; i < list.length && list[i]! < from + 32; i++) x |= 1 << (list[i]! & 31);
+    // every list[< i] is < the next ascending word's first position
+    this.cur = i;
+    return x | 0;
   }
 }
 

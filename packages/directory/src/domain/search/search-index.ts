@@ -891,10 +891,10 @@ class Index implements SearchIndex {
     }
     lists.sort((a, b) => a.length - b.length);
     const [first, ...rest] = lists;
-    const others = rest.map((l) => new ListClause(l, this.size));
+    const others = rest.map((l) => new ListClause(l));
     const out: number[] = [];
     for (const p of first!) if (others.every((c) => c.has(p))) out.push(p);
-    return out.length ? new ListClause(Int32Array.from(out), this.size) : null;
+    return out.length ? new ListClause(Int32Array.from(out)) : null;
   }
 
   search(query: SearchQuery): SearchPage {
@@ -971,7 +971,7 @@ class Index implements SearchIndex {
     if (query.sources && !need(this.anyOf('src', query.sources))) return empty;
     const excluded = query.exclude;
     if (excluded instanceof ExcludedPositions && excluded.owner === this && excluded.positions.length > 0) {
-      clauses.push(new NotClause(new ListClause(excluded.positions, n), n));
+      clauses.push(new NotClause(new ListClause(excluded.positions), n));
     }
 
     clauses.sort((a, b) => a.size - b.size);
@@ -1120,7 +1120,7 @@ class Index implements SearchIndex {
         if (p >= start && circle.distance(cellLat[i]!, cellLng[i]!, cellCos[i]!) >= 0) out.push(p);
       }
     }
-    return new ListClause(out.trimmed().sort(), this.size);
+    return new ListClause(out.trimmed().sort());
   }
 
   /** The largest distance from the circle's centre to a point of grid cell (row, col): at a corner. */
