@@ -23,9 +23,13 @@ export async function openSqlite<DB>(
   file: string,
   migrations: Record<string, Migration>,
   extraPragmas: readonly string[] = [],
+  newFilePageBytes?: number,
 ): Promise<{ db: Kysely<DB>; sqlite: SqliteDatabase; health: StorageHealth; writes: TableWrites; checkpointer: WalCheckpointer | null }> {
   if (file !== ':memory:') preparePrivateDataFile(file);
   const sqlite = openSqliteFile(file);
+  // A page size holds only for a file not yet written (before the journal mode, which writes its
+  // header); a file made before keeps its own, so this is a choice for new files, never a migration.
+  if (newFilePageBytes !== undefined) sqlite.pragma(`page_size = ${newFilePageBytes}`);
   // temp_store in memory: every call of a group commit has a savepoint (write-batch.ts), and SQLite
   // copies each page a savepoint changes into a sub-journal; past 64 KiB that went to a temporary
   // file, so each insert of a batch paid file writes (an inbox create's statements took 1.5–2× as long).

@@ -86,7 +86,7 @@ export interface OpenedStorage<DB> {
 export async function openStorage<DB>(
   target: StorageTarget,
   migrations: Record<string, Migration>,
-  options: { applicationName: string; sqlitePragmas?: readonly string[] },
+  options: { applicationName: string; sqlitePragmas?: readonly string[]; sqliteNewFilePageBytes?: number },
 ): Promise<OpenedStorage<DB>> {
   if (target.engine === 'postgres') {
     const { db, health } = await openPostgres<DB>(target.url, migrations, {
@@ -97,6 +97,6 @@ export async function openStorage<DB>(
     });
     return { db, health, engine: 'postgres', sqlite: null, writes: null };
   }
-  const { db, sqlite, health, writes } = await openSqlite<DB>(target.file, migrations, options.sqlitePragmas ?? []);
+  const { db, sqlite, health, writes } = await openSqlite<DB>(target.file, migrations, options.sqlitePragmas ?? [], options.sqliteNewFilePageBytes);
   return { db, health, engine: 'sqlite', sqlite, writes };
 }

@@ -24,8 +24,16 @@ import type { DirectoryDatabase } from './schema.js';
 /** SQLite's page cache per connection, in KiB. */
 export const DIRECTORY_CACHE_KIB = 65_536;
 
+/**
+ * SQLite's page size for a new directory file (a file made before keeps its own). A listing's row
+ * (~4 KB of document) and its page's row (~2.2 KB) each filled a 4 KB page alone; in 16 KB pages
+ * they share them: 6.8 KB stored a listing instead of 8.4, and the bare writes take 14% less time
+ * (docs/directory.md "Loading listings").
+ */
+export const DIRECTORY_PAGE_BYTES = 16_384;
+
 export const DIRECTORY_MIGRATIONS = { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions, '0006-receipts-and-reputation': receipts, '0007-receipts-from-the-network': networkReceipts, '0009-checks': checks, '0012-persons': persons, '0013-check-doors': checkDoors, '0014-evidence-log': evidenceLog, '0015-check-evidence': checkEvidence, '0016-index-snapshots': indexSnapshots, '0017-listing-start-indexes': startIndexes, '0018-index-snapshot-storage': snapshotStorage, '0019-listing-page-versions': pageVersions, '0020-listing-load-staging': loadStaging, '0021-listing-statement-keys': statementKeys, '0022-listing-lz4-compression': lz4Compression };
 
 export function openDirectoryDatabase(target: StorageTarget): Promise<OpenedStorage<DirectoryDatabase>> {
-  return openStorage<DirectoryDatabase>(target, DIRECTORY_MIGRATIONS, { applicationName: 'directory', sqlitePragmas: [`cache_size = -${DIRECTORY_CACHE_KIB}`] });
+  return openStorage<DirectoryDatabase>(target, DIRECTORY_MIGRATIONS, { applicationName: 'directory', sqlitePragmas: [`cache_size = -${DIRECTORY_CACHE_KIB}`], sqliteNewFilePageBytes: DIRECTORY_PAGE_BYTES });
 }
