@@ -32,6 +32,14 @@ export const DIRECTORY_CACHE_KIB = 65_536;
  */
 export const DIRECTORY_PAGE_BYTES = 16_384;
 
+/**
+ * The bulk load's writer connection's page cache, in KiB, held while a load runs. A transaction of
+ * 10,000 listings changes leaves all over the domain and id indexes (their keys come in no order):
+ * at 5 M some 200 MB of pages, which past the cache SQLite writes to the log before the commit and
+ * again when changed again.
+ */
+export const LOAD_WRITER_CACHE_KIB = 1_048_576;
+
 export const DIRECTORY_MIGRATIONS = { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions, '0006-receipts-and-reputation': receipts, '0007-receipts-from-the-network': networkReceipts, '0009-checks': checks, '0012-persons': persons, '0013-check-doors': checkDoors, '0014-evidence-log': evidenceLog, '0015-check-evidence': checkEvidence, '0016-index-snapshots': indexSnapshots, '0017-listing-start-indexes': startIndexes, '0018-index-snapshot-storage': snapshotStorage, '0019-listing-page-versions': pageVersions, '0020-listing-load-staging': loadStaging, '0021-listing-statement-keys': statementKeys, '0022-listing-lz4-compression': lz4Compression };
 
 export function openDirectoryDatabase(target: StorageTarget): Promise<OpenedStorage<DirectoryDatabase>> {

@@ -19,7 +19,7 @@ import type { ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage, type ListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, IndexSnapshotStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
-import { DIRECTORY_CACHE_KIB, openDirectoryDatabase } from './database.js';
+import { LOAD_WRITER_CACHE_KIB, openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
 import { listingColumns, type ListingColumns } from './listing-columns.js';
 import { copyRowsIn } from './postgres-copy.js';
@@ -454,7 +454,7 @@ class KyselyListingStore implements ListingStore {
   /** The load's writer thread on this SQLite file, with the load's statements as this store compiles them. */
   #sqliteLoadWriter(file: string): SqliteLoadWriter {
     const statements = { lastRevision: lastRevision.portable(this.#db), listing: loadListing.portable(this.#db), page: loadPage.portable(this.#db) };
-    return new SqliteLoadWriter(file, statements, this.#pages?.version ?? null, DIRECTORY_CACHE_KIB);
+    return new SqliteLoadWriter(file, statements, this.#pages?.version ?? null, LOAD_WRITER_CACHE_KIB);
   }
 
   async #loadChunk(prepared: PreparedRows): Promise<void> {
