@@ -27,16 +27,18 @@ export const DIRECTORY_CACHE_KIB = 65_536;
 /**
  * SQLite's page size for a new directory file (a file made before keeps its own). A listing's row
  * (~4 KB of document) and its page's row (~2.2 KB) each filled a 4 KB page alone; in 16 KB pages
- * they share them: 6.8 KB stored a listing instead of 8.4, and the bare writes take 14% less time
- * (docs/directory.md "Loading listings").
+ * they share them: 6.8 KB stored a listing instead of 8.4, and the bare writes of 100,000 take 8.0 s
+ * instead of 9.7-10.0 (docs/directory.md "Loading listings"; at 5 M the indexes' leaves, written
+ * whole, make the disk take more bytes, and the load is no faster for the pages alone).
  */
 export const DIRECTORY_PAGE_BYTES = 16_384;
 
 /**
- * The bulk load's writer connection's page cache, in KiB, held while a load runs. A transaction of
- * 10,000 listings changes leaves all over the domain and id indexes (their keys come in no order):
- * at 5 M some 200 MB of pages, which past the cache SQLite writes to the log before the commit and
- * again when changed again.
+ * The bulk load's writer connection's page cache, in KiB, held while a load runs and freed after it.
+ * A transaction of 10,000 listings changes leaves all over the domain and id indexes (their keys come
+ * in no order): at 5 M some 200 MB of pages, which with the node's 64 MB cache SQLite read back from
+ * the system again for every transaction (5 M stored in 913 s; with this cache 734 s, 120 s less
+ * system time, the same bytes written: docs/directory.md "Loading listings").
  */
 export const LOAD_WRITER_CACHE_KIB = 1_048_576;
 
