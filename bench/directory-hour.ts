@@ -8,7 +8,7 @@
  *
  *   npx tsx bench/directory-hour.ts [--size 100000] [--seconds 15] [--writes 1000] [--modes rebuild,in-place,ahead]
  *                                   [--dir /tmp/directory-hour] [--database-url postgres://…] [--hour-offset 0] [--load-only true] [--render-workers 0]
- *                                   [--rows-per-transaction 10000]
+ *                                   [--rows-per-transaction 50000] [--rows-per-part 10000]
  *                                   [--external-in-heap-limit true]
  *
  * For each mode: a directory (in this process, every cache off, answers on the server's thread)
@@ -31,8 +31,8 @@
  * collections (`fullCollections`: how many, their pauses summed and the longest, in ms), which
  * pause the searches' thread.
  * Listings are stored once under --dir (SQLite) or in a database `bench_hour_<size>` (PostgreSQL)
- * with the bulk load (--rows-per-transaction: listings in each of its transactions, the load's own
- * default when absent). Writes bench/results/directory-hour-<time>.json.
+ * with the bulk load (--rows-per-transaction: listings in each of its transactions; --rows-per-part:
+ * listings it prepares and hands on at a time; the load's own defaults when absent). Writes bench/results/directory-hour-<time>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -102,7 +102,8 @@ for (const listing of generated()) {
     const t0 = performance.now();
     const source = timedSource(generated());
     const rowsPerTransaction = args.has('rows-per-transaction') ? { rowsPerTransaction: Number(args.get('rows-per-transaction')) } : {};
-    await store.listings.load(source, { renderWorkers: Number(args.get('render-workers') ?? 0), ...rowsPerTransaction });
+    const rowsPerPart = args.has('rows-per-part') ? { rowsPerPart: Number(args.get('rows-per-part')) } : {};
+    await store.listings.load(source, { renderWorkers: Number(args.get('render-workers') ?? 0), ...rowsPerTransaction, ...rowsPerPart });
     const totalSec = (performance.now() - t0) / 1000;
     const generateSec = source.spentMs() / 1000;
     console.log(

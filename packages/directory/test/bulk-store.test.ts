@@ -160,8 +160,14 @@ describe('listings stored in bulk and one by one', () => {
   });
 });
 
+/** Transactions of 100; on SQLite's writer thread also transactions of 200 sent in parts of 50. */
+const TRANSACTIONS = [
+  { shape: 'in transactions of 100', options: { rowsPerTransaction: 100 } },
+  { shape: 'in transactions of 200 written in parts of 50', options: { rowsPerTransaction: 200, rowsPerPart: 50 } },
+] as const;
+
 describe('a bulk load whose source fails part way', () => {
-  it('keeps the transactions written before the failure, answers with the source\'s error, and loads again after it', { timeout: 120_000 }, async () => {
+  it.each(TRANSACTIONS)('$shape: keeps the transactions written before the failure, answers with the source\'s error, and loads again after it', { timeout: 120_000 }, async ({ options }) => {
     const clock = new TestClock(AFTER_RULES_7);
     const listings = [...generateListings({ count: 300, seed: 23, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
     const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-fails-'));
@@ -171,13 +177,16 @@ describe('a bulk load whose source fails part way', () => {
         yield* listings.slice(0, count);
         throw new Error('the import file ends mid-record');
       }
-      // Transactions of 100: the second is being written when the source fails in the third.
-      await expect(directory.store.listings.load(failingAfter(250), { rowsPerTransaction: 100 })).rejects.toThrow('the import file ends mid-record');
+      // The source fails at 250: transactions of 100 have written two; of 200, one, and the second
+      // is open with its first part written (on SQLite's writer), which is rolled back.
+      await expect(directory.store.listings.load(failingAfter(250), options)).rejects.toThrow('the import file ends mid-record');
       const stored = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
       expect(stored.map((row) => row.domain)).toEqual(listings.slice(0, 200).map((listing) => listing.domain));
-      expect(await directory.store.listings.load(listings, { rowsPerTransaction: 100 })).toBe(300);
-      const after = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
+      // The store goes on (the connection the load held is let go); the last transaction, short of its size, commits too.
+      expect(await directory.store.listings.load(listings, options)).toBe(300);
+      const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
       expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
+      expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
     } finally {
       await directory.close();
       await dropTestDatabase('directory', dataDir);
@@ -187,28 +196,29 @@ describe('a bulk load whose source fails part way', () => {
 });
 
 describe('a bulk load whose transaction fails', () => {
-  it('rolls that transaction back whole, keeps the ones before it, and answers with the database\'s error', { timeout: 120_000 }, async () => {
+  it.each(TRANSACTIONS)('$shape: rolls that transaction back whole, keeps the ones before it, and answers with the database\'s error', { timeout: 120_000 }, async ({ options }) => {
     const clock = new TestClock(AFTER_RULES_7);
     const listings = [...generateListings({ count: 300, seed: 29, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
     const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-refused-'));
     const directory = await quietDirectory(dataDir, clock);
     try {
-      // A new domain under an id stored already: the listings' unique id refuses it, in the second
-      // transaction of 100 (on SQLite, the load's writer thread writes it).
-      const clash = { ...(listings[150] as (typeof listings)[0]), id: (listings[20] as (typeof listings)[0]).id };
-      const source = [...listings.slice(0, 150), clash, ...listings.slice(151)];
-      const refused: unknown = await directory.store.listings.load(source, { rowsPerTransaction: 100 }).then(
+      // A new domain under an id stored already, at 250: the listings' unique id refuses it in the
+      // last transaction (on SQLite, the load's writer thread writes it); in transactions of 200,
+      // in the second part of that transaction, whose first part goes with it.
+      const clash = { ...(listings[250] as (typeof listings)[0]), id: (listings[20] as (typeof listings)[0]).id };
+      const source = [...listings.slice(0, 250), clash, ...listings.slice(251)];
+      const refused: unknown = await directory.store.listings.load(source, options).then(
         () => null,
         (error: unknown) => error,
       );
       // SQLite's code comes back from the writer thread; PostgreSQL's is its unique violation.
       expect(refused).toMatchObject(onPostgres ? { code: '23505' } : { name: 'SqliteLoadError', code: 'SQLITE_CONSTRAINT_UNIQUE' });
       const stored = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
-      expect(stored.map((row) => row.domain)).toEqual(listings.slice(0, 100).map((listing) => listing.domain));
+      expect(stored.map((row) => row.domain)).toEqual(listings.slice(0, 200).map((listing) => listing.domain));
       const pages = await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages');
-      expect(pages).toHaveLength(100);
+      expect(pages).toHaveLength(200);
       // The store goes on: the rest loads once the clash is gone, numbered after the kept revisions.
-      expect(await directory.store.listings.load(listings, { rowsPerTransaction: 100 })).toBe(300);
+      expect(await directory.store.listings.load(listings, options)).toBe(300);
       const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
       expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
       expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));

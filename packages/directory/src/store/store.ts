@@ -71,6 +71,16 @@ export interface ListingChange {
   lastPingAt: number | null;
 }
 
+/** How a bulk load cuts its listings (each has a default the store chooses). */
+export interface LoadOptions {
+  /** Listings a transaction commits. */
+  rowsPerTransaction?: number;
+  /** Listings prepared and handed on to be written at a time; on a SQLite file's writer thread a transaction may span several parts (elsewhere a part is a transaction). */
+  rowsPerPart?: number;
+  /** Worker threads that render the pages (default none). */
+  renderWorkers?: number;
+}
+
 export interface ListingStore {
   /** Inserts or replaces by domain; returns the listing with its seq. */
   upsert(listing: Omit<ListingRecord, 'seq'>): Promise<ListingRecord>;
@@ -79,10 +89,10 @@ export interface ListingStore {
   /**
    * The bulk load: the rows, pages and revisions `upsert` would store for each listing in turn, in
    * large transactions of its own (or the caller's); a domain stored already is left as it is.
-   * With `renderWorkers`, pages are rendered on that many worker threads while the transaction
-   * before is written (default none: rendered on the caller's thread).
+   * With `renderWorkers`, pages are rendered on that many worker threads while the part before is
+   * written (default none: rendered on the caller's thread).
    */
-  load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options?: { rowsPerTransaction?: number; renderWorkers?: number }): Promise<number>;
+  load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options?: LoadOptions): Promise<number>;
   byDomain(domain: string): Promise<ListingRecord | null>;
   /** The number of the listing's last write (any write: a ping, receipts, its document), without reading it; null when no listing has the domain. */
   revisionOf(domain: string): Promise<number | null>;

@@ -26,14 +26,19 @@ export interface SqliteLoadWorkerData {
   pageVersion: string | null;
 }
 
-/** One transaction: the rows but their revisions (numbered by the worker inside it), and their pages. */
+/**
+ * One part of a transaction: the rows but their revisions (numbered by the worker inside it), and
+ * their pages. The worker begins a transaction with the first part and commits it with the part
+ * that says so; a failure rolls back every part since the last commit.
+ */
 export interface SqliteLoadRequest {
   id: number;
   rows: ListingColumns[];
   pages: ListingPage[] | null;
+  commit: boolean;
 }
 
-/** The transaction committed (how many listings were new), or why it was rolled back. */
+/** The part written (how many of its listings were new), or why the transaction was rolled back. */
 export interface SqliteLoadResponse {
   id: number;
   inserted?: number;

@@ -56,14 +56,16 @@ function written(request: SqliteLoadRequest): number {
 
 port.on('message', (message: SqliteLoadRequest | 'close') => {
   if (message === 'close') {
+    // A transaction still open here belongs to a load that failed before it ended: none of it stays.
+    if (db.inTransaction) db.exec('ROLLBACK');
     db.close();
     port.close();
     return;
   }
   try {
-    db.exec('BEGIN IMMEDIATE');
+    if (!db.inTransaction) db.exec('BEGIN IMMEDIATE');
     const inserted = written(message);
-    db.exec('COMMIT');
+    if (message.commit) db.exec('COMMIT');
     port.postMessage({ id: message.id, inserted } satisfies SqliteLoadResponse);
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');

@@ -40,13 +40,17 @@ export class SqliteLoadWriter {
     });
   }
 
-  /** Writes one transaction of rows (numbered after the last stored revision) and their pages; answers how many listings were new. */
-  async write(rows: ListingColumns[], pages: ListingPage[] | null): Promise<number> {
-    const response = await this.#worker.request({ rows, pages });
+  /**
+   * Writes rows (numbered after the last stored revision) and their pages in the transaction open on
+   * the worker's connection, begun by this part if none is; `commit` ends it. Answers how many
+   * listings were new. A failure rolls back the whole transaction, earlier parts with it.
+   */
+  async write(rows: ListingColumns[], pages: ListingPage[] | null, commit: boolean): Promise<number> {
+    const response = await this.#worker.request({ rows, pages, commit });
     return response.inserted ?? 0;
   }
 
-  /** Closes the worker's connection and waits for the thread to end. */
+  /** Closes the worker's connection (rolling back a transaction left open) and waits for the thread to end. */
   async close(): Promise<void> {
     if (this.#worker.failed) return this.#worker.terminate();
     this.#worker.post('close');

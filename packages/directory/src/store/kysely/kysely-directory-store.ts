@@ -18,7 +18,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import type { ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage, type ListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
-import type { DirectoryStore, IndexSnapshotStore, InstanceRecord, InstanceStore, ListingChange, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
+import type { DirectoryStore, IndexSnapshotStore, InstanceRecord, InstanceStore, ListingChange, LoadOptions, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
 import { LOAD_WRITER_CACHE_KIB, openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
 import { listingColumns, type ListingColumns } from './listing-columns.js';
@@ -47,8 +47,39 @@ function listingRow(l: Omit<ListingRecord, 'seq'>) {
 
 /** Listings a bulk load writes per transaction (each transaction one revision read, one lock). */
 const LOAD_TRANSACTION = 10_000;
+/**
+ * Listings per transaction of the SQLite writer thread. The domain and id indexes take keys in no
+ * order, so every transaction rewrites leaves all over them (at 5 M, some 6,400 of each one's
+ * ~9,400 leaves for 10,000 listings); five times the listings a transaction rewrite each leaf once
+ * for five times as many (docs/directory.md "Loading listings"). Sent in parts of LOAD_PART, so the
+ * memory a load holds does not grow with it.
+ */
+const LOAD_SQLITE_TRANSACTION = 50_000;
+/** Listings a load prepares and hands on to be written at a time. */
+const LOAD_PART = 10_000;
 /** Listings a bulk load reads from its source between two turns of the event loop. */
 const LOAD_READ_STEP = 1_000;
+
+/**
+ * This thread's connection, held until the function answered is called: Kysely lends a connection
+ * for the length of one callback, and the load's writer keeps a transaction open across several.
+ */
+async function heldConnection(db: Kysely<DirectoryDatabase>): Promise<() => Promise<void>> {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let lent: () => void = () => undefined;
+  const isLent = new Promise<void>((resolve) => (lent = resolve));
+  const held = db.connection().execute(async () => {
+    lent();
+    await released;
+  });
+  // A connection that cannot be had rejects here.
+  await Promise.race([isLent, held]);
+  return async () => {
+    release();
+    await held;
+  };
+}
 
 /** A listing's row as the bulk load writes it: every column given, its revision numbered by the load. */
 type LoadRow = ListingColumns & { revision: number; content_revision: number };
@@ -369,43 +400,62 @@ class KyselyListingStore implements ListingStore {
    * The bulk load (imports, the benchmarks, the demo seed): stores listings with their pages as
    * `upsert` stores each, the same rows, pages and revisions (one per listing, rising in the order
    * given), but at the speed of the disk: large transactions (LOAD_TRANSACTION listings, one
-   * revision read and one lock each); on SQLite one statement for each table prepared once and run
+   * revision read and one lock each; LOAD_SQLITE_TRANSACTION on SQLite's writer thread); on SQLite one statement for each table prepared once and run
    * on the transaction's connection, on PostgreSQL the rows sent with COPY into a table of the
    * transaction, then inserted from there in one statement. A listing whose domain is stored
    * already is left as it is (as `insertMany`).
    *
    * On PostgreSQL, a pipeline one transaction deep: while one transaction is written (by the
    * server, on another core), the next one's listings are read and their rows and pages prepared on
-   * this thread a step at a time. On SQLite the same pipeline, with the writes on a worker thread of
-   * their own connection (workers/sqlite-load-writer.ts) once a load fills a whole transaction; a
-   * smaller load, or one inside a transaction, is prepared, then written on this thread. With
+   * this thread a step at a time. On SQLite the same pipeline one part (LOAD_PART listings) deep,
+   * with the writes on a worker thread of their own connection (workers/sqlite-load-writer.ts) once
+   * a load fills a whole part, its transaction open across parts and this thread's connection held
+   * until it commits; a smaller load, or one inside a transaction, is prepared, then written on
+   * this thread. With
    * `renderWorkers` (opt-in), on either engine, the next part's pages are
    * rendered on that many worker threads (workers/page-renderers.ts) while one is written; on this
    * two-core machine shared with other work they made loads slower (docs/directory.md "Loading
    * listings"). Transactions commit one after another, in the order given.
    */
-  async load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options: { rowsPerTransaction?: number; renderWorkers?: number } = {}): Promise<number> {
-    const size = options.rowsPerTransaction ?? LOAD_TRANSACTION;
+  async load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options: LoadOptions = {}): Promise<number> {
     const renderer = this.#pages;
     const renderers = renderer && (options.renderWorkers ?? 0) > 0 ? PageRenderers.start(renderer, options.renderWorkers ?? 0) : null;
-    // SQLite writes on a thread of its own once a load fills a whole transaction (a file's root store only).
+    // SQLite writes on a thread of its own once a load fills a whole part (a file's root store only).
     const sqliteFile = this.#engine === 'sqlite' && !this.#db.isTransaction && this.#sqlite && !this.#sqlite.memory ? this.#sqlite.name : null;
+    const size = options.rowsPerTransaction ?? (sqliteFile ? LOAD_SQLITE_TRANSACTION : LOAD_TRANSACTION);
+    // Listings prepared and handed on at a time: on SQLite's writer a transaction spans several parts.
+    const partSize = sqliteFile ? Math.min(size, options.rowsPerPart ?? LOAD_PART) : size;
     let writer: SqliteLoadWriter | null = null;
+    // The writer's transaction open across parts, and this thread's connection held until it ends:
+    // this thread's other statements wait their turn instead of meeting the writer's lock
+    // (better-sqlite3 would wait for it with the event loop stopped).
+    let open: { rows: number; release: () => Promise<void> } | null = null;
+    const endOpen = async () => {
+      const ending = open;
+      open = null;
+      await ending?.release();
+    };
+    const onWriter = async (onThread: SqliteLoadWriter, rows: ListingColumns[], pages: ListingPage[] | null, end: boolean) => {
+      open ??= { rows: 0, release: await heldConnection(this.#db) };
+      open.rows += rows.length;
+      const commit = end || open.rows >= size;
+      const sentAtMs = this.#health?.now();
+      try {
+        await onThread.write(rows, pages, commit);
+      } catch (error) {
+        // A full or failing disk is the node's episode as any write of its own would make it (503, /healthz).
+        this.#health?.noteFailure(error, sentAtMs);
+        await endOpen();
+        throw error;
+      }
+      if (!commit) return;
+      this.#health?.noteCommitted(sentAtMs);
+      await endOpen();
+    };
     let written = 0;
     const write = async (prepared: PreparedRows) => {
       if (writer) {
-        const onThread = writer;
-        const sentAtMs = this.#health?.now();
-        // The connection held meanwhile: this thread's other statements wait their turn instead of
-        // meeting the writer's lock (better-sqlite3 would wait for it with the event loop stopped).
-        await this.#db.connection().execute(() => onThread.write(prepared.rows, renderer ? prepared.pages : null)).then(
-          () => this.#health?.noteCommitted(sentAtMs),
-          (error: unknown) => {
-            // A full or failing disk is the node's episode as any write of its own would make it (503, /healthz).
-            this.#health?.noteFailure(error, sentAtMs);
-            throw error;
-          },
-        );
+        await onWriter(writer, prepared.rows, renderer ? prepared.pages : null, false);
       } else if (this.#db.isTransaction) {
         await this.#writing((store) => store.#loadChunk(prepared));
       } else {
@@ -417,12 +467,12 @@ class KyselyListingStore implements ListingStore {
       }
       written += prepared.rows.length;
     };
-    // Prepared while the transaction before is written elsewhere: by PostgreSQL's server, by the writer thread.
+    // Prepared while the part before is written elsewhere: by PostgreSQL's server, by the writer thread.
     const overlapped = () => renderers !== null || this.#engine === 'postgres' || writer !== null;
-    // The transaction being written while the next part is read and prepared.
+    // The part being written while the next is read and prepared.
     let writing: Promise<void> | null = null;
     const send = async (part: Omit<ListingRecord, 'seq'>[]) => {
-      if (sqliteFile && !writer && part.length === size) writer = this.#sqliteLoadWriter(sqliteFile);
+      if (sqliteFile && !writer && part.length === partSize) writer = this.#sqliteLoadWriter(sqliteFile);
       if (!overlapped()) return write(preparedHere(part, renderer));
       const prepared = await (renderers ? renderers.prepare(part) : preparedInSteps(part, renderer));
       if (writing) await writing;
@@ -435,18 +485,22 @@ class KyselyListingStore implements ListingStore {
       for (const listing of listings) {
         part.push(listing);
         // Listings read from a generator cost time too: the event loop turns now and then, so the
-        // transaction being written goes on meanwhile.
+        // part being written goes on meanwhile.
         if (part.length % LOAD_READ_STEP === 0 && overlapped()) await turn();
-        if (part.length < size) continue;
+        if (part.length < partSize) continue;
         await send(part);
         part = [];
       }
       if (part.length > 0) await send(part);
       if (writing) await writing;
+      // The source ended with the writer's transaction short of its size: it ends here.
+      if (open && writer) await onWriter(writer, [], null, true);
     } finally {
-      // A part that failed to prepare leaves the transaction before it to end before the load does.
+      // A part that failed to prepare leaves the part before it to end before the load does.
       await (writing as Promise<void> | null)?.catch(() => undefined);
+      // The writer first: closing it rolls back a transaction a failure left open, then the connection is let go.
       await Promise.all([renderers?.close(), (writer as SqliteLoadWriter | null)?.close()]);
+      await endOpen();
     }
     return written;
   }
