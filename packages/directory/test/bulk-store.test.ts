@@ -195,6 +195,35 @@ describe('a bulk load whose source fails part way', () => {
   });
 });
 
+describe('a bulk load with the store\'s own transaction size', () => {
+  it('writes a load smaller than one transaction in one, parts and all: a source that fails keeps none of it', { timeout: 120_000 }, async () => {
+    const clock = new TestClock(AFTER_RULES_7);
+    const listings = [...generateListings({ count: 300, seed: 31, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
+    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-default-'));
+    const directory = await quietDirectory(dataDir, clock);
+    try {
+      function* failingAfter(count: number) {
+        yield* listings.slice(0, count);
+        throw new Error('the import file ends mid-record');
+      }
+      // Parts of 50 (SQLite's writer thread); the transaction is the store's (10,000 and more): five parts written, none committed.
+      await expect(directory.store.listings.load(failingAfter(250), { rowsPerPart: 50 })).rejects.toThrow('the import file ends mid-record');
+      expect(await rawRows('directory', dataDir, 'SELECT domain FROM listings')).toEqual([]);
+      expect(await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages')).toEqual([]);
+      // Whole, the six parts commit together when the source ends.
+      expect(await directory.store.listings.load(listings, { rowsPerPart: 50 })).toBe(300);
+      const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
+      expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
+      expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
+      expect(await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages')).toHaveLength(300);
+    } finally {
+      await directory.close();
+      await dropTestDatabase('directory', dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a bulk load whose transaction fails', () => {
   it.each(TRANSACTIONS)('$shape: rolls that transaction back whole, keeps the ones before it, and answers with the database\'s error', { timeout: 120_000 }, async ({ options }) => {
     const clock = new TestClock(AFTER_RULES_7);

@@ -48,13 +48,16 @@ function listingRow(l: Omit<ListingRecord, 'seq'>) {
 /** Listings a bulk load writes per transaction (each transaction one revision read, one lock). */
 const LOAD_TRANSACTION = 10_000;
 /**
- * Listings per transaction of the SQLite writer thread. The domain and id indexes take keys in no
- * order, so every transaction rewrites leaves all over them (at 5 M, some 6,400 of each one's
- * ~9,400 leaves for 10,000 listings); five times the listings a transaction rewrite each leaf once
- * for five times as many (docs/directory.md "Loading listings"). Sent in parts of LOAD_PART, so the
- * memory a load holds does not grow with it.
+ * Listings per transaction of the SQLite writer thread: a 25th of the listings stored when it begins,
+ * within 50,000 and 200,000. The domain and id indexes take keys in no order, so every transaction
+ * rewrites leaves all over them (at 5 M, some 6,400 of each one's ~9,400 leaves for 10,000
+ * listings): their leaves grow with the listings stored, and a transaction that grows with them
+ * rewrites each leaf for as many listings (docs/directory.md "Loading listings"). Sent in parts of
+ * LOAD_PART, so the memory a load holds does not grow with it.
  */
-const LOAD_SQLITE_TRANSACTION = 50_000;
+function sqliteTransactionRows(stored: number): number {
+  return Math.min(200_000, Math.max(50_000, Math.round(stored / 25)));
+}
 /** Listings a load prepares and hands on to be written at a time. */
 const LOAD_PART = 10_000;
 /** Listings a bulk load reads from its source between two turns of the event loop. */
@@ -400,7 +403,7 @@ class KyselyListingStore implements ListingStore {
    * The bulk load (imports, the benchmarks, the demo seed): stores listings with their pages as
    * `upsert` stores each, the same rows, pages and revisions (one per listing, rising in the order
    * given), but at the speed of the disk: large transactions (LOAD_TRANSACTION listings, one
-   * revision read and one lock each; LOAD_SQLITE_TRANSACTION on SQLite's writer thread); on SQLite one statement for each table prepared once and run
+   * revision read and one lock each; on SQLite's writer thread sqliteTransactionRows); on SQLite one statement for each table prepared once and run
    * on the transaction's connection, on PostgreSQL the rows sent with COPY into a table of the
    * transaction, then inserted from there in one statement. A listing whose domain is stored
    * already is left as it is (as `insertMany`).
@@ -422,23 +425,25 @@ class KyselyListingStore implements ListingStore {
     const renderers = renderer && (options.renderWorkers ?? 0) > 0 ? PageRenderers.start(renderer, options.renderWorkers ?? 0) : null;
     // SQLite writes on a thread of its own once a load fills a whole part (a file's root store only).
     const sqliteFile = this.#engine === 'sqlite' && !this.#db.isTransaction && this.#sqlite && !this.#sqlite.memory ? this.#sqlite.name : null;
-    const size = options.rowsPerTransaction ?? (sqliteFile ? LOAD_SQLITE_TRANSACTION : LOAD_TRANSACTION);
+    const size = options.rowsPerTransaction ?? LOAD_TRANSACTION;
     // Listings prepared and handed on at a time: on SQLite's writer a transaction spans several parts.
-    const partSize = sqliteFile ? Math.min(size, options.rowsPerPart ?? LOAD_PART) : size;
+    const partSize = sqliteFile ? Math.min(options.rowsPerTransaction ?? Infinity, options.rowsPerPart ?? LOAD_PART) : size;
+    // The writer's transactions grow with the listings stored (sqliteTransactionRows).
+    const storedBefore = sqliteFile && options.rowsPerTransaction === undefined ? await this.countAll() : 0;
     let writer: SqliteLoadWriter | null = null;
     // The writer's transaction open across parts, and this thread's connection held until it ends:
     // this thread's other statements wait their turn instead of meeting the writer's lock
     // (better-sqlite3 would wait for it with the event loop stopped).
-    let open: { rows: number; release: () => Promise<void> } | null = null;
+    let open: { rows: number; size: number; release: () => Promise<void> } | null = null;
     const endOpen = async () => {
       const ending = open;
       open = null;
       await ending?.release();
     };
     const onWriter = async (onThread: SqliteLoadWriter, rows: ListingColumns[], pages: ListingPage[] | null, end: boolean) => {
-      open ??= { rows: 0, release: await heldConnection(this.#db) };
+      open ??= { rows: 0, size: options.rowsPerTransaction ?? sqliteTransactionRows(storedBefore + written), release: await heldConnection(this.#db) };
       open.rows += rows.length;
-      const commit = end || open.rows >= size;
+      const commit = end || open.rows >= open.size;
       const sentAtMs = this.#health?.now();
       try {
         await onThread.write(rows, pages, commit);
