@@ -166,75 +166,72 @@ const TRANSACTIONS = [
   { shape: 'in transactions of 200 written in parts of 50', options: { rowsPerTransaction: 200, rowsPerPart: 50 } },
 ] as const;
 
+type Generated = ReturnType<typeof generateListings> extends Iterable<infer T> ? T : never;
+
+/** A directory on a data folder of its own and 300 listings generated from `seed`; both gone after `use`. */
+async function withFreshDirectory(seed: number, use: (directory: Directory, dataDir: string, listings: Generated[]) => Promise<void>): Promise<void> {
+  const listings = [...generateListings({ count: 300, seed, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
+  const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-load-'));
+  const directory = await quietDirectory(dataDir, new TestClock(AFTER_RULES_7));
+  try {
+    await use(directory, dataDir, listings);
+  } finally {
+    await directory.close();
+    await dropTestDatabase('directory', dataDir);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The listings up to `count`, then the source's failure. */
+function* failingAfter(listings: readonly Generated[], count: number) {
+  yield* listings.slice(0, count);
+  throw new Error('the import file ends mid-record');
+}
+
+/** Every listing stored, in the order given, numbered one revision each from 1. */
+async function expectAllStored(dataDir: string, listings: readonly Generated[]): Promise<void> {
+  const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
+  expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
+  expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
+  expect(await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages')).toHaveLength(listings.length);
+}
+
 describe('a bulk load whose source fails part way', () => {
   it.each(TRANSACTIONS)('$shape: keeps the transactions written before the failure, answers with the source\'s error, and loads again after it', { timeout: 120_000 }, async ({ options }) => {
-    const clock = new TestClock(AFTER_RULES_7);
-    const listings = [...generateListings({ count: 300, seed: 23, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
-    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-fails-'));
-    const directory = await quietDirectory(dataDir, clock);
-    try {
-      function* failingAfter(count: number) {
-        yield* listings.slice(0, count);
-        throw new Error('the import file ends mid-record');
-      }
+    await withFreshDirectory(23, async (directory, dataDir, listings) => {
       // The source fails at 250: transactions of 100 have written two; of 200, one, and the second
       // is open with its first part written (on SQLite's writer), which is rolled back.
-      await expect(directory.store.listings.load(failingAfter(250), options)).rejects.toThrow('the import file ends mid-record');
+      await expect(directory.store.listings.load(failingAfter(listings, 250), options)).rejects.toThrow('the import file ends mid-record');
       const stored = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
       expect(stored.map((row) => row.domain)).toEqual(listings.slice(0, 200).map((listing) => listing.domain));
       // The store goes on (the connection the load held is let go); the last transaction, short of its size, commits too.
       expect(await directory.store.listings.load(listings, options)).toBe(300);
-      const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
-      expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
-      expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
-    } finally {
-      await directory.close();
-      await dropTestDatabase('directory', dataDir);
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      await expectAllStored(dataDir, listings);
+    });
   });
 });
 
 describe('a bulk load with the store\'s own transaction size', () => {
   it('writes a load smaller than one transaction in one, parts and all: a source that fails keeps none of it', { timeout: 120_000 }, async () => {
-    const clock = new TestClock(AFTER_RULES_7);
-    const listings = [...generateListings({ count: 300, seed: 31, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
-    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-default-'));
-    const directory = await quietDirectory(dataDir, clock);
-    try {
-      function* failingAfter(count: number) {
-        yield* listings.slice(0, count);
-        throw new Error('the import file ends mid-record');
-      }
+    await withFreshDirectory(31, async (directory, dataDir, listings) => {
       // Parts of 50 (SQLite's writer thread); the transaction is the store's (10,000 and more): five parts written, none committed.
-      await expect(directory.store.listings.load(failingAfter(250), { rowsPerPart: 50 })).rejects.toThrow('the import file ends mid-record');
+      await expect(directory.store.listings.load(failingAfter(listings, 250), { rowsPerPart: 50 })).rejects.toThrow('the import file ends mid-record');
       expect(await rawRows('directory', dataDir, 'SELECT domain FROM listings')).toEqual([]);
       expect(await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages')).toEqual([]);
       // Whole, the six parts commit together when the source ends.
       expect(await directory.store.listings.load(listings, { rowsPerPart: 50 })).toBe(300);
-      const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
-      expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
-      expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
-      expect(await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages')).toHaveLength(300);
-    } finally {
-      await directory.close();
-      await dropTestDatabase('directory', dataDir);
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      await expectAllStored(dataDir, listings);
+    });
   });
 });
 
 describe('a bulk load whose transaction fails', () => {
   it.each(TRANSACTIONS)('$shape: rolls that transaction back whole, keeps the ones before it, and answers with the database\'s error', { timeout: 120_000 }, async ({ options }) => {
-    const clock = new TestClock(AFTER_RULES_7);
-    const listings = [...generateListings({ count: 300, seed: 29, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
-    const dataDir = mkdtempSync(join(tmpdir(), 'bulk-store-refused-'));
-    const directory = await quietDirectory(dataDir, clock);
-    try {
+    await withFreshDirectory(29, async (directory, dataDir, listings) => {
       // A new domain under an id stored already, at 250: the listings' unique id refuses it in the
       // last transaction (on SQLite, the load's writer thread writes it); in transactions of 200,
       // in the second part of that transaction, whose first part goes with it.
-      const clash = { ...(listings[250] as (typeof listings)[0]), id: (listings[20] as (typeof listings)[0]).id };
+      const clash = { ...(listings[250] as Generated), id: (listings[20] as Generated).id };
       const source = [...listings.slice(0, 250), clash, ...listings.slice(251)];
       const refused: unknown = await directory.store.listings.load(source, options).then(
         () => null,
@@ -248,13 +245,7 @@ describe('a bulk load whose transaction fails', () => {
       expect(pages).toHaveLength(200);
       // The store goes on: the rest loads once the clash is gone, numbered after the kept revisions.
       expect(await directory.store.listings.load(listings, options)).toBe(300);
-      const after = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY seq');
-      expect(after.map((row) => row.domain)).toEqual(listings.map((listing) => listing.domain));
-      expect(after.map((row) => Number(row.revision))).toEqual(listings.map((_, i) => i + 1));
-    } finally {
-      await directory.close();
-      await dropTestDatabase('directory', dataDir);
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      await expectAllStored(dataDir, listings);
+    });
   });
 });
