@@ -403,10 +403,10 @@ class KyselyListingStore implements ListingStore {
    * The bulk load (imports, the benchmarks, the demo seed): stores listings with their pages as
    * `upsert` stores each, the same rows, pages and revisions (one per listing, rising in the order
    * given), but at the speed of the disk: large transactions (LOAD_TRANSACTION listings, one
-   * revision read and one lock each; on SQLite's writer thread sqliteTransactionRows); on SQLite one statement for each table prepared once and run
-   * on the transaction's connection, on PostgreSQL the rows sent with COPY into a table of the
-   * transaction, then inserted from there in one statement. A listing whose domain is stored
-   * already is left as it is (as `insertMany`).
+   * revision read and one lock each; sqliteTransactionRows on SQLite's writer thread); on SQLite one
+   * statement for each table prepared once and run on the transaction's connection, on PostgreSQL
+   * the rows sent with COPY into a table of the transaction, then inserted from there in one
+   * statement. A listing whose domain is stored already is left as it is (as `insertMany`).
    *
    * On PostgreSQL, a pipeline one transaction deep: while one transaction is written (by the
    * server, on another core), the next one's listings are read and their rows and pages prepared on
@@ -414,8 +414,7 @@ class KyselyListingStore implements ListingStore {
    * with the writes on a worker thread of their own connection (workers/sqlite-load-writer.ts) once
    * a load fills a whole part, its transaction open across parts and this thread's connection held
    * until it commits; a smaller load, or one inside a transaction, is prepared, then written on
-   * this thread. With
-   * `renderWorkers` (opt-in), on either engine, the next part's pages are
+   * this thread. With `renderWorkers` (opt-in), on either engine, the next part's pages are
    * rendered on that many worker threads (workers/page-renderers.ts) while one is written; on this
    * two-core machine shared with other work they made loads slower (docs/directory.md "Loading
    * listings"). Transactions commit one after another, in the order given.
