@@ -156,8 +156,6 @@ export interface ListingStore {
    * the once-a-second read of other processes' writes.
    */
   readonly committedHere: number;
-  /** Moves whenever something search reads changes: count of listed listings and the latest content change. */
-  contentStamp(): Promise<string>;
 }
 
 /** The fields of a listing that receipts and the snapshot write. */

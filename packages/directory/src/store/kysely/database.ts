@@ -19,6 +19,7 @@ import * as pageVersions from './migrations/0019-listing-page-versions.js';
 import * as loadStaging from './migrations/0020-listing-load-staging.js';
 import * as statementKeys from './migrations/0021-listing-statement-keys.js';
 import * as lz4Compression from './migrations/0022-listing-lz4-compression.js';
+import * as contentStampIndex from './migrations/0023-drop-content-stamp-index.js';
 import type { DirectoryDatabase } from './schema.js';
 
 /** SQLite's page cache per connection, in KiB. */
@@ -42,7 +43,7 @@ export const DIRECTORY_PAGE_BYTES = 16_384;
  */
 export const LOAD_WRITER_CACHE_KIB = 1_048_576;
 
-export const DIRECTORY_MIGRATIONS = { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions, '0006-receipts-and-reputation': receipts, '0007-receipts-from-the-network': networkReceipts, '0009-checks': checks, '0012-persons': persons, '0013-check-doors': checkDoors, '0014-evidence-log': evidenceLog, '0015-check-evidence': checkEvidence, '0016-index-snapshots': indexSnapshots, '0017-listing-start-indexes': startIndexes, '0018-index-snapshot-storage': snapshotStorage, '0019-listing-page-versions': pageVersions, '0020-listing-load-staging': loadStaging, '0021-listing-statement-keys': statementKeys, '0022-listing-lz4-compression': lz4Compression };
+export const DIRECTORY_MIGRATIONS = { '0001-directory': initial, '0002-listing-pages': listingPages, '0003-members-only-categories': membersOnly, '0004-payment-spellings': paymentSpellings, '0005-listing-revisions': revisions, '0006-receipts-and-reputation': receipts, '0007-receipts-from-the-network': networkReceipts, '0009-checks': checks, '0012-persons': persons, '0013-check-doors': checkDoors, '0014-evidence-log': evidenceLog, '0015-check-evidence': checkEvidence, '0016-index-snapshots': indexSnapshots, '0017-listing-start-indexes': startIndexes, '0018-index-snapshot-storage': snapshotStorage, '0019-listing-page-versions': pageVersions, '0020-listing-load-staging': loadStaging, '0021-listing-statement-keys': statementKeys, '0022-listing-lz4-compression': lz4Compression, '0023-drop-content-stamp-index': contentStampIndex };
 
 export function openDirectoryDatabase(target: StorageTarget): Promise<OpenedStorage<DirectoryDatabase>> {
   return openStorage<DirectoryDatabase>(target, DIRECTORY_MIGRATIONS, { applicationName: 'directory', sqlitePragmas: [`cache_size = -${DIRECTORY_CACHE_KIB}`], sqliteNewFilePageBytes: DIRECTORY_PAGE_BYTES });

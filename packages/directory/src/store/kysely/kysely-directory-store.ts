@@ -710,15 +710,6 @@ class KyselyListingStore implements ListingStore {
     }
   }
 
-  async contentStamp(): Promise<string> {
-    const row = await this.#db
-      .selectFrom('listings')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('content_at').as('at'), eb.fn.max('seq').as('top')])
-      .where('listed', '=', 1)
-      .executeTakeFirstOrThrow();
-    return `${Number(row.n)}:${Number(row.at ?? 0)}:${Number(row.top ?? 0)}`;
-  }
-
   async countAll(): Promise<number> {
     const row = await this.#db.selectFrom('listings').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(row.n);
