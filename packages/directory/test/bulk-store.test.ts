@@ -249,3 +249,46 @@ describe('a bulk load whose transaction fails', () => {
     });
   });
 });
+
+describe('a bulk load whose transaction fails with the next one sent', () => {
+  it.each(TRANSACTIONS)('$shape: writes nothing sent after the refused part', { timeout: 120_000 }, async ({ options }) => {
+    await withFreshDirectory(41, async (directory, dataDir, listings) => {
+      // The clash at 150: in transactions of 100 the second is refused and the first kept; in
+      // transactions of 200 the first is refused. On SQLite's writer the parts after it have been
+      // sent by then (the load sends parts ahead); none of them is written.
+      const clash = { ...(listings[150] as Generated), id: (listings[20] as Generated).id };
+      const source = [...listings.slice(0, 150), clash, ...listings.slice(151)];
+      await expect(directory.store.listings.load(source, options)).rejects.toMatchObject(onPostgres ? { code: '23505' } : { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+      const kept = options.rowsPerTransaction === 100 ? 100 : 0;
+      const stored = await rawRows('directory', dataDir, 'SELECT domain FROM listings ORDER BY seq');
+      expect(stored.map((row) => row.domain)).toEqual(listings.slice(0, kept).map((listing) => listing.domain));
+      expect(await rawRows('directory', dataDir, 'SELECT seq FROM listing_pages')).toHaveLength(kept);
+      expect(await directory.store.listings.load(listings, options)).toBe(300);
+      await expectAllStored(dataDir, listings);
+    });
+  });
+});
+
+describe('a write of the store during a bulk load', () => {
+  it.each(TRANSACTIONS)('$shape: waits for the transaction being written, lands between two of the load\'s, and neither is refused', { timeout: 120_000 }, async ({ options }) => {
+    await withFreshDirectory(43, async (directory, dataDir, listings) => {
+      const [alone, ...loaded] = listings as [Generated, ...Generated[]];
+      let upserted: Promise<unknown> = Promise.resolve();
+      function* source() {
+        for (const [i, listing] of loaded.entries()) {
+          // Asked for once the load has sent its first transaction, or its first part.
+          if (i === 260) upserted = directory.store.listings.upsert(alone);
+          yield listing;
+        }
+      }
+      expect(await directory.store.listings.load(source(), options)).toBe(299);
+      await upserted;
+      const rows = await rawRows('directory', dataDir, 'SELECT domain, revision FROM listings ORDER BY revision');
+      expect(rows.map((row) => Number(row.revision))).toEqual(rows.map((_, i) => i + 1));
+      // Before, between or after the load's transactions (the last one short): never inside one.
+      const at = rows.findIndex((row) => row.domain === alone.domain);
+      expect(at % options.rowsPerTransaction === 0 || at === loaded.length).toBe(true);
+      expect(rows.filter((row) => row.domain !== alone.domain).map((row) => row.domain)).toEqual(loaded.map((listing) => listing.domain));
+    });
+  });
+});

@@ -28,8 +28,9 @@ export interface SqliteLoadWorkerData {
 
 /**
  * One part of a transaction: the rows but their revisions (numbered by the worker inside it), and
- * their pages. The worker begins a transaction with the first part and commits it with the part
- * that says so; a failure rolls back every part since the last commit.
+ * their pages. The worker begins a transaction with the first part once the load has sent 'begin'
+ * for it, and commits it with the part that says so; a failure rolls back every part since the
+ * last commit. The other messages to the worker are the words 'begin' and 'close'.
  */
 export interface SqliteLoadRequest {
   id: number;

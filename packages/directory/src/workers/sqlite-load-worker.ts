@@ -54,23 +54,43 @@ function written(request: SqliteLoadRequest): number {
   return inserted;
 }
 
-port.on('message', (message: SqliteLoadRequest | 'close') => {
+/**
+ * Parts sent ahead of their transaction: the load sends the next transaction's first parts while
+ * this thread still writes (or commits) the one before, but that transaction begins only once the
+ * load has let its own connection go and held it again ('begin'), so the load's other statements
+ * get their turn between two transactions instead of meeting this thread's lock.
+ */
+const waiting: SqliteLoadRequest[] = [];
+let mayBegin = false;
+
+function answer(part: SqliteLoadRequest): void {
+  try {
+    if (!db.inTransaction) {
+      mayBegin = false;
+      db.exec('BEGIN IMMEDIATE');
+    }
+    const inserted = written(part);
+    if (part.commit) db.exec('COMMIT');
+    port!.postMessage({ id: part.id, inserted } satisfies SqliteLoadResponse);
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    const { message: text, code } = error as { message?: string; code?: unknown };
+    port!.postMessage({ id: part.id, error: { message: String(text ?? error), ...(typeof code === 'string' ? { code } : {}) } } satisfies SqliteLoadResponse);
+  }
+}
+
+port.on('message', (message: SqliteLoadRequest | 'begin' | 'close') => {
   if (message === 'close') {
-    // A transaction still open here belongs to a load that failed before it ended: none of it stays.
+    // A transaction still open here belongs to a load that failed before it ended: none of it
+    // stays. Parts still waiting for theirs are never written (their load sees this thread end).
     if (db.inTransaction) db.exec('ROLLBACK');
     db.close();
     port.close();
     return;
   }
-  try {
-    if (!db.inTransaction) db.exec('BEGIN IMMEDIATE');
-    const inserted = written(message);
-    if (message.commit) db.exec('COMMIT');
-    port.postMessage({ id: message.id, inserted } satisfies SqliteLoadResponse);
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    const { message: text, code } = error as { message?: string; code?: unknown };
-    port.postMessage({ id: message.id, error: { message: String(text ?? error), ...(typeof code === 'string' ? { code } : {}) } } satisfies SqliteLoadResponse);
-  }
+  if (message === 'begin') mayBegin = true;
+  else waiting.push(message);
+  // After a failure no 'begin' comes: the parts behind it wait until the load closes this thread.
+  while (waiting.length > 0 && (db.inTransaction || mayBegin)) answer(waiting.shift()!);
 });
 port.postMessage({ ready: true } satisfies SqliteLoadReady);

@@ -42,12 +42,18 @@ export class SqliteLoadWriter {
 
   /**
    * Writes rows (numbered after the last stored revision) and their pages in the transaction open on
-   * the worker's connection, begun by this part if none is; `commit` ends it. Answers how many
-   * listings were new. A failure rolls back the whole transaction, earlier parts with it.
+   * the worker's connection, or in the next one, which this part waits for until `begin` lets it
+   * begin; `commit` ends it. Answers how many listings were new. A failure rolls back the whole
+   * transaction, earlier parts with it, and no later part is written.
    */
   async write(rows: ListingColumns[], pages: ListingPage[] | null, commit: boolean): Promise<number> {
     const response = await this.#worker.request({ rows, pages, commit });
     return response.inserted ?? 0;
+  }
+
+  /** Lets the next transaction begin (its parts may have been sent already): call once per transaction. */
+  begin(): void {
+    this.#worker.post('begin');
   }
 
   /** Closes the worker's connection (rolling back a transaction left open) and waits for the thread to end. */

@@ -26,6 +26,7 @@ import { copyRowsIn } from './postgres-copy.js';
 import { PageRenderers, preparedHere, preparedInSteps, type PreparedRows } from '../../workers/page-renderers.js';
 import { PageReader } from './page-reader.js';
 import { SqliteLoadWriter } from '../../workers/sqlite-load-writer.js';
+import { WriterTransactions } from './sqlite-writer-transactions.js';
 import { KyselyCheckStore } from './kysely-check-store.js';
 import type { DirectoryDatabase, InstancesTable, ListingsTable } from './schema.js';
 import { KyselyReceiptStore, KyselyReplayStore, KyselyReputationStore } from './trust-stores.js';
@@ -60,29 +61,13 @@ function sqliteTransactionRows(stored: number): number {
 }
 /** Listings a load prepares and hands on to be written at a time. */
 const LOAD_PART = 10_000;
+/**
+ * Parts a load sends to SQLite's writer thread before it has written them: enough for the load to
+ * go on preparing while the writer commits (2–3 s at 5 M listings, against ~1 s to prepare a part).
+ */
+const WRITER_PARTS_AHEAD = 4;
 /** Listings a bulk load reads from its source between two turns of the event loop. */
 const LOAD_READ_STEP = 1_000;
-
-/**
- * This thread's connection, held until the function answered is called: Kysely lends a connection
- * for the length of one callback, and the load's writer keeps a transaction open across several.
- */
-async function heldConnection(db: Kysely<DirectoryDatabase>): Promise<() => Promise<void>> {
-  let release: () => void = () => undefined;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let lent: () => void = () => undefined;
-  const isLent = new Promise<void>((resolve) => (lent = resolve));
-  const held = db.connection().execute(async () => {
-    lent();
-    await released;
-  });
-  // A connection that cannot be had rejects here.
-  await Promise.race([isLent, held]);
-  return async () => {
-    release();
-    await held;
-  };
-}
 
 /** A listing's row as the bulk load writes it: every column given, its revision numbered by the load. */
 type LoadRow = ListingColumns & { revision: number; content_revision: number };
@@ -410,11 +395,11 @@ class KyselyListingStore implements ListingStore {
    *
    * On PostgreSQL, a pipeline one transaction deep: while one transaction is written (by the
    * server, on another core), the next one's listings are read and their rows and pages prepared on
-   * this thread a step at a time. On SQLite the same pipeline one part (LOAD_PART listings) deep,
-   * with the writes on a worker thread of their own connection (workers/sqlite-load-writer.ts) once
-   * a load fills a whole part, its transaction open across parts and this thread's connection held
-   * until it commits; a smaller load, or one inside a transaction, is prepared, then written on
-   * this thread. With `renderWorkers` (opt-in), on either engine, the next part's pages are
+   * this thread a step at a time. On SQLite, once a load fills a whole part (LOAD_PART listings),
+   * the writes are on a worker thread of their own connection (workers/sqlite-load-writer.ts), up
+   * to WRITER_PARTS_AHEAD parts sent ahead, its transaction open across parts and this thread's
+   * connection held while it is (sqlite-writer-transactions.ts); a smaller load, or one inside a
+   * transaction, is prepared, then written on this thread. With `renderWorkers` (opt-in), on either engine, the next part's pages are
    * rendered on that many worker threads (workers/page-renderers.ts) while one is written; on this
    * two-core machine shared with other work they made loads slower (docs/directory.md "Loading
    * listings"). Transactions commit one after another, in the order given.
@@ -429,38 +414,15 @@ class KyselyListingStore implements ListingStore {
     const partSize = sqliteFile ? Math.min(options.rowsPerTransaction ?? Infinity, options.rowsPerPart ?? LOAD_PART) : size;
     // The writer's transactions grow with the listings stored (sqliteTransactionRows).
     const storedBefore = sqliteFile && options.rowsPerTransaction === undefined ? await this.countAll() : 0;
-    let writer: SqliteLoadWriter | null = null;
-    // The writer's transaction open across parts, and this thread's connection held until it ends:
-    // this thread's other statements wait their turn instead of meeting the writer's lock
-    // (better-sqlite3 would wait for it with the event loop stopped).
-    let open: { rows: number; size: number; release: () => Promise<void> } | null = null;
-    const endOpen = async () => {
-      const ending = open;
-      open = null;
-      await ending?.release();
-    };
-    const onWriter = async (onThread: SqliteLoadWriter, rows: ListingColumns[], pages: ListingPage[] | null, end: boolean) => {
-      open ??= { rows: 0, size: options.rowsPerTransaction ?? sqliteTransactionRows(storedBefore + written), release: await heldConnection(this.#db) };
-      open.rows += rows.length;
-      const commit = end || open.rows >= open.size;
-      const sentAtMs = this.#health?.now();
-      try {
-        await onThread.write(rows, pages, commit);
-      } catch (error) {
-        // A full or failing disk is the node's episode as any write of its own would make it (503, /healthz).
-        this.#health?.noteFailure(error, sentAtMs);
-        await endOpen();
-        throw error;
-      }
-      if (!commit) return;
-      this.#health?.noteCommitted(sentAtMs);
-      await endOpen();
-    };
+    let transactions: WriterTransactions | null = null;
     let written = 0;
     const write = async (prepared: PreparedRows) => {
-      if (writer) {
-        await onWriter(writer, prepared.rows, renderer ? prepared.pages : null, false);
-      } else if (this.#db.isTransaction) {
+      if (transactions) {
+        const sent = transactions.send(prepared.rows, renderer ? prepared.pages : null, false);
+        written += prepared.rows.length;
+        return sent;
+      }
+      if (this.#db.isTransaction) {
         await this.#writing((store) => store.#loadChunk(prepared));
       } else {
         await transactionWithRetry(this.#db, async (trx) => {
@@ -472,17 +434,24 @@ class KyselyListingStore implements ListingStore {
       written += prepared.rows.length;
     };
     // Prepared while the part before is written elsewhere: by PostgreSQL's server, by the writer thread.
-    const overlapped = () => renderers !== null || this.#engine === 'postgres' || writer !== null;
-    // The part being written while the next is read and prepared.
-    let writing: Promise<void> | null = null;
+    const overlapped = () => renderers !== null || this.#engine === 'postgres' || transactions !== null;
+    // Parts sent and not yet written while the next is read and prepared: one, or on SQLite's writer
+    // up to WRITER_PARTS_AHEAD (it keeps them, across its commits too).
+    const writing: Promise<void>[] = [];
+    // A part refused: none sent after it is written (on SQLite's writer they wait until it closes).
+    let refused = false;
     const send = async (part: Omit<ListingRecord, 'seq'>[]) => {
-      if (sqliteFile && !writer && part.length === partSize) writer = this.#sqliteLoadWriter(sqliteFile);
+      if (sqliteFile && !transactions && part.length === partSize) {
+        const sizeOf = () => options.rowsPerTransaction ?? sqliteTransactionRows(storedBefore + written);
+        transactions = new WriterTransactions(this.#sqliteLoadWriter(sqliteFile), this.#db, this.#health, sizeOf);
+      }
       if (!overlapped()) return write(preparedHere(part, renderer));
       const prepared = await (renderers ? renderers.prepare(part) : preparedInSteps(part, renderer));
-      if (writing) await writing;
-      writing = write(prepared);
-      // Awaited before the next part is sent or the load returns; a failure meanwhile is not unhandled.
-      writing.catch(() => undefined);
+      while (writing.length >= (transactions ? WRITER_PARTS_AHEAD : 1)) await writing.shift();
+      const sent = write(prepared);
+      // Awaited before the load returns; a failure meanwhile is not unhandled.
+      sent.catch(() => (refused = true));
+      writing.push(sent);
     };
     try {
       let part: Omit<ListingRecord, 'seq'>[] = [];
@@ -496,15 +465,18 @@ class KyselyListingStore implements ListingStore {
         part = [];
       }
       if (part.length > 0) await send(part);
-      if (writing) await writing;
+      while (writing.length > 0) await writing.shift();
       // The source ended with the writer's transaction short of its size: it ends here.
-      if (open && writer) await onWriter(writer, [], null, true);
+      await (transactions as WriterTransactions | null)?.end();
     } finally {
-      // A part that failed to prepare leaves the part before it to end before the load does.
-      await (writing as Promise<void> | null)?.catch(() => undefined);
-      // The writer first: closing it rolls back a transaction a failure left open, then the connection is let go.
-      await Promise.all([renderers?.close(), (writer as SqliteLoadWriter | null)?.close()]);
-      await endOpen();
+      // A source or a part that failed to prepare leaves the parts sent before it to be written
+      // (their whole transactions kept) before the load ends; a part refused, none after it.
+      while (writing.length > 0 && !refused) await writing.shift()?.catch(() => undefined);
+      // Closing SQLite's writer rolls back a transaction a failure left open (the parts sent behind
+      // a refused one with it), then the connection is let go.
+      await (transactions as WriterTransactions | null)?.close();
+      await Promise.allSettled(writing);
+      await renderers?.close();
     }
     return written;
   }
