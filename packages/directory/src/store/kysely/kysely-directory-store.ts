@@ -399,10 +399,11 @@ class KyselyListingStore implements ListingStore {
    * the writes are on a worker thread of their own connection (workers/sqlite-load-writer.ts), up
    * to WRITER_PARTS_AHEAD parts sent ahead, its transaction open across parts and this thread's
    * connection held while it is (sqlite-writer-transactions.ts); a smaller load, or one inside a
-   * transaction, is prepared, then written on this thread. With `renderWorkers` (opt-in), on either engine, the next part's pages are
-   * rendered on that many worker threads (workers/page-renderers.ts) while one is written; on this
-   * two-core machine shared with other work they made loads slower (docs/directory.md "Loading
-   * listings"). Transactions commit one after another, in the order given.
+   * transaction, is prepared, then written on this thread. With `renderWorkers` (opt-in), on either
+   * engine, the next part's pages are rendered on that many worker threads
+   * (workers/page-renderers.ts) while one is written; on this two-core machine shared with other
+   * work they made loads slower (docs/directory.md "Loading listings"). Transactions commit one
+   * after another, in the order given.
    */
   async load(listings: Iterable<Omit<ListingRecord, 'seq'>>, options: LoadOptions = {}): Promise<number> {
     const renderer = this.#pages;
