@@ -12,8 +12,8 @@ import type { PortableStatement, SqliteLoadReady, SqliteLoadRequest, SqliteLoadR
 /** The write-ahead log's length at which this connection copies it back itself. */
 const LOAD_LOG_BYTES = 256 * 1024 * 1024;
 
+if (!parentPort) throw new Error('sqlite-load-worker runs on a worker thread');
 const port = parentPort;
-if (!port) throw new Error('sqlite-load-worker runs on a worker thread');
 const data = workerData as SqliteLoadWorkerData;
 const Database = createRequire(import.meta.url)(data.driverPath) as new (file: string, options: { fileMustExist: boolean }) => SqliteDatabase;
 const db = new Database(data.file, { fileMustExist: true });
@@ -71,11 +71,11 @@ function answer(part: SqliteLoadRequest): void {
     }
     const inserted = written(part);
     if (part.commit) db.exec('COMMIT');
-    port!.postMessage({ id: part.id, inserted } satisfies SqliteLoadResponse);
+    port.postMessage({ id: part.id, inserted } satisfies SqliteLoadResponse);
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
     const { message: text, code } = error as { message?: string; code?: unknown };
-    port!.postMessage({ id: part.id, error: { message: String(text ?? error), ...(typeof code === 'string' ? { code } : {}) } } satisfies SqliteLoadResponse);
+    port.postMessage({ id: part.id, error: { message: String(text ?? error), ...(typeof code === 'string' ? { code } : {}) } } satisfies SqliteLoadResponse);
   }
 }
 
