@@ -393,6 +393,8 @@ export interface StatementStore {
   pruneLeafFacts(beforeHour: number): Promise<void>;
   /** The id and domain of listings by seq (what an order leaf names). */
   listingKeys(seqs: readonly number[]): Promise<Map<number, { id: string; domain: string }>>;
+  /** The same of every listing stored, listed or not, in seq order: the first `limit` past seq `after`. */
+  listingKeysAfter(after: number, limit: number): Promise<{ seq: number; id: string; domain: string }[]>;
 }
 
 export interface DirectoryStore {

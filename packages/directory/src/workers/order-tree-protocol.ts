@@ -5,8 +5,8 @@ export interface OrderTreeWorkerData {
   size: number;
 }
 
-/** The next places' leaf texts, or the end of them. */
-export type OrderTreeRequest = { texts: readonly string[] } | { finish: true };
+/** Leaf texts and their places (0-based), or the end of them. */
+export type OrderTreeRequest = { texts: readonly string[]; places: Int32Array } | { finish: true };
 
 /** Leaves hashed so far (after each `texts`), the tree (after `finish`), or why it failed. */
 export type OrderTreeResponse = { hashed: number } | { root: Uint8Array; tileRoots: Uint8Array } | { error: string };

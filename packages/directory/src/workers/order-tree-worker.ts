@@ -16,7 +16,7 @@ port.on('message', (request: OrderTreeRequest) => {
   let response: OrderTreeResponse;
   try {
     if ('texts' in request) {
-      for (const text of request.texts) leaves.add(text);
+      for (let i = 0; i < request.texts.length; i++) leaves.set(request.places[i] as number, request.texts[i] as string);
       response = { hashed: leaves.count };
     } else {
       const tree = runAtOnce(treeOfHashes(leaves.whole(), size));

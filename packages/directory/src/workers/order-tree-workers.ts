@@ -60,8 +60,9 @@ class WorkerHashing implements OrderTreeHashing {
     return answered;
   }
 
-  async add(texts: readonly string[]): Promise<void> {
-    const sent = this.#send({ texts });
+  async add(texts: readonly string[], places: Int32Array): Promise<void> {
+    if (places.length !== texts.length) throw new Error(`${texts.length} leaf texts were given with ${places.length} places`);
+    const sent = this.#send({ texts, places });
     // Seen by the next wait on it; never an unhandled rejection meanwhile.
     sent.catch(() => undefined);
     this.#sent.push(sent);

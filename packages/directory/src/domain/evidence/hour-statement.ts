@@ -22,7 +22,7 @@ import type { DirectoryContext } from '../context.js';
 import { HOUR_MS, PackedFacts, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
-import { TimeSlices, pacedQuery } from '../stepwise.js';
+import { STEP_MASK, TimeSlices, filledInSteps, pacedQuery, runInSteps } from '../stepwise.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
 import { hashedHere, type OrderTree, type OrderTreeHasher } from './order-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
@@ -33,13 +33,29 @@ export const LEAVES_KEPT_MS = 48 * HOUR_MS;
 const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 
 /** Listings whose keys are read in one query while the leaves are made (a turn of the event loop after each read). */
-const LEAVES_PER_TURN = 1_024;
+const KEYS_PER_READ = 2_048;
 
 type LeafFacts = Omit<OrderLeaf, 'pos' | 'id' | 'domain'>;
 
 /** member 1 bit, answering 1, reach 2, level 3, tier 2, score 14 (up to 10,000). */
 export function packFacts(f: LeafFacts): number {
   return (f.member ? 1 : 0) | (f.answering ? 2 : 0) | (f.reach << 2) | (f.level << 4) | (TIERS.indexOf(f.tier) << 7) | (f.score << 9);
+}
+
+/** Each listing's place in the order (0-based) by seq, -1 for those not in it; made in steps. */
+async function placesBySeq(facts: FactRows): Promise<Int32Array> {
+  const slices = new TimeSlices();
+  let top = -1;
+  for (let i = 0; i < facts.length; i++) {
+    top = Math.max(top, facts.seq(i));
+    if ((i & STEP_MASK) === STEP_MASK) await slices.due();
+  }
+  const places = await runInSteps(filledInSteps(new Int32Array(top + 1), -1));
+  for (let i = 0; i < facts.length; i++) {
+    places[facts.seq(i)] = i;
+    if ((i & STEP_MASK) === STEP_MASK) await slices.due();
+  }
+  return places;
 }
 
 export function unpackFacts(n: number): LeafFacts {
@@ -118,32 +134,42 @@ export class HourStatements {
         after = (batch[batch.length - 1] as { domain: string }).domain;
       }
     }
-    // Each part's keys read (a turn after), then its leaves made with a turn every few milliseconds:
-    // a million leaves take seconds of CPU and searches go on meanwhile, and keys kept all at once
-    // would be millions of objects for the collector to mark.
-    const packed = new Uint32Array(facts.length);
+    // The listings' keys are read in seq order, a range at a time (a turn after each read), and each
+    // one's leaf made at its place, with a turn every few milliseconds: a million leaves take seconds
+    // of CPU and searches go on meanwhile. Read in the order's own order, each part was a lookup of
+    // 1,024 listings at random, which at 5 M cost the database server ten times the CPU; and keys
+    // kept all at once would be millions of objects for the collector to mark.
+    const size = facts.length;
+    const packed = new Uint32Array(size);
     const slices = new TimeSlices();
-    const tree = this.#hasher(facts.length);
+    const placeOfSeq = await placesBySeq(facts);
+    const tree = this.#hasher(size);
     let made: OrderTree;
     try {
-      for (let from = 0; from < facts.length; from += LEAVES_PER_TURN) {
-        const to = Math.min(facts.length, from + LEAVES_PER_TURN);
-        const seqs: number[] = [];
-        for (let i = from; i < to; i++) seqs.push(facts.seq(i));
-        const keys = await pacedQuery(() => store.statements.listingKeys(seqs), store.queriesOnServer);
+      let given = 0;
+      for (let after = -1; given < size; ) {
+        const from = after;
+        const keys = await pacedQuery(() => store.statements.listingKeysAfter(from, KEYS_PER_READ), store.queriesOnServer);
         await slices.turn();
         const texts: string[] = [];
-        for (let i = from; i < to; i++) {
-          const key = keys.get(facts.seq(i));
-          if (!key) throw new Error(`listing ${facts.seq(i)} of the hour's order is not stored`);
-          const p = facts.packed(i);
+        const places: number[] = [];
+        for (const key of keys) {
+          const place = key.seq < placeOfSeq.length ? (placeOfSeq[key.seq] as number) : -1;
+          // not in the order: delisted, or stored after the order read its listings
+          if (place < 0) continue;
+          const p = facts.packed(place);
           const leaf: LeafFacts = { member: PackedFacts.member(p), answering: PackedFacts.answering(p), reach: PackedFacts.reach(p), level: PackedFacts.level(p), tier: tiers.get(key.domain) ?? 'new', score: PackedFacts.scoreInt(p) };
-          packed[i] = packFacts(leaf);
-          texts.push(orderLeafText({ pos: i + 1, id: key.id, domain: key.domain, ...leaf }));
-          if ((i & 63) === 63) await slices.due();
+          packed[place] = packFacts(leaf);
+          texts.push(orderLeafText({ pos: place + 1, id: key.id, domain: key.domain, ...leaf }));
+          places.push(place);
+          if ((texts.length & 63) === 63) await slices.due();
         }
-        await tree.add(texts);
+        if (texts.length > 0) await tree.add(texts, Int32Array.from(places));
+        given += texts.length;
+        if (keys.length < KEYS_PER_READ) break;
+        after = (keys[keys.length - 1] as { seq: number }).seq;
       }
+      if (given !== size) throw new Error(`${size - given} listings of the hour's order are not stored`);
       made = await tree.finish();
     } catch (error) {
       tree.abandon();

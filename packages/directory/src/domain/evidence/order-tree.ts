@@ -14,10 +14,10 @@ export interface OrderTree {
   tileRoots: Buffer;
 }
 
-/** An order's tree being hashed, its leaves given in place order. */
+/** An order's tree being hashed, its leaves given in any order, each with its place. */
 export interface OrderTreeHashing {
-  /** The next places' leaf texts; settles when more may be given. */
-  add(texts: readonly string[]): Promise<void>;
+  /** Leaf texts and their places (0-based); settles when more may be given. */
+  add(texts: readonly string[], places: Int32Array): Promise<void>;
   /** The tree, once every place's leaf was given. */
   finish(): Promise<OrderTree>;
   /** Stops hashing (the statement failed); nothing more is given. */
@@ -42,19 +42,27 @@ export function* treeOfHashes(hashes: Buffer, size: number): Generator<void, Ord
   return { root, tileRoots };
 }
 
-/** Leaf hashes of `size` places, written as their texts come. */
+/**
+ * Leaf hashes of `size` places, written at their places as their texts come: the statement reads
+ * listings in storage order (a range read), not in the order's (a lookup of each at random).
+ */
 export class LeafHashes {
   readonly hashes: Buffer;
+  readonly #given: Uint8Array;
   #count = 0;
   constructor(readonly size: number) {
     this.hashes = Buffer.allocUnsafe(size * HASH_BYTES);
+    this.#given = new Uint8Array(size);
   }
   get count(): number {
     return this.#count;
   }
-  add(text: string): void {
-    if (this.#count >= this.size) throw new Error(`the order has ${this.size} places, and a leaf more was given`);
-    leafHash(text).copy(this.hashes, this.#count++ * HASH_BYTES);
+  set(place: number, text: string): void {
+    if (!Number.isInteger(place) || place < 0 || place >= this.size) throw new Error(`the order has ${this.size} places, and a leaf was given for place ${place + 1}`);
+    if (this.#given[place] === 1) throw new Error(`the leaf of place ${place + 1} was given twice`);
+    this.#given[place] = 1;
+    this.#count++;
+    leafHash(text).copy(this.hashes, place * HASH_BYTES);
   }
   /** Throws unless every place's leaf was given. */
   whole(): Buffer {
@@ -68,9 +76,10 @@ export const hashedHere: OrderTreeHasher = (size) => {
   const leaves = new LeafHashes(size);
   const slices = new TimeSlices();
   return {
-    async add(texts) {
+    async add(texts, places) {
+      if (places.length !== texts.length) throw new Error(`${texts.length} leaf texts were given with ${places.length} places`);
       for (let i = 0; i < texts.length; i++) {
-        leaves.add(texts[i] as string);
+        leaves.set(places[i] as number, texts[i] as string);
         if ((i & 63) === 63) await slices.due();
       }
     },
