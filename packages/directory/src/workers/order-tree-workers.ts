@@ -10,9 +10,6 @@ import { siblingModule, startModuleWorker } from './module-worker.js';
 
 const WORKER_URL = siblingModule('order-tree-worker', import.meta.url);
 
-/** Batches of texts given and not yet hashed before `add` waits: the texts held stay a few thousand. */
-const AHEAD = 4;
-
 /** Orders of fewer places are hashed on the node's thread (a worker's start costs more than their hashing). */
 export const ORDER_TREE_WORKER_FROM = 50_000;
 
@@ -28,7 +25,6 @@ class WorkerHashing implements OrderTreeHashing {
   readonly #worker;
   /** One waiter per message sent, answered in order. */
   readonly #waiting: { resolve: (response: OrderTreeResponse) => void; reject: (error: Error) => void }[] = [];
-  readonly #sent: Promise<OrderTreeResponse>[] = [];
   #failure: Error | null = null;
   #ended = false;
 
@@ -62,16 +58,11 @@ class WorkerHashing implements OrderTreeHashing {
 
   async add(texts: readonly string[], places: Int32Array): Promise<void> {
     if (places.length !== texts.length) throw new Error(`${texts.length} leaf texts were given with ${places.length} places`);
-    const sent = this.#send({ texts, places });
-    // Seen by the next wait on it; never an unhandled rejection meanwhile.
-    sent.catch(() => undefined);
-    this.#sent.push(sent);
-    if (this.#sent.length > AHEAD) await this.#sent.shift();
+    await this.#send({ texts, places });
   }
 
   async finish(): Promise<OrderTree> {
     try {
-      for (const sent of this.#sent.splice(0)) await sent;
       const response = await this.#send({ finish: true });
       if (!('root' in response)) throw new Error('the order tree worker answered the end of the leaves with no tree');
       return { root: bufferOf(response.root), tileRoots: bufferOf(response.tileRoots) };

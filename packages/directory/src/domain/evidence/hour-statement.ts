@@ -22,7 +22,7 @@ import type { DirectoryContext } from '../context.js';
 import { HOUR_MS, PackedFacts, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
-import { STEP_MASK, TimeSlices, filledInSteps, pacedQuery, runInSteps } from '../stepwise.js';
+import { STEP_MASK, TimeSlices, filledInSteps, pacedHandOff, pacedQuery, runInSteps } from '../stepwise.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
 import { hashedHere, type OrderTree, type OrderTreeHasher } from './order-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
@@ -164,7 +164,9 @@ export class HourStatements {
           places.push(place);
           if ((texts.length & 63) === 63) await slices.due();
         }
-        if (texts.length > 0) await tree.add(texts, Int32Array.from(places));
+        // Hashed before the next part is read, and paced: read this way the keys come faster than the
+        // leaves are hashed, and a worker hashing without pause takes a core from the searches.
+        if (texts.length > 0) await pacedHandOff(() => tree.add(texts, Int32Array.from(places)));
         given += texts.length;
         if (keys.length < KEYS_PER_READ) break;
         after = (keys[keys.length - 1] as { seq: number }).seq;

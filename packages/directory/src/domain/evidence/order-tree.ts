@@ -16,7 +16,7 @@ export interface OrderTree {
 
 /** An order's tree being hashed, its leaves given in any order, each with its place. */
 export interface OrderTreeHashing {
-  /** Leaf texts and their places (0-based); settles when more may be given. */
+  /** Leaf texts and their places (0-based); settles once they are hashed (the statement paces itself by it). */
   add(texts: readonly string[], places: Int32Array): Promise<void>;
   /** The tree, once every place's leaf was given. */
   finish(): Promise<OrderTree>;
