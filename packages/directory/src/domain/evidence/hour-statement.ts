@@ -137,7 +137,7 @@ export class HourStatements {
     // The listings' keys are read in seq order, a range at a time (a turn after each read), and each
     // one's leaf made at its place, with a turn every few milliseconds: a million leaves take seconds
     // of CPU and searches go on meanwhile. Read in the order's own order, each part was a lookup of
-    // 1,024 listings at random, which at 5 M cost the database server ten times the CPU; and keys
+    // 1,024 listings at random, which cost the database server 13 times the CPU (at 1 M); and keys
     // kept all at once would be millions of objects for the collector to mark.
     const size = facts.length;
     const packed = new Uint32Array(size);
