@@ -7,6 +7,7 @@
  *
  * Sizes and indexes are plain numbers (below 2^53); no bitwise operator touches them.
  */
+import * as crypto from 'node:crypto';
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 export const HASH_BYTES = 32;
@@ -14,8 +15,13 @@ export const HASH_BYTES = 32;
 const LEAF_PREFIX = Buffer.from([0x00]);
 const NODE_PREFIX = Buffer.from([0x01]);
 
+/** Node's one-shot digest (Node 20.12 and later): half the cost of a Hash object for a short leaf. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, outputEncoding: 'buffer') => Buffer }).hash;
+
 /** SHA-256(0x00 || entry). */
 export function leafHash(entry: Uint8Array | string): Buffer {
+  // An hour's order is millions of leaves: a text is hashed at once, with its prefix as U+0000 (one 0x00 byte in UTF-8).
+  if (typeof entry === 'string' && oneShot) return oneShot('sha256', `\u0000${entry}`, 'buffer');
   return createHash('sha256').update(LEAF_PREFIX).update(entry).digest();
 }
 

@@ -60,6 +60,14 @@ function naiveRoot(entries: Buffer[]): Buffer {
 const entries = Array.from({ length: 70 }, (_, i) => Buffer.from(`entry ${i}`));
 
 describe('Merkle trees (RFC 9162)', () => {
+  it('hashes a leaf given as text as its UTF-8 bytes, the same as given as bytes', () => {
+    for (const text of ['', 'svc-order/1 pos=1 id=a domain=café.example', 'snow ☃ and \u0000 inside', '𝄞 beyond the first plane']) {
+      const bytes = Buffer.from(text, 'utf8');
+      expect(leafHash(text).equals(sha(Buffer.from([0]), bytes)), text).toBe(true);
+      expect(leafHash(bytes).equals(sha(Buffer.from([0]), bytes)), text).toBe(true);
+    }
+  });
+
   it('roots equal the definition for every size from 0 to 70', () => {
     for (let n = 0; n <= 70; n++) expect(treeRoot(arraySource(entries.slice(0, n).map((e) => leafHash(e))), n).equals(naiveRoot(entries.slice(0, n))), `size ${n}`).toBe(true);
   });
