@@ -149,23 +149,33 @@ describe('a node starts from a snapshot of the index', () => {
     expect(stale.search.origin).toMatchObject({ from: 'snapshot re-laid', refused: null });
     const stored = await stale.store.orders.get(stale.search.peek()!.hourStart);
     expect(stored?.order.length).toBeGreaterThan(0);
+    await stale.search.snapshotWritten;
+    const kept = await stale.store.indexSnapshots.latest();
     await close(stale);
     const fresh = await start(false);
     expectSame(relaid, await answers(fresh));
     await close(fresh);
 
-    // The re-laid snapshot was written in this hour's order: the next node starts from it as it is,
-    // and at the hour's change (in place, this node storing the order) writes the new hour's.
+    // An index re-laid from a snapshot holds what the kept snapshot holds: none is written. The next
+    // node re-lays the kept one too; the hour's change in place (this node storing the order) writes
+    // none either, and a node started after it re-lays the kept one in that hour's order.
     const next = await start();
     expectSame(await answers(next), relaid);
-    expect(next.search.origin).toMatchObject({ from: 'snapshot', refused: null });
+    expect(next.search.origin).toMatchObject({ from: 'snapshot re-laid', refused: null });
     clock.advance(HOUR);
-    await answers(next);
+    const carried = await answers(next);
     expect(next.search.origin?.from).toBe('in place');
     await next.search.snapshotWritten;
-    const newest = (await decodeSnapshot((await next.store.indexSnapshots.latest())!.bytes)).info;
-    expect(newest.hourStart).toBe(next.search.peek()?.hourStart);
-    expect(newest.builtRevision).toBe(info.builtRevision);
+    const newest = await next.store.indexSnapshots.latest();
+    expect(newest?.writtenAt).toBe(kept?.writtenAt);
+    expect((await decodeSnapshot(newest!.bytes)).info).toMatchObject({ hourStart: info.hourStart, builtRevision: info.builtRevision });
+    const later = await start();
+    expectSame(await answers(later), carried);
+    expect(later.search.origin).toMatchObject({ from: 'snapshot re-laid', refused: null });
+    const rebuilt = await start(false);
+    expectSame(await answers(rebuilt), carried);
+    await close(rebuilt);
+    await close(later);
     await close(next);
   });
 });
