@@ -3,7 +3,8 @@
  * thread: the same root and the same whole tiles' roots, both the root RFC 9162 §2.1.1 defines
  * (computed here from the RFC, not with the directory's Merkle code), whatever order the leaves are
  * given in, and an order given too few leaves, a leaf past its places or one place twice is refused
- * rather than hashed.
+ * rather than hashed. The worker is handed the leaves as bytes (each its text's UTF-8 after 0x00),
+ * so some texts here are beyond ASCII.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +26,9 @@ function rfcRoot(leaves: readonly string[]): Buffer {
   return sha256(Buffer.from([1]), rfcRoot(leaves.slice(0, k)), rfcRoot(leaves.slice(k)));
 }
 
-const texts = (n: number) => Array.from({ length: n }, (_, i) => `svc-order/1 pos=${i + 1} id=biz_${i} domain=shop-${i}.example member=0 answering=0 reach=1 level=2 tier=new score=${i % 97}`);
+/** Some domains beyond ASCII (two- and four-byte UTF-8), so leaves differ in bytes from their lengths in characters. */
+const domainOf = (i: number) => (i % 7 === 3 ? `café-${i}.example` : i % 11 === 5 ? `𝄞-${i}.example` : `shop-${i}.example`);
+const texts = (n: number) => Array.from({ length: n }, (_, i) => `svc-order/1 pos=${i + 1} id=biz_${i} domain=${domainOf(i)} member=0 answering=0 reach=1 level=2 tier=new score=${i % 97}`);
 
 const placesFrom = (from: number, n: number) => Int32Array.from({ length: n }, (_, i) => from + i);
 

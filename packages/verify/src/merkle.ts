@@ -25,6 +25,13 @@ export function leafHash(entry: Uint8Array | string): Buffer {
   return createHash('sha256').update(LEAF_PREFIX).update(entry).digest();
 }
 
+/** SHA-256 of bytes that begin with the leaf prefix 0x00 already: a leaf's hash when leaves come packed one after another, each after its prefix. */
+export function prefixedLeafHash(prefixed: Uint8Array): Buffer {
+  if (prefixed[0] !== 0x00) throw new Error('a leaf given with its prefix must begin with 0x00');
+  const oneShotBytes = oneShot as ((algorithm: string, data: Uint8Array, outputEncoding: 'buffer') => Buffer) | undefined;
+  return oneShotBytes ? oneShotBytes('sha256', prefixed, 'buffer') : createHash('sha256').update(prefixed).digest();
+}
+
 /** SHA-256(0x01 || left || right). */
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
   return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();

@@ -32,6 +32,7 @@ import {
   parseOrderLeaf,
   parseStatement,
   parseTilePath,
+  prefixedLeafHash,
   rawEd25519PublicKey,
   signNote,
   statementText,
@@ -65,7 +66,9 @@ describe('Merkle trees (RFC 9162)', () => {
       const bytes = Buffer.from(text, 'utf8');
       expect(leafHash(text).equals(sha(Buffer.from([0]), bytes)), text).toBe(true);
       expect(leafHash(bytes).equals(sha(Buffer.from([0]), bytes)), text).toBe(true);
+      expect(prefixedLeafHash(Buffer.concat([Buffer.from([0]), bytes])).equals(leafHash(text)), text).toBe(true);
     }
+    expect(() => prefixedLeafHash(Buffer.from('no prefix'))).toThrow(/must begin with 0x00/);
   });
 
   it('roots equal the definition for every size from 0 to 70', () => {

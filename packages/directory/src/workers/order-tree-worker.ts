@@ -15,8 +15,14 @@ const leaves = new LeafHashes(size);
 port.on('message', (request: OrderTreeRequest) => {
   let response: OrderTreeResponse;
   try {
-    if ('texts' in request) {
-      for (let i = 0; i < request.texts.length; i++) leaves.set(request.places[i] as number, request.texts[i] as string);
+    if ('bytes' in request) {
+      const { bytes, ends, places } = request;
+      if (ends.length !== places.length) throw new Error(`${ends.length} leaves were given with ${places.length} places`);
+      for (let i = 0, from = 0; i < ends.length; i++) {
+        const to = ends[i] as number;
+        leaves.setPrefixed(places[i] as number, bytes.subarray(from, to));
+        from = to;
+      }
       response = { hashed: leaves.count };
     } else {
       const tree = runAtOnce(treeOfHashes(leaves.whole(), size));

@@ -5,7 +5,7 @@
  * (workers/order-tree-workers.ts): millions of leaves are seconds of hashing that searches would
  * otherwise wait behind a slice at a time.
  */
-import { HASH_BYTES, TILE_WIDTH, bufferSource, leafHash, subtreeRoot, treeRoot } from '@svc/verify';
+import { HASH_BYTES, TILE_WIDTH, bufferSource, leafHash, prefixedLeafHash, subtreeRoot, treeRoot } from '@svc/verify';
 import { TimeSlices, runInSteps } from '../stepwise.js';
 
 export interface OrderTree {
@@ -58,11 +58,19 @@ export class LeafHashes {
     return this.#count;
   }
   set(place: number, text: string): void {
+    this.#claim(place);
+    leafHash(text).copy(this.hashes, place * HASH_BYTES);
+  }
+  /** The same for a leaf given as 0x00 and its text's UTF-8 (prefixedLeafHash). */
+  setPrefixed(place: number, prefixed: Uint8Array): void {
+    this.#claim(place);
+    prefixedLeafHash(prefixed).copy(this.hashes, place * HASH_BYTES);
+  }
+  #claim(place: number): void {
     if (!Number.isInteger(place) || place < 0 || place >= this.size) throw new Error(`the order has ${this.size} places, and a leaf was given for place ${place + 1}`);
     if (this.#given[place] === 1) throw new Error(`the leaf of place ${place + 1} was given twice`);
     this.#given[place] = 1;
     this.#count++;
-    leafHash(text).copy(this.hashes, place * HASH_BYTES);
   }
   /** Throws unless every place's leaf was given. */
   whole(): Buffer {
