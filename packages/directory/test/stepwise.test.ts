@@ -3,7 +3,7 @@
  * hour's statement, its snapshot, a layout), a search waits behind one slice of them, not one each.
  */
 import { describe, expect, it } from 'vitest';
-import { PAUSE_PER_QUERY, filledInSteps, pacedQuery, pacedRows, runAtOnce, runInSteps } from '../src/domain/stepwise.js';
+import { PAUSE_PER_QUERY, filledInSteps, pacedQuery, pacedRows, runAtOnce, runInSteps, runPaced } from '../src/domain/stepwise.js';
 
 const SLICE_MS = 10;
 
@@ -26,6 +26,25 @@ describe('work in steps', () => {
   it('runs to the same end at once and in steps', async () => {
     expect(runAtOnce(busy(5))).toBeGreaterThan(0);
     expect(await runInSteps(busy(5))).toBeGreaterThan(0);
+  });
+
+  it('paced (a worker hashing a tree), rests about as long as it works', async () => {
+    // 60 steps of a millisecond's work each (busy() counts time, rests included)
+    function* work(): Generator<void, number> {
+      for (let step = 0; step < 60; step++) {
+        const until = performance.now() + 1;
+        while (performance.now() < until) {
+          // spin
+        }
+        yield;
+      }
+      return 60;
+    }
+    const started = performance.now();
+    expect(await runPaced(work(), SLICE_MS)).toBe(60);
+    const took = performance.now() - started;
+    // 60 ms of work and about as long at rest (the last slice's rest may not come); at once it takes 60 ms
+    expect(took, `${took.toFixed(0)} ms`).toBeGreaterThanOrEqual(60 * (1 + PAUSE_PER_QUERY) - SLICE_MS - 2);
   });
 
   it('fills a large array in steps, every entry, and pauses between them', () => {
