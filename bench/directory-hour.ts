@@ -22,7 +22,7 @@
  * search deadline is lifted, so the change is timed rather than answered 503 after 10 s). Each
  * window's p50 / p99 / max are the latencies of the searches in it; `change` is the first search's
  * after the clock moved, and the window through the change is that search and the searches until the
- * change's work off the search path is done (its statement, the snapshot re-laid and written) and
+ * change's work off the search path is done (its statement, and a snapshot where one is written) and
  * --seconds after. The hour before is searched once its own start's work is done. The last minutes
  * and the window through the change also give their figures apart for the searches made while the
  * background work ran (`whilePreparing`, `whileChangeWork`, with its seconds) and for those after it.
@@ -227,7 +227,7 @@ for (const mode of modes) {
   clock.advance(HOUR - (clock.now() % HOUR) + 30_000);
   // The first search meets the change; then --seconds more of searches after it.
   const first = await get(MIX[0]!);
-  // Until the change's work off the search path is done too (the statement, the snapshot re-laid and written), and --seconds after.
+  // Until the change's work off the search path is done too (the statement, a snapshot where one is written), and --seconds after.
   const throughParts = await windowParts(directory.search.settled());
   const through = [first, ...throughParts.latencies];
   const change = Math.round(first * 10) / 10;
