@@ -126,23 +126,28 @@ const WORKER_CONNECTIONS = 2;
 
 /**
  * On PostgreSQL the URL's `max` is every connection of the process (docs/storage.md): each answer
- * worker keeps `workerConnections` (two, or one when `max` is short), the server's pool the rest.
+ * worker keeps `workerConnections` (two, or one when `max` is short), the hour's statement's worker
+ * one when the server's pool still keeps MIN_MAIN_CONNECTIONS beside it, and the server's pool the
+ * rest. `statementKeys`: where that worker reads the listings' keys (on SQLite the file itself;
+ * null when no connection is left for it, and the node's thread reads them).
  */
-function shareConnections(target: StorageTarget, workers: number): { main: StorageTarget; workerConnections: number } {
-  if (target.engine !== 'postgres' || workers === 0) return { main: target, workerConnections: 1 };
+function shareConnections(target: StorageTarget, workers: number): { main: StorageTarget; workerConnections: number; statementKeys: StorageTarget | null } {
+  if (target.engine !== 'postgres') return { main: target, workerConnections: 1, statementKeys: target };
   const max = poolSizeOf(target.url);
-  if (max - workers < MIN_MAIN_CONNECTIONS) {
+  if (workers > 0 && max - workers < MIN_MAIN_CONNECTIONS) {
     throw new Error(`DIRECTORY_DATABASE_URL: max=${max} leaves fewer than ${MIN_MAIN_CONNECTIONS} connections beside the ${workers} answer workers' (one each); raise max or lower DIRECTORY_ANSWER_WORKERS`);
   }
-  const workerConnections = Math.max(1, Math.min(WORKER_CONNECTIONS, Math.floor((max - MIN_MAIN_CONNECTIONS) / workers)));
-  return { main: { ...target, connections: max - workers * workerConnections }, workerConnections };
+  const workerConnections = workers === 0 ? 1 : Math.max(1, Math.min(WORKER_CONNECTIONS, Math.floor((max - MIN_MAIN_CONNECTIONS) / workers)));
+  const left = max - (workers === 0 ? 0 : workers * workerConnections);
+  const statementKeys = left - 1 >= MIN_MAIN_CONNECTIONS ? { ...target, connections: 1 } : null;
+  return { main: { ...target, connections: statementKeys ? left - 1 : left }, workerConnections, statementKeys };
 }
 
 export async function buildDirectory(options: DirectoryOptions): Promise<Directory> {
   const clock = options.clock ?? { now: () => Date.now() };
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
-  const { main: storage, workerConnections } = shareConnections(
+  const { main: storage, workerConnections, statementKeys } = shareConnections(
     storageTarget(options.databaseUrl === undefined ? process.env.DIRECTORY_DATABASE_URL : options.databaseUrl, join(options.dataDir, 'directory.sqlite'), 'DIRECTORY_DATABASE_URL'),
     workerCount,
   );
@@ -175,7 +180,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       : null;
   const snapshots = new ReputationSnapshots(context);
   // The evidence log, the network's key and each hour's signed statement (docs/verifiable-order.md).
-  const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl), orderTreeHasher(options.orderTreeWorkerFrom));
+  const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl), orderTreeHasher(options.orderTreeWorkerFrom, statementKeys));
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
     standings: (hourStart) => snapshots.standingsFor(hourStart),
     onOrder: async (hourStart, rules, facts, checks) => void (await order.statements.record(hourStart, rules.version, facts, checks)),

@@ -4,7 +4,8 @@
  * listings among them: the leaves the leaves route gives (written again from the stored order and a
  * lookup of each listing, another path) are one per place, in the order's places, and the
  * statement's root is the root RFC 9162 §2.1.1 defines over them (computed here from the RFC, not
- * with the directory's Merkle code). Runs on SQLite and, in the PostgreSQL run, on PostgreSQL.
+ * with the directory's Merkle code). Made on the node's thread and on a worker that reads the keys
+ * itself. Runs on SQLite and, in the PostgreSQL run, on PostgreSQL.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -32,7 +33,11 @@ function rfcRoot(leafHashes: readonly Buffer[]): Buffer {
   return sha256(Buffer.from([1]), rfcRoot(leafHashes.slice(0, k)), rfcRoot(leafHashes.slice(k)));
 }
 
-describe("the hour's statement of a large order", () => {
+describe.each([
+  ["on the node's thread", {}],
+  // A worker from the first place, which reads the listings' keys on a connection of its own.
+  ['on a worker reading the keys itself', { orderTreeWorkerFrom: 1 }],
+])("the hour's statement of a large order, made %s", (_where, options) => {
   const clock = new TestClock(AFTER_RULES_7);
   const dataDir = mkdtempSync(join(tmpdir(), 'statement-leaves-'));
   let directory: Directory | undefined;
@@ -45,7 +50,7 @@ describe("the hour's statement of a large order", () => {
 
   it('hashes one leaf per place, at its place, whatever order the listings are stored in', { timeout: 120_000 }, async () => {
     const listings = [...generateListings({ count: 5_000, seed: 41, nowMs: AFTER_RULES_7, placeCategoryOf: taxonomyCategoryPicker() })];
-    directory = await quietDirectory(dataDir, clock, { indexSnapshots: false });
+    directory = await quietDirectory(dataDir, clock, { indexSnapshots: false, ...options });
     await directory.store.listings.load(listings);
     // Every 13th delisted: rows the statement's reads find and leave out of the order.
     const delisted = new Set<string>();

@@ -58,7 +58,7 @@ async function hashedShuffled(hasher: OrderTreeHasher, leaves: readonly string[]
 describe("an hour's order's tree", () => {
   for (const [name, hasher] of [
     ['on the node’s thread', hashedHere],
-    ['on a worker thread', hashedInWorker],
+    ['on a worker thread', hashedInWorker()],
   ] as const) {
     it(`${name}: the RFC's root, and each whole tile's root`, async () => {
       for (const n of [1, 2, 255, 256, 1_000, 2_049]) {

@@ -1,19 +1,22 @@
 /**
- * The worker thread hashing an hour's order's tree: each place's leaf as its text comes, then the
- * whole tiles' roots and the root (domain/evidence/order-tree.ts, as the node's own thread does).
+ * The worker thread hashing an hour's order's tree: each place's leaf as its text comes (or, given
+ * a connection of its own, made here from the listings' keys it reads), then the whole tiles' roots
+ * and the root (domain/evidence/order-tree.ts, as the node's own thread does).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { LeafHashes, treeOfHashes } from '../domain/evidence/order-tree.js';
-import { runPaced } from '../domain/stepwise.js';
+import { KEYS_PER_READ, leavesOfKeys, type LeafSources } from '../domain/evidence/statement-leaves.js';
+import { pauseAfterQuery, runPaced } from '../domain/stepwise.js';
 import type { OrderTreeRequest, OrderTreeResponse, OrderTreeWorkerData } from './order-tree-protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('order-tree-worker runs on a worker thread');
-const { size } = workerData as OrderTreeWorkerData;
+const { size, keysFrom } = workerData as OrderTreeWorkerData;
 const leaves = new LeafHashes(size);
 
 port.on('message', async (request: OrderTreeRequest) => {
   let response: OrderTreeResponse;
+  const handedOver: ArrayBuffer[] = [];
   try {
     if ('bytes' in request) {
       const { bytes, ends, places } = request;
@@ -24,6 +27,10 @@ port.on('message', async (request: OrderTreeRequest) => {
         from = to;
       }
       response = { hashed: leaves.count };
+    } else if ('read' in request) {
+      const leafFacts = await leavesFromKeys(request.read);
+      response = { given: leaves.count, leafFacts };
+      handedOver.push(leafFacts.buffer as ArrayBuffer);
     } else {
       // The tiles and the root, millions of nodes at 5 M: paced, or this thread holds a core for seconds.
       const tree = await runPaced(treeOfHashes(leaves.whole(), size));
@@ -32,5 +39,31 @@ port.on('message', async (request: OrderTreeRequest) => {
   } catch (error) {
     response = { error: error instanceof Error ? error.message : String(error) };
   }
-  port.postMessage(response);
+  port.postMessage(response, handedOver);
 });
+
+/**
+ * Every listing's key read in seq order from this worker's own connection, and each leaf made and
+ * hashed at its place; after each part a rest as long as its read and its work took, so that this
+ * thread and the database server each hold at most about half of a core beside the searches.
+ */
+async function leavesFromKeys(sources: LeafSources): Promise<Uint32Array> {
+  if (!keysFrom) throw new Error('this worker was started without a connection to read the listings from');
+  const { ListingKeysReader } = await import('../store/kysely/listing-keys-reader.js');
+  const reader = new ListingKeysReader(keysFrom);
+  const leafFacts = new Uint32Array(size);
+  try {
+    for (let after = -1; leaves.count < size; ) {
+      const started = performance.now();
+      const keys = await reader.after(after, KEYS_PER_READ);
+      const { texts, places } = leavesOfKeys(keys, sources, leafFacts);
+      for (let i = 0; i < texts.length; i++) leaves.set(places[i] as number, texts[i] as string);
+      await pauseAfterQuery(performance.now() - started);
+      if (keys.length < KEYS_PER_READ) break;
+      after = (keys[keys.length - 1] as { seq: number }).seq;
+    }
+  } finally {
+    await reader.close();
+  }
+  return leafFacts;
+}

@@ -1,10 +1,15 @@
 /**
  * An hour's order's tree hashed on a worker thread (issue 40): at 5 M places the leaves and the tiles
  * are tens of seconds of hashing, which on the node's own thread ran in slices between searches for
- * minutes after the hour's change. The statement's thread still reads the listings' keys and writes
- * the leaves' texts; a worker started for the one statement hashes them and is ended with it.
+ * minutes after the hour's change. Given the database (a file or a server, not an in-memory one),
+ * the worker also reads the listings' keys and makes the leaves itself, on a connection of its own:
+ * parsing millions of rows and writing their texts took a tenth of the searches' thread for a minute
+ * at 5 M. Otherwise the statement's thread makes the texts and hands them over. A worker is started
+ * for the one statement and ended with it.
  */
+import type { StorageTarget } from '@svc/shared/storage';
 import { hashedHere, type OrderTree, type OrderTreeHasher, type OrderTreeHashing } from '../domain/evidence/order-tree.js';
+import type { LeafSources } from '../domain/evidence/statement-leaves.js';
 import type { OrderTreeRequest, OrderTreeResponse, OrderTreeWorkerData } from './order-tree-protocol.js';
 import { siblingModule, startModuleWorker } from './module-worker.js';
 
@@ -13,12 +18,18 @@ const WORKER_URL = siblingModule('order-tree-worker', import.meta.url);
 /** Orders of fewer places are hashed on the node's thread (a worker's start costs more than their hashing). */
 export const ORDER_TREE_WORKER_FROM = 50_000;
 
-/** Hashed on a worker thread. */
-export const hashedInWorker: OrderTreeHasher = (size) => new WorkerHashing(size);
+/** Hashed on a worker thread; with `keysFrom`, which also reads the listings' keys and makes the leaves. */
+export function hashedInWorker(keysFrom: StorageTarget | null = null): OrderTreeHasher {
+  return (size) => new WorkerHashing(size, keysFrom);
+}
 
-/** On a worker from `from` places (ORDER_TREE_WORKER_FROM unless given), on the node's thread below. */
-export function orderTreeHasher(from = ORDER_TREE_WORKER_FROM): OrderTreeHasher {
-  return (size) => (size >= from ? hashedInWorker(size) : hashedHere(size));
+/**
+ * On a worker from `from` places (ORDER_TREE_WORKER_FROM unless given), on the node's thread below.
+ * `keysFrom`: the database the worker may read the listings' keys from (null for an in-memory one).
+ */
+export function orderTreeHasher(from = ORDER_TREE_WORKER_FROM, keysFrom: StorageTarget | null = null): OrderTreeHasher {
+  const inWorker = hashedInWorker(keysFrom);
+  return (size) => (size >= from ? inWorker(size) : hashedHere(size));
 }
 
 class WorkerHashing implements OrderTreeHashing {
@@ -28,8 +39,12 @@ class WorkerHashing implements OrderTreeHashing {
   #failure: Error | null = null;
   #ended = false;
 
-  constructor(size: number) {
-    this.#worker = startModuleWorker(WORKER_URL, { size } satisfies OrderTreeWorkerData);
+  /** Present when the worker has a connection to read the listings from (OrderTreeHashing.readKeys). */
+  readonly readKeys?: (sources: LeafSources) => Promise<{ given: number; leafFacts: Uint32Array }>;
+
+  constructor(size: number, keysFrom: StorageTarget | null) {
+    this.#worker = startModuleWorker(WORKER_URL, { size, keysFrom } satisfies OrderTreeWorkerData);
+    if (keysFrom) this.readKeys = (sources) => this.#readKeys(sources);
     this.#worker.on('message', (response: OrderTreeResponse) => {
       const waiter = this.#waiting.shift();
       if (!('error' in response)) return waiter?.resolve(response);
@@ -63,6 +78,13 @@ class WorkerHashing implements OrderTreeHashing {
     const { bytes, ends } = prefixedLeaves(texts);
     const own = Int32Array.from(places);
     await this.#send({ bytes, ends, places: own }, [bytes.buffer as ArrayBuffer, ends.buffer as ArrayBuffer, own.buffer as ArrayBuffer]);
+  }
+
+  async #readKeys(sources: LeafSources): Promise<{ given: number; leafFacts: Uint32Array }> {
+    const { placeOfSeq, rankFacts } = sources;
+    const response = await this.#send({ read: sources }, [placeOfSeq.buffer as ArrayBuffer, rankFacts.buffer as ArrayBuffer]);
+    if (!('leafFacts' in response)) throw new Error("the order tree worker answered the listings' keys with no leaves");
+    return response;
   }
 
   async finish(): Promise<OrderTree> {

@@ -7,40 +7,19 @@
  * as the hour's order is kept), and a leaf is written again from them, the stored order and the
  * listing's id and domain when it is asked for.
  */
-import {
-  HASH_BYTES,
-  TILE_WIDTH,
-  inclusionProof,
-  leafHash,
-  orderLeafText,
-  statementText,
-  type HashSource,
-  type OrderLeaf,
-  type Tier,
-} from '@svc/verify';
+import { HASH_BYTES, TILE_WIDTH, inclusionProof, leafHash, orderLeafText, statementText, type HashSource, type Tier } from '@svc/verify';
 import type { DirectoryContext } from '../context.js';
-import { HOUR_MS, PackedFacts, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
+import { HOUR_MS, shuffleDay, type FactRows } from '../ranking/hourly-order.js';
 import { nightOf } from '../reputation/reputation.js';
 import type { StoredStatement } from '../../store/store.js';
 import { STEP_MASK, TimeSlices, filledInSteps, pacedHandOff, pacedQuery, runInSteps } from '../stepwise.js';
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
-import { hashedHere, type OrderTree, type OrderTreeHasher } from './order-tree.js';
+import { hashedHere, type OrderTree, type OrderTreeHasher, type OrderTreeHashing } from './order-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
+import { KEYS_PER_READ, leavesOfKeys, unpackFacts, type LeafSources } from './statement-leaves.js';
 
 /** What leaves say is kept as long as the hour's order itself (search-service.ts keeps 48 hours). */
 export const LEAVES_KEPT_MS = 48 * HOUR_MS;
-
-const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
-
-/** Listings whose keys are read in one query while the leaves are made (a turn of the event loop after each read). */
-const KEYS_PER_READ = 2_048;
-
-type LeafFacts = Omit<OrderLeaf, 'pos' | 'id' | 'domain'>;
-
-/** member 1 bit, answering 1, reach 2, level 3, tier 2, score 14 (up to 10,000). */
-export function packFacts(f: LeafFacts): number {
-  return (f.member ? 1 : 0) | (f.answering ? 2 : 0) | (f.reach << 2) | (f.level << 4) | (TIERS.indexOf(f.tier) << 7) | (f.score << 9);
-}
 
 /** Each listing's place in the order (0-based) by seq, -1 for those not in it; made in steps. */
 async function placesBySeq(facts: FactRows): Promise<Int32Array> {
@@ -58,16 +37,19 @@ async function placesBySeq(facts: FactRows): Promise<Int32Array> {
   return places;
 }
 
-export function unpackFacts(n: number): LeafFacts {
-  return {
-    member: (n & 1) !== 0,
-    answering: (n & 2) !== 0,
-    reach: ((n >>> 2) & 3) as 1 | 2 | 3,
-    level: (n >>> 4) & 7,
-    tier: TIERS[(n >>> 7) & 3] as Tier,
-    score: (n >>> 9) & 0x3fff,
-  };
+/** The order's rank facts by place (PackedFacts), made in steps. */
+async function rankFactsByPlace(facts: FactRows): Promise<Uint32Array> {
+  const slices = new TimeSlices();
+  const rankFacts = new Uint32Array(facts.length);
+  for (let i = 0; i < facts.length; i++) {
+    rankFacts[i] = facts.packed(i);
+    if ((i & STEP_MASK) === STEP_MASK) await slices.due();
+  }
+  return rankFacts;
 }
+
+/** Leaves made between two turns on the node's thread (about a millisecond of work). */
+const LEAVES_PER_SLICE = 256;
 
 interface KeptHour {
   size: number;
@@ -134,43 +116,19 @@ export class HourStatements {
         after = (batch[batch.length - 1] as { domain: string }).domain;
       }
     }
-    // The listings' keys are read in seq order, a range at a time (a turn after each read), and each
-    // one's leaf made at its place, with a turn every few milliseconds: a million leaves take seconds
-    // of CPU and searches go on meanwhile. Read in the order's own order, each part was a lookup of
-    // 1,024 listings at random, which cost the database server 13 times the CPU (at 1 M); and keys
-    // kept all at once would be millions of objects for the collector to mark.
+    // The listings' keys are read in seq order, a range at a time, and each one's leaf made at its
+    // place. Read in the order's own order, each part was a lookup of 1,024 listings at random,
+    // which cost the database server 13 times the CPU (at 1 M); and keys kept all at once would be
+    // millions of objects for the collector to mark.
     const size = facts.length;
-    const packed = new Uint32Array(size);
-    const slices = new TimeSlices();
-    const placeOfSeq = await placesBySeq(facts);
+    const sources: LeafSources = { placeOfSeq: await placesBySeq(facts), rankFacts: await rankFactsByPlace(facts), tiers };
     const tree = this.#hasher(size);
     let made: OrderTree;
+    let packed: Uint32Array;
     try {
-      let given = 0;
-      for (let after = -1; given < size; ) {
-        const from = after;
-        const keys = await pacedQuery(() => store.statements.listingKeysAfter(from, KEYS_PER_READ), store.queriesOnServer);
-        await slices.turn();
-        const texts: string[] = [];
-        const places: number[] = [];
-        for (const key of keys) {
-          const place = key.seq < placeOfSeq.length ? (placeOfSeq[key.seq] as number) : -1;
-          // not in the order: delisted, or stored after the order read its listings
-          if (place < 0) continue;
-          const p = facts.packed(place);
-          const leaf: LeafFacts = { member: PackedFacts.member(p), answering: PackedFacts.answering(p), reach: PackedFacts.reach(p), level: PackedFacts.level(p), tier: tiers.get(key.domain) ?? 'new', score: PackedFacts.scoreInt(p) };
-          packed[place] = packFacts(leaf);
-          texts.push(orderLeafText({ pos: place + 1, id: key.id, domain: key.domain, ...leaf }));
-          places.push(place);
-          if ((texts.length & 63) === 63) await slices.due();
-        }
-        // Hashed before the next part is read, and paced: read this way the keys come faster than the
-        // leaves are hashed, and a worker hashing without pause takes a core from the searches.
-        if (texts.length > 0) await pacedHandOff(() => tree.add(texts, Int32Array.from(places)));
-        given += texts.length;
-        if (keys.length < KEYS_PER_READ) break;
-        after = (keys[keys.length - 1] as { seq: number }).seq;
-      }
+      let given: number;
+      if (tree.readKeys) ({ given, leafFacts: packed } = await tree.readKeys(sources));
+      else ({ given, packed } = await this.#leavesHere(size, sources, tree));
       if (given !== size) throw new Error(`${size - given} listings of the hour's order are not stored`);
       made = await tree.finish();
     } catch (error) {
@@ -208,6 +166,33 @@ export class HourStatements {
     await store.statements.pruneLeafFacts(hourStart - LEAVES_KEPT_MS);
     await signHead(store, this.#tree, this.#key, clock.now());
     return kept ? statement : await store.statements.get(hourStart);
+  }
+
+  /**
+   * The leaves made on this thread from keys read through the node's own store (an in-memory database,
+   * or no connection to spare for a worker's reads), with a turn after each read and every few
+   * milliseconds of work: a million leaves take seconds of CPU, and searches go on meanwhile.
+   */
+  async #leavesHere(size: number, sources: LeafSources, tree: OrderTreeHashing): Promise<{ given: number; packed: Uint32Array }> {
+    const { store } = this.#ctx;
+    const packed = new Uint32Array(size);
+    const slices = new TimeSlices();
+    let given = 0;
+    for (let after = -1; given < size; ) {
+      const from = after;
+      const keys = await pacedQuery(() => store.statements.listingKeysAfter(from, KEYS_PER_READ), store.queriesOnServer);
+      await slices.turn();
+      for (let start = 0; start < keys.length; start += LEAVES_PER_SLICE) {
+        const { texts, places } = leavesOfKeys(keys.slice(start, start + LEAVES_PER_SLICE), sources, packed);
+        // Hashed before the next part is made, and paced: a worker hashing without pause takes a core from the searches.
+        if (texts.length > 0) await pacedHandOff(() => tree.add(texts, places));
+        given += texts.length;
+        await slices.due();
+      }
+      if (keys.length < KEYS_PER_READ) break;
+      after = (keys[keys.length - 1] as { seq: number }).seq;
+    }
+    return { given, packed };
   }
 
   async get(hourStart: number): Promise<StoredStatement | null> {

@@ -7,6 +7,7 @@
  */
 import { HASH_BYTES, TILE_WIDTH, bufferSource, leafHash, prefixedLeafHash, subtreeRoot, treeRoot } from '@svc/verify';
 import { TimeSlices, runInSteps } from '../stepwise.js';
+import type { LeafSources } from './statement-leaves.js';
 
 export interface OrderTree {
   root: Buffer;
@@ -18,6 +19,14 @@ export interface OrderTree {
 export interface OrderTreeHashing {
   /** Leaf texts and their places (0-based); settles once they are hashed (the statement paces itself by it). */
   add(texts: readonly string[], places: Int32Array): Promise<void>;
+  /**
+   * Given where the hashing has a connection of its own to the listings (a worker, app.ts): reads
+   * every listing's key itself and makes and hashes each leaf (statement-leaves.ts), so neither the
+   * rows nor the texts take the node's thread from the searches. Settles with how many leaves were
+   * made and each place's leaf facts (packFacts); instead of `add`, never beside it. The sources'
+   * arrays are handed over to the worker: the caller no longer has them.
+   */
+  readKeys?(sources: LeafSources): Promise<{ given: number; leafFacts: Uint32Array }>;
   /** The tree, once every place's leaf was given. */
   finish(): Promise<OrderTree>;
   /** Stops hashing (the statement failed); nothing more is given. */

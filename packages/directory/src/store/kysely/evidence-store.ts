@@ -1,5 +1,5 @@
 /** The evidence log and the hours' statements over Kysely, on SQLite or PostgreSQL. No business rules here; only inserts and reads of the log. */
-import { inList, lockUntilCommit, tableThroughIndex } from '@svc/shared';
+import { inList, lockUntilCommit, tableThroughIndex } from '@svc/shared/storage';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { EvidenceRow, EvidenceStore, StatementStore, StoredCheckpoint, StoredStatement } from '../store.js';
 import type { EvidenceLogTable } from './evidence-tables.js';
