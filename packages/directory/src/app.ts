@@ -131,7 +131,7 @@ const WORKER_CONNECTIONS = 2;
  * rest. `statementKeys`: where that worker reads the listings' keys (on SQLite the file itself;
  * null when no connection is left for it, and the node's thread reads them).
  */
-function shareConnections(target: StorageTarget, workers: number): { main: StorageTarget; workerConnections: number; statementKeys: StorageTarget | null } {
+export function shareConnections(target: StorageTarget, workers: number): { main: StorageTarget; workerConnections: number; statementKeys: StorageTarget | null } {
   if (target.engine !== 'postgres') return { main: target, workerConnections: 1, statementKeys: target };
   const max = poolSizeOf(target.url);
   if (workers > 0 && max - workers < MIN_MAIN_CONNECTIONS) {
