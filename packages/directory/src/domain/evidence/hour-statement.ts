@@ -169,9 +169,10 @@ export class HourStatements {
   }
 
   /**
-   * The leaves made on this thread from keys read through the node's own store (an in-memory database,
-   * or no connection to spare for a worker's reads), with a turn after each read and every few
-   * milliseconds of work: a million leaves take seconds of CPU, and searches go on meanwhile.
+   * The leaves made on this thread from keys read through the node's own store (an order small enough
+   * to hash here, an in-memory database, or no connection to spare for a worker's reads), with a turn
+   * after each read and every few milliseconds of work: a million leaves take seconds of CPU, and
+   * searches go on meanwhile.
    */
   async #leavesHere(size: number, sources: LeafSources, tree: OrderTreeHashing): Promise<{ given: number; packed: Uint32Array }> {
     const { store } = this.#ctx;
