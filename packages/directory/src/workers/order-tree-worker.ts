@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { LeafHashes, treeOfHashes } from '../domain/evidence/order-tree.js';
-import { KEYS_PER_READ, leavesOfKeys, type LeafSources } from '../domain/evidence/statement-leaves.js';
+import { keysInSeqOrder, leavesOfKeys, type LeafSources } from '../domain/evidence/statement-leaves.js';
 import { pauseAfterQuery, runPaced } from '../domain/stepwise.js';
 import type { OrderTreeRequest, OrderTreeResponse, OrderTreeWorkerData } from './order-tree-protocol.js';
 
@@ -53,14 +53,13 @@ async function leavesFromKeys(sources: LeafSources): Promise<Uint32Array> {
   const reader = new ListingKeysReader(keysFrom);
   const leafFacts = new Uint32Array(size);
   try {
-    for (let after = -1; leaves.count < size; ) {
-      const started = performance.now();
-      const keys = await reader.after(after, KEYS_PER_READ);
+    let started = performance.now();
+    for await (const keys of keysInSeqOrder((after, limit) => reader.after(after, limit))) {
       const { texts, places } = leavesOfKeys(keys, sources, leafFacts);
       for (let i = 0; i < texts.length; i++) leaves.set(places[i] as number, texts[i] as string);
       await pauseAfterQuery(performance.now() - started);
-      if (keys.length < KEYS_PER_READ) break;
-      after = (keys[keys.length - 1] as { seq: number }).seq;
+      if (leaves.count >= size) break;
+      started = performance.now();
     }
   } finally {
     await reader.close();

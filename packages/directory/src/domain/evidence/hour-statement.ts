@@ -16,7 +16,7 @@ import { STEP_MASK, TimeSlices, filledInSteps, pacedHandOff, pacedQuery, runInSt
 import { Kept, signHead, type EvidenceTree } from './log-tree.js';
 import { hashedHere, type OrderTree, type OrderTreeHasher, type OrderTreeHashing } from './order-tree.js';
 import { networkHostOf, type NetworkKey } from './network-key.js';
-import { KEYS_PER_READ, leavesOfKeys, unpackFacts, type LeafSources } from './statement-leaves.js';
+import { keysInSeqOrder, leavesOfKeys, unpackFacts, type LeafSources } from './statement-leaves.js';
 
 /** What leaves say is kept as long as the hour's order itself (search-service.ts keeps 48 hours). */
 export const LEAVES_KEPT_MS = 48 * HOUR_MS;
@@ -179,9 +179,8 @@ export class HourStatements {
     const packed = new Uint32Array(size);
     const slices = new TimeSlices();
     let given = 0;
-    for (let after = -1; given < size; ) {
-      const from = after;
-      const keys = await pacedQuery(() => store.statements.listingKeysAfter(from, KEYS_PER_READ), store.queriesOnServer);
+    const parts = keysInSeqOrder((after, limit) => pacedQuery(() => store.statements.listingKeysAfter(after, limit), store.queriesOnServer));
+    for await (const keys of parts) {
       await slices.turn();
       for (let start = 0; start < keys.length; start += LEAVES_PER_SLICE) {
         const { texts, places } = leavesOfKeys(keys.slice(start, start + LEAVES_PER_SLICE), sources, packed);
@@ -190,8 +189,7 @@ export class HourStatements {
         given += texts.length;
         await slices.due();
       }
-      if (keys.length < KEYS_PER_READ) break;
-      after = (keys[keys.length - 1] as { seq: number }).seq;
+      if (given >= size) break;
     }
     return { given, packed };
   }

@@ -8,7 +8,7 @@ import { orderLeafText, type OrderLeaf, type Tier } from '@svc/verify';
 import { PackedFacts } from '../ranking/hourly-order.js';
 
 /** Listings whose keys are read in one query while the leaves are made (a range of the keys' index). */
-export const KEYS_PER_READ = 2_048;
+const KEYS_PER_READ = 2_048;
 
 const TIERS: readonly Tier[] = ['new', 'building', 'trusted'];
 
@@ -44,6 +44,20 @@ export interface ListingKey {
   seq: number;
   id: string;
   domain: string;
+}
+
+/**
+ * Every listing's key in seq order, a part of KEYS_PER_READ at a time, from `read` (the store's
+ * `listingKeysAfter`, or the same query on a worker's own connection): each part a range of the
+ * keys' index after the last part's seq.
+ */
+export async function* keysInSeqOrder(read: (after: number, limit: number) => Promise<ListingKey[]>): AsyncGenerator<ListingKey[]> {
+  for (let after = -1; ; ) {
+    const keys = await read(after, KEYS_PER_READ);
+    yield keys;
+    if (keys.length < KEYS_PER_READ) return;
+    after = (keys[keys.length - 1] as ListingKey).seq;
+  }
 }
 
 /**
