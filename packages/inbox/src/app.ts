@@ -79,8 +79,8 @@ export interface InboxOptions {
   mailFrom?: string;
   /** Start the background job loop (tests may drive jobs by hand). */
   runJobs?: boolean;
-  /** The dispatcher's send timeout and, on PostgreSQL, its delivery lease (tests shorten them; docs/webhooks.md). */
-  webhookTimings?: { timeoutMs?: number; leaseMs?: number };
+  /** The dispatcher's send timeout, its safety-net poll and, on PostgreSQL, its delivery lease (tests change them; docs/webhooks.md). */
+  webhookTimings?: { timeoutMs?: number; leaseMs?: number; pollIntervalMs?: number };
   jobPollIntervalMs?: number;
 }
 

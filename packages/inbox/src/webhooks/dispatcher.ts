@@ -130,6 +130,8 @@ export class WebhookDispatcher {
   #dueTimerAt = Number.POSITIVE_INFINITY;
   /** When the database was last asked for the next due time (at most once a poll interval). */
   #nextDueAskedAt = Number.NEGATIVE_INFINITY;
+  /** The time the last read of due deliveries read up to: what fell due after it has not been looked for. */
+  #readUpTo = Number.NEGATIVE_INFINITY;
   #unsubscribe: (() => void) | null = null;
   #pumping: Promise<number> | null = null;
   #pumpAgain = false;
@@ -320,7 +322,8 @@ export class WebhookDispatcher {
     this.#reading = true;
     let rows: ClaimedDelivery[];
     try {
-      rows = await webhooks.dueDeliveries(this.#o.clock.now(), { perEndpoint, skip, after }, this.#o.leaseMs);
+      this.#readUpTo = this.#o.clock.now();
+      rows = await webhooks.dueDeliveries(this.#readUpTo, { perEndpoint, skip, after }, this.#o.leaseMs);
     } finally {
       this.#reading = false;
     }
@@ -454,7 +457,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Arms the timer for the earliest delivery due later than now (one indexed read), asked at most once
+   * Arms the timer for the earliest delivery due after the last read (one indexed read), asked at most once
    * a poll interval: this process's own retries arm it as their outcomes are written (#flush); the
    * read finds the others (due before a restart, written by another process).
    */
@@ -462,7 +465,9 @@ export class WebhookDispatcher {
     const nowMs = this.#o.clock.now();
     if (this.#stopped || nowMs - this.#nextDueAskedAt < this.#o.pollIntervalMs) return;
     this.#nextDueAskedAt = nowMs;
-    const at = await this.#o.store.webhooks.nextDueAfter(nowMs);
+    // From where the round's last read stopped, not from now: a delivery that fell due in between
+    // (two retries a few ms apart) would otherwise wait for the poll. One already due fires at once.
+    const at = await this.#o.store.webhooks.nextDueAfter(Number.isFinite(this.#readUpTo) ? Math.min(this.#readUpTo, nowMs) : nowMs);
     if (at !== null) this.#armFor(at);
   }
 

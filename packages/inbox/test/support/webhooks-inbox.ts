@@ -19,7 +19,7 @@ export interface WebhookTestInbox extends TestInbox {
 }
 
 export async function startWebhookInbox(
-  options: { clock?: TestClock; allowLocalWebhooks?: boolean; webhookTimings?: { timeoutMs?: number; leaseMs?: number } } = {},
+  options: { clock?: TestClock; allowLocalWebhooks?: boolean; webhookTimings?: { timeoutMs?: number; leaseMs?: number; pollIntervalMs?: number } } = {},
 ): Promise<WebhookTestInbox> {
   const clock = options.clock ?? new TestClock();
   const dataDir = mkdtempSync(join(tmpdir(), 'inbox-webhooks-'));
