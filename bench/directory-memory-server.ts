@@ -44,8 +44,38 @@ function memoryNow(): Record<string, number> {
     const found = /^(VmHWM|VmRSS|RssAnon|RssFile|RssShmem):\s+(\d+) kB/.exec(line);
     if (found) out[found[1]!] = Number(found[2]) / 1024;
   }
+  Object.assign(out, mappingsNow());
   for (const key of Object.keys(out)) out[key] = Math.round(out[key]! * 10) / 10;
   return out;
+}
+
+/**
+ * Resident memory by kind of mapping (/proc/self/smaps, Linux), in MB: glibc's main heap (`[heap]`:
+ * what malloc kept below its mmap threshold, freed or not), anonymous mappings of 1 MB or more (large
+ * arrays, glibc's other arenas, thread stacks) and smaller ones (mostly the V8 heaps' 256 KB pages,
+ * every thread's isolate together), and files (the binary, libraries, SQLite's mapped pages).
+ */
+function mappingsNow(): Record<string, number> {
+  const kb = { mallocHeap: 0, anonLarge: 0, anonSmall: 0, files: 0 };
+  let kind: keyof typeof kb = 'files';
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return {};
+  }
+  for (const line of text.split('\n')) {
+    const mapping = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) {
+      const name = mapping[3]!;
+      const sizeKb = (parseInt(mapping[2]!, 16) - parseInt(mapping[1]!, 16)) / 1024;
+      kind = name === '[heap]' ? 'mallocHeap' : name.startsWith('/') ? 'files' : sizeKb >= 1024 ? 'anonLarge' : 'anonSmall';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) kb[kind] += Number(rss[1]);
+  }
+  return Object.fromEntries(Object.entries(kb).map(([key, value]) => [key, value / 1024]));
 }
 
 // V8's accounting of memory outside the heap, set as a node's start sets it (collector-setting.ts).

@@ -16,7 +16,8 @@
  * runs it; 0: Node's default, as `npm start` runs it).
  *
  * Prints per size: RSS, heap, external (typed arrays), the kernel's RssAnon / RssFile and peak
- * (VmHWM), per listed listing; the index's typed arrays by field; the hour's tables. Writes
+ * (VmHWM), per listed listing, and on Linux RSS by kind of mapping (mappingsNow in
+ * directory-memory-server.ts); the index's typed arrays by field; the hour's tables. Writes
  * bench/results/directory-memory-<time>.json.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -81,7 +82,8 @@ for (const size of sizes) {
     console.log(`  postings ${stats.postings.toLocaleString('en')}, terms ${stats.terms.toLocaleString('en')}, with hours ${stats.withHours.toLocaleString('en')}, with a point ${stats.withGeo.toLocaleString('en')}`);
     for (const [name, m] of [['ready', ready], ['after the searches', after], ...(r.change ? [['after the hour changed', (r.change as { after: Record<string, number> }).after]] : [])] as [string, Record<string, number>][]) {
       console.log(
-        `  ${name.padEnd(22)} RSS ${fmt(m.rss!)} (${perListing(m.rss!)} a listing; anon ${fmt(m.RssAnon!)}, file ${fmt(m.RssFile!)}), peak ${fmt(m.VmHWM!)}; heap ${fmt(m.heapUsed!)} of ${fmt(m.heapTotal!)}; external ${fmt(m.external!)} (array buffers ${fmt(m.arrayBuffers!)})`,
+        `  ${name.padEnd(22)} RSS ${fmt(m.rss!)} (${perListing(m.rss!)} a listing; anon ${fmt(m.RssAnon!)}, file ${fmt(m.RssFile!)}), peak ${fmt(m.VmHWM!)}; heap ${fmt(m.heapUsed!)} of ${fmt(m.heapTotal!)}; external ${fmt(m.external!)} (array buffers ${fmt(m.arrayBuffers!)})` +
+          (m.mallocHeap === undefined ? '' : `; mappings: malloc's main heap ${fmt(m.mallocHeap)}, anonymous ≥ 1 MB ${fmt(m.anonLarge!)}, < 1 MB ${fmt(m.anonSmall!)}`),
       );
     }
     if (r.change) console.log(`  hour change: ${(r.change as { ms: number }).ms} ms`);

@@ -73,7 +73,8 @@ export function utf8Bytes(db: AnyKysely, column: string): RawBuilder<Buffer | st
  * seconds").
  */
 export function bulkBytes(db: AnyKysely, column: string): RawBuilder<Buffer | string> {
-  if (engineOf(db) === 'postgres') return sql<string>`encode(${sql.ref(column)}, 'base64')`;
+  // PostgreSQL breaks base64 into lines of 76; without the breaks its length says the bytes' count (copyBytesInto).
+  if (engineOf(db) === 'postgres') return sql<string>`translate(encode(${sql.ref(column)}, 'base64'), E'\n', '')`;
   return sql<Buffer>`${sql.ref(column)}`;
 }
 
@@ -81,6 +82,20 @@ export function bulkBytes(db: AnyKysely, column: string): RawBuilder<Buffer | st
 export function bytesOf(value: Buffer | Uint8Array | string): Buffer {
   if (typeof value === 'string') return Buffer.from(value, 'base64');
   return Buffer.isBuffer(value) ? value : Buffer.from(value);
+}
+
+/**
+ * Decodes a `bulkBytes` value straight into `target` at `offset`, with no buffer of its own between
+ * (a large value read in many parts is joined without its parts each allocated and freed). The
+ * count of bytes written, or null when they would not fit.
+ */
+export function copyBytesInto(target: Buffer, offset: number, value: Buffer | Uint8Array | string): number | null {
+  const length = typeof value === 'string' ? Buffer.byteLength(value, 'base64') : value.length;
+  if (offset < 0 || offset + length > target.length) return null;
+  // A text with anything but base64 in it (a line break) decodes to fewer bytes than its length says.
+  if (typeof value === 'string') return target.write(value, offset, length, 'base64') === length ? length : null;
+  target.set(value, offset);
+  return length;
 }
 
 /**
