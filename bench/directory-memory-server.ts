@@ -8,6 +8,7 @@
  * typed arrays by field, the hour's tables, then exits.
  */
 import { readFileSync } from 'node:fs';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { buildDirectory } from '../packages/directory/dist/app.js';
 import { countExternalMemoryInHeapLimit } from '../packages/directory/dist/collector-setting.js';
 
@@ -45,6 +46,8 @@ function memoryNow(): Record<string, number> {
     if (found) out[found[1]!] = Number(found[2]) / 1024;
   }
   Object.assign(out, mappingsNow());
+  // The V8 heap's spaces, reserved (used): where a heap larger than what it holds keeps its pages.
+  for (const space of getHeapSpaceStatistics()) if (space.space_size >= MB) out[`v8.${space.space_name}`] = space.space_size / MB;
   for (const key of Object.keys(out)) out[key] = Math.round(out[key]! * 10) / 10;
   return out;
 }

@@ -73,8 +73,7 @@ export function utf8Bytes(db: AnyKysely, column: string): RawBuilder<Buffer | st
  * seconds").
  */
 export function bulkBytes(db: AnyKysely, column: string): RawBuilder<Buffer | string> {
-  // PostgreSQL breaks base64 into lines of 76; without the breaks its length says the bytes' count (copyBytesInto).
-  if (engineOf(db) === 'postgres') return sql<string>`translate(encode(${sql.ref(column)}, 'base64'), E'\n', '')`;
+  if (engineOf(db) === 'postgres') return sql<string>`encode(${sql.ref(column)}, 'base64')`;
   return sql<Buffer>`${sql.ref(column)}`;
 }
 
@@ -90,12 +89,20 @@ export function bytesOf(value: Buffer | Uint8Array | string): Buffer {
  * count of bytes written, or null when they would not fit.
  */
 export function copyBytesInto(target: Buffer, offset: number, value: Buffer | Uint8Array | string): number | null {
-  const length = typeof value === 'string' ? Buffer.byteLength(value, 'base64') : value.length;
-  if (offset < 0 || offset + length > target.length) return null;
-  // A text with anything but base64 in it (a line break) decodes to fewer bytes than its length says.
-  if (typeof value === 'string') return target.write(value, offset, length, 'base64') === length ? length : null;
-  target.set(value, offset);
-  return length;
+  if (offset < 0 || offset > target.length) return null;
+  if (typeof value !== 'string') {
+    if (offset + value.length > target.length) return null;
+    target.set(value, offset);
+    return value.length;
+  }
+  // PostgreSQL breaks its base64 into lines (stripping them there costs more than the read): the
+  // count from the text's length is at least the bytes' count, exact once decoded. Where that bound
+  // passes the end (the last parts), the part is decoded on its own to know whether it fits.
+  if (offset + Buffer.byteLength(value, 'base64') <= target.length) return target.write(value, offset, 'base64');
+  const bytes = Buffer.from(value, 'base64');
+  if (offset + bytes.length > target.length) return null;
+  target.set(bytes, offset);
+  return bytes.length;
 }
 
 /**
