@@ -19,6 +19,7 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     checks: settings.checks,
     // The demo is loaded first, so the first snapshot the jobs run already has its receipts (startJobs below also starts the checks).
     runJobs: false,
+    releaseHeapPages: true,
   });
   let seeded = 0;
   if (settings.seedDemo) {

@@ -167,6 +167,14 @@ export class DirectorySearch {
   readonly #statements = new Set<Promise<void>>();
   readonly #snapshots: IndexSnapshots | null;
   #snapshotWrite: Promise<void> | null = null;
+  /**
+   * Called once the work that passes the whole index through memory is done (a start, an index built
+   * at the change, a rebuild) and nothing else runs off the search path: the server hands back the
+   * memory that work freed (heap-pages.ts). Never after an hour carried in place, whose change must
+   * not pause searches.
+   */
+  readonly #afterHeavyWork: (() => void) | null;
+  #tidying: Promise<void> | null = null;
   /** Where the current hour's index came from, why a snapshot was not used when one was looked for, and how long the index took (ms). */
   origin: { from: IndexOrigin; refused: string | null; indexMs: number } | null = null;
 
@@ -174,7 +182,7 @@ export class DirectorySearch {
   constructor(
     ctx: DirectoryContext,
     vocab: VocabularyHooks,
-    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; prepareAhead?: boolean; snapshots?: IndexSnapshots | null } = {},
+    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; prepareAhead?: boolean; snapshots?: IndexSnapshots | null; afterHeavyWork?: (() => void) | null } = {},
   ) {
     this.#ctx = ctx;
     this.#vocab = vocab;
@@ -187,6 +195,7 @@ export class DirectorySearch {
     // false: the next hour's order is sorted and laid out at the change (benchmarks compare).
     this.#prepareAhead = this.#hourInPlace && (options.prepareAhead ?? true);
     this.#snapshots = options.snapshots ?? null;
+    this.#afterHeavyWork = options.afterHeavyWork ?? null;
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
@@ -307,6 +316,7 @@ export class DirectorySearch {
     this.#mapPlaces(index.main);
     this.rebuilt++;
     this.#writeSnapshot(this.#state, stored.order);
+    this.#tidyAfterHeavyWork();
   }
 
   readonly #stopping = new AbortController();
@@ -358,13 +368,36 @@ export class DirectorySearch {
 
   #placesMade: Promise<void> | null = null;
 
-  /** Waits for the statements under way (before the store closes). */
+  /** Waits for the statements under way (before the store closes), and the tidy after heavy work. */
   async settled(): Promise<void> {
+    await this.#offPathDone();
+    await this.#tidying;
+  }
+
+  async #offPathDone(): Promise<void> {
     await this.#placesMade;
     await this.#rebuilding;
     await this.#preparingAhead;
     await Promise.all([...this.#statements]);
     await this.snapshotWritten;
+  }
+
+  /** Calls afterHeavyWork once the work off the search path is done (a snapshot being written, places mapped). */
+  #tidyAfterHeavyWork(): void {
+    const tidy = this.#afterHeavyWork;
+    if (!tidy) return;
+    const previous = this.#tidying ?? Promise.resolve();
+    const tidying = previous
+      .then(() => this.#offPathDone())
+      .then(() => {
+        if (!this.#stopping.signal.aborted) tidy();
+      })
+      // A tidy is a saving, never a reason to fail: what failed off the path reported itself.
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.#tidying === tidying) this.#tidying = null;
+      });
+    this.#tidying = tidying;
   }
 
   async #prepare(hourStart: number): Promise<HourState> {
@@ -377,7 +410,9 @@ export class DirectorySearch {
       const carried = await this.#carryAhead(hourStart, previous, ahead);
       if (carried) return carried;
     }
-    return this.#prepareAtChange(hourStart);
+    const state = await this.#prepareAtChange(hourStart);
+    this.#tidyAfterHeavyWork();
+    return state;
   }
 
   /**
