@@ -93,14 +93,20 @@ class WorkerHashing implements OrderTreeHashing {
       if (!('root' in response)) throw new Error('the order tree worker answered the end of the leaves with no tree');
       return { root: bufferOf(response.root), tileRoots: bufferOf(response.tileRoots) };
     } finally {
-      this.abandon();
+      // The worker and its heap (every key it read) are gone before the statement is said made.
+      await this.#end();
     }
   }
 
   abandon(): void {
-    if (this.#ended) return;
+    void this.#end();
+  }
+
+  #exited: Promise<unknown> | null = null;
+
+  #end(): Promise<unknown> {
     this.#ended = true;
-    void this.#worker.terminate();
+    return (this.#exited ??= this.#worker.terminate());
   }
 }
 
