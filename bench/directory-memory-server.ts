@@ -92,6 +92,8 @@ const directory = await buildDirectory({
   logLevel: 'silent',
   runJobs: false,
   hourlyTimer: false,
+  // As a node started by main.ts unless the run compares without (RELEASE_HEAP_PAGES=0): heap-pages.ts.
+  releaseHeapPages: process.env.RELEASE_HEAP_PAGES !== '0',
 });
 await directory.search.hour();
 const pagesRendered = await directory.pagesReady;
