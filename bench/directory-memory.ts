@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/directory-memory.ts [--sizes 100000,1000000] [--workers 1] [--rounds 3]
  *                                     [--hour-change false] [--semi-space 64] [--database-url postgres://…]
- *                                     [--release-heap-pages true,false]
+ *                                     [--release-heap-pages true,false] [--node-flags "--flag=value …"]
  *
  * The data sets are those of bench/directory.ts (bench/.data/directory-<size>, made by
  * `npx tsx bench/directory.ts --sizes <size> --prepare-only true`; with --database-url, its
@@ -16,7 +16,8 @@
  * `--semi-space` is the node's young generation in MB (--max-semi-space-size, 64 as bench/directory.ts
  * runs it; 0: Node's default, as `npm start` runs it). `--release-heap-pages true,false` runs the node
  * with and without handing back the heap pages its start freed (heap-pages.ts; on, as main.ts runs a
- * node, by default), one after the other in the same run.
+ * node, by default), one after the other in the same run. `--node-flags` adds flags to the node's
+ * command line (V8's, such as --heap-growing-percent=20).
  *
  * Prints per size: RSS, heap, external (typed arrays), the kernel's RssAnon / RssFile and peak
  * (VmHWM), per listed listing, and on Linux RSS by kind of mapping (mappingsNow in
@@ -38,6 +39,7 @@ const hourChange = args.get('hour-change') === 'true';
 const postgresUrl = args.get('database-url') ?? null;
 const benchNow = args.get('now') ?? '2026-12-08T12:00:00Z';
 const semiSpaceMb = Number(args.get('semi-space') ?? 64);
+const nodeFlags = (args.get('node-flags') ?? '').split(' ').filter((flag) => flag !== '');
 const releaseChoices = (args.get('release-heap-pages') ?? 'true').split(',').map((choice) => choice === 'true');
 const root = new URL('.', import.meta.url).pathname;
 execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
@@ -57,7 +59,7 @@ async function run(size: number, workers: string, releaseHeapPages: boolean): Pr
   const url = databaseUrl(size);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dir, BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: 'off', DIRECTORY_ANSWER_WORKERS: workers, ROUNDS: rounds, HOUR_CHANGE: hourChange ? '1' : '0', RELEASE_HEAP_PAGES: releaseHeapPages ? '1' : '0' };
   if (url) env.DIRECTORY_DATABASE_URL = url;
-  const child = spawn(process.execPath, ['--max-old-space-size=20000', ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []), '--expose-gc', '--import', 'tsx', join(root, 'directory-memory-server.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, '--max-old-space-size=20000', ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []), '--expose-gc', '--import', 'tsx', join(root, 'directory-memory-server.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const reader = createInterface({ input: child.stdout });
   const loadBefore = load();
   const result = await new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -68,7 +70,7 @@ async function run(size: number, workers: string, releaseHeapPages: boolean): Pr
     });
   });
   await new Promise((resolve) => child.once('close', resolve));
-  return { size, engine: url ? 'postgres' : 'sqlite', workers: Number(workers), semiSpaceMb, releaseHeapPages, loadBefore, loadAfter: load(), ...result };
+  return { size, engine: url ? 'postgres' : 'sqlite', workers: Number(workers), semiSpaceMb, nodeFlags, releaseHeapPages, loadBefore, loadAfter: load(), ...result };
 }
 
 const fmt = (mb: number) => `${mb.toFixed(0)} MB`;
@@ -82,7 +84,7 @@ for (const size of sizes) {
     const perListing = (mb: number) => `${((mb * 2 ** 20) / listed).toFixed(0)} B`;
     const ready = r.ready as Record<string, number>;
     const after = r.afterSearches as Record<string, number>;
-    console.log(`\n== ${size.toLocaleString('en')} listings (${listed.toLocaleString('en')} listed), ${r.engine}, ${workers} answer worker(s); semi-space ${semiSpaceMb || 'default'}; freed heap pages ${releaseHeapPages ? 'handed back' : 'kept'}; ready in ${r.prepareMs} ms; load ${r.loadBefore}–${r.loadAfter}`);
+    console.log(`\n== ${size.toLocaleString('en')} listings (${listed.toLocaleString('en')} listed), ${r.engine}, ${workers} answer worker(s); semi-space ${semiSpaceMb || 'default'}${nodeFlags.length > 0 ? ` ${nodeFlags.join(' ')}` : ''}; freed heap pages ${releaseHeapPages ? 'handed back' : 'kept'}; ready in ${r.prepareMs} ms; load ${r.loadBefore}–${r.loadAfter}`);
     console.log(`  postings ${stats.postings.toLocaleString('en')}, terms ${stats.terms.toLocaleString('en')}, with hours ${stats.withHours.toLocaleString('en')}, with a point ${stats.withGeo.toLocaleString('en')}`);
     for (const [name, m] of [['ready', ready], ['after the searches', after], ...(r.change ? [['after the hour changed', (r.change as { after: Record<string, number> }).after]] : [])] as [string, Record<string, number>][]) {
       console.log(

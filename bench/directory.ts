@@ -3,7 +3,7 @@
  * baseline in the same run (a bare Fastify route serving a precomputed page of the same size).
  *
  *   npx tsx bench/directory.ts [--sizes 100000,1000000] [--duration 10] [--connections 10] [--prepare-only true]
- *                              [--modes on,off] [--workers default] [--semi-space 64]
+ *                              [--modes on,off] [--workers default] [--semi-space 64] [--node-flags "--flag=value …"]
  *                              [--engines sqlite,postgres] [--database-url postgres://…]
  *
  * Each size is measured with answers cached (`on`, the production default) and with every cache off
@@ -11,7 +11,8 @@
  * that many answer worker threads (DIRECTORY_ANSWER_WORKERS; `default`: the server's own default,
  * one fewer than the cores; 0: answers assembled on the server's thread). `--semi-space` sets the server's young
  * generation in MB (node --max-semi-space-size; 0 leaves Node's default): a page of results makes
- * short-lived strings, and a larger young generation collects them less often.
+ * short-lived strings, and a larger young generation collects them less often. `--node-flags` adds
+ * flags to the server's command line (V8's, such as --heap-growing-percent=20).
  *
  * `--engines` measures the directory on SQLite (its file under bench/.data, the default) and/or on
  * PostgreSQL (issue 17): a database `bench_directory_<size>` on the server of `--database-url`
@@ -45,7 +46,7 @@ const benchNow = args.get('now') ?? '2026-12-08T12:00:00Z';
 const cacheModes = (args.get('modes') ?? 'on,off').split(',');
 const workerCounts = (args.get('workers') ?? 'default').split(',');
 const semiSpaceMb = Number(args.get('semi-space') ?? 64);
-const serverFlags = semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : [];
+const serverFlags = [...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []), ...(args.get('node-flags') ?? '').split(' ').filter((flag) => flag !== '')];
 const engines = (args.get('engines') ?? 'sqlite').split(',') as ('sqlite' | 'postgres')[];
 const postgresUrl = args.get('database-url') ?? process.env.BENCH_POSTGRES_URL ?? process.env.TEST_POSTGRES_URL ?? null;
 if (engines.includes('postgres') && !postgresUrl) throw new Error('--engines postgres needs --database-url (or BENCH_POSTGRES_URL / TEST_POSTGRES_URL)');
