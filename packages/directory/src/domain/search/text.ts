@@ -18,7 +18,7 @@
  * - Words shorter than `minLength` (default 2: one-letter words are never searched) are dropped,
  *   parts included (`s` of `Doğan’s`, `o` of `O'Brien`).
  */
-import { foldText } from '@svc/shared';
+import { foldText } from '@svc/shared/text';
 
 // eslint-disable-next-line no-control-regex
 const ASCII_RE = /^[\x00-\x7f]*$/;

@@ -4,7 +4,7 @@
  * "hair beauty" fold alike).
  */
 
-import { foldText } from '@svc/shared';
+import { foldText } from '@svc/shared/text';
 import { indexWords } from '../search/text.js';
 
 const SEPARATORS = /[\s_-]+/g;
