@@ -26,6 +26,12 @@ import type { DirectoryDatabase } from './schema.js';
 export const DIRECTORY_CACHE_KIB = 65_536;
 
 /**
+ * SQLite's page cache, in KiB, on a connection while it reads every listing once (ListingStore.readingEveryListing,
+ * the hour's statement's reader of keys): pages read once would only fill the cache, and its memory stays with the process.
+ */
+export const READING_ALL_CACHE_KIB = 2_048;
+
+/**
  * SQLite's page size for a new directory file (a file made before keeps its own). A listing's row
  * (~4 KB of document) and its page's row (~2.2 KB) each filled a 4 KB page alone; in 16 KB pages
  * they share them: 6.8 KB stored a listing instead of 8.4, and the bare writes of 100,000 take 8.0 s

@@ -19,7 +19,7 @@ import type { ListingRecord } from '../../domain/listings/listing.js';
 import { StoredListingPage, type ListingPage } from '../../domain/listings/listing-page.js';
 import { isListed } from '../../domain/listings/regulated.js';
 import type { DirectoryStore, IndexSnapshotStore, InstanceRecord, InstanceStore, ListingChange, LoadOptions, ListingStore, OrderStore, PageRenderer, RankRow, StoredOrder, TrustPatch } from '../store.js';
-import { LOAD_WRITER_CACHE_KIB, openDirectoryDatabase } from './database.js';
+import { LOAD_WRITER_CACHE_KIB, READING_ALL_CACHE_KIB, openDirectoryDatabase } from './database.js';
 import { KeptRevision } from './kept-revision.js';
 import { listingColumns, type ListingColumns } from './listing-columns.js';
 import { copyRowsIn } from './postgres-copy.js';
@@ -144,8 +144,6 @@ class ListingCommits {
 /** Seqs looked at by one query of refreshPages. */
 const REFRESH_SPAN = 5_000;
 
-/** SQLite's page cache, in KiB, while every listing is read (see ListingStore.readingEveryListing). */
-const READING_ALL_CACHE_KIB = 2_048;
 
 class KyselyListingStore implements ListingStore {
   readonly #db: Kysely<DirectoryDatabase>;

@@ -7,7 +7,7 @@ import { connectPostgres, type StorageTarget } from '@svc/shared/storage';
 import { openSqliteFile } from '@svc/shared/sqlite-driver';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { ListingKey } from '../../domain/evidence/statement-leaves.js';
-import { DIRECTORY_CACHE_KIB } from './database.js';
+import { READING_ALL_CACHE_KIB } from './database.js';
 import { KyselyStatementStore } from './evidence-store.js';
 import type { DirectoryDatabase } from './schema.js';
 
@@ -20,7 +20,8 @@ export class ListingKeysReader {
       this.#db = connectPostgres<DirectoryDatabase>(storage.url, { applicationName: 'directory statement worker', max: 1, settings: storage.settings });
     } else {
       const sqlite = openSqliteFile(storage.file, { readonly: true, fileMustExist: true });
-      sqlite.pragma(`cache_size = -${DIRECTORY_CACHE_KIB}`);
+      // One pass over every listing: a small cache (its pages are read once).
+      sqlite.pragma(`cache_size = -${READING_ALL_CACHE_KIB}`);
       this.#db = new Kysely<DirectoryDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
     }
     this.#statements = new KyselyStatementStore(this.#db);
