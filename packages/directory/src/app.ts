@@ -89,8 +89,8 @@ export interface DirectoryOptions {
   orderTreeWorkerFrom?: number;
   /**
    * After a start, an index built at the change or a rebuild, hand back the heap pages that work
-   * freed (heap-pages.ts: one full collection, 80–90 ms at 1 M). On in a node started by main.ts;
-   * off by default, so tests that start many directories in one process do not pay for it.
+   * freed (heap-pages.ts: two memory-reducing collections, 100–160 ms at 1 M). On in a node started
+   * by main.ts; off by default, so tests that start many directories in one process do not pay for it.
    */
   releaseHeapPages?: boolean;
 }

@@ -5,8 +5,8 @@
  * busy server seldom meets. A node's start (reading the index snapshot, or building the index) and a
  * rebuild in the background pass hundreds of MB through the heap: at 1 M listings on PostgreSQL
  * 125–250 MB of freed pages stayed resident for the node's life, a third of its memory
- * (docs/directory.md, "Freed heap pages"). So after such work the node asks once for the collection
- * that empties the pool: 80–90 ms on the node's thread at 1 M.
+ * (docs/directory.md, "Freed heap pages handed back"). So after such work the node asks for the
+ * collections that empty the pool: 100–160 ms on the node's thread at 1 M.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
