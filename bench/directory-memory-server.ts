@@ -1,12 +1,14 @@
 /**
  * The memory bench's node (bench/directory-memory.ts): a directory over a prepared data folder or
  * PostgreSQL database, started the way bench/directory-server.ts starts one (compiled code, clock at
- * BENCH_NOW), that prepares its hour, answers the query mix a few times over HTTP (so its answer
+ * BENCH_NOW), that prepares its hour, answers the query mix a few times over HTTP, asked by a client in another process (so its answer
  * workers start and read pages, and the index makes its grid and bitsets), and prints one JSON line:
  * the process's memory when ready and after the searches (its work off the search path done, then
  * garbage collected), the index's
  * typed arrays by field, the hour's tables, then exits.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { buildDirectory } from '../packages/directory/dist/app.js';
@@ -27,6 +29,13 @@ const MIX = [
   '/v1/businesses?limit=100',
   '/v1/businesses?near=38.7223,-9.1393&radius_km=50&order=nearest',
 ];
+
+/** The mix, `rounds` times, from a client in its own process (bench/support/query-mix-client.mjs), so its buffers are not the node's. */
+async function searchFromAnotherProcess(address: string, times: number): Promise<void> {
+  const client = spawn(process.execPath, [new URL('./support/query-mix-client.mjs', import.meta.url).pathname, address, String(times), JSON.stringify(MIX)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const [code] = (await once(client, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the searches' client exited with ${code}`);
+}
 
 const MB = 2 ** 20;
 /** The process's memory now, in MB: V8's view and the kernel's (/proc/self/status). */
@@ -104,13 +113,7 @@ await directory.search.settled();
 const ready = memoryNow();
 const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });
 const searchStarted = performance.now();
-for (let round = 0; round < rounds; round++) {
-  for (const path of MIX) {
-    const response = await fetch(`${address}${path}`);
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
-  }
-}
+await searchFromAnotherProcess(address, rounds);
 const searchMs = Math.round(performance.now() - searchStarted);
 await directory.search.settled();
 const afterSearches = memoryNow();
