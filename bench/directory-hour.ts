@@ -27,7 +27,8 @@
  * and the window through the change also give their figures apart for the searches made while the
  * background work ran (`whilePreparing`, `whileChangeWork`, with its seconds) and for those after it.
  * V8 counts memory outside its heap in the heap's limit, as a node's start sets it (collector-setting.ts;
- * `--external-in-heap-limit false`: V8's own default). Each window also counts the node's full
+ * `--external-in-heap-limit false`: V8's own default; DIRECTORY_HEAP_GROWING_PERCENT in the
+ * environment bounds that limit's growth as it does for a node). Each window also counts the node's full
  * collections (`fullCollections`: how many, their pauses summed and the longest, in ms), which
  * pause the searches' thread.
  * Listings are stored once under --dir (SQLite) or in a database `bench_hour_<size>` (PostgreSQL)
@@ -43,7 +44,7 @@ import { storageTarget } from '@svc/shared';
 import { generateListings } from '../packages/directory/src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../packages/directory/src/demo/seed-directory.js';
 import { buildDirectory, listingPageRenderer } from '../packages/directory/src/app.js';
-import { countExternalMemoryInHeapLimit } from '../packages/directory/src/collector-setting.js';
+import { tuneCollectorForServing } from '../packages/directory/src/collector-setting.js';
 import { openDirectoryStore } from '../packages/directory/src/store/kysely/kysely-directory-store.js';
 import { TestClock } from '../test-support/http-client.js';
 
@@ -139,8 +140,8 @@ function summary(latencies: number[]) {
   return { searches: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
-// As a node's start sets it (main.ts).
-const externalInHeapLimit = args.get('external-in-heap-limit') === 'false' ? false : countExternalMemoryInHeapLimit();
+// As a node's start sets it (main.ts), with DIRECTORY_HEAP_GROWING_PERCENT as an operator would set it.
+const { externalInHeapLimit, heapGrowingPercent } = args.get('external-in-heap-limit') === 'false' ? { externalInHeapLimit: false, heapGrowingPercent: null } : tuneCollectorForServing(process.env.DIRECTORY_HEAP_GROWING_PERCENT ? Number(process.env.DIRECTORY_HEAP_GROWING_PERCENT) : null);
 // The node's full collections (mark-compacts), each window's count and pauses beside its latencies:
 // every one pauses the thread the searches run on.
 const fullCollections: { at: number; ms: number }[] = [];
@@ -242,5 +243,5 @@ for (const mode of modes) {
 const at = new Date().toISOString();
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 const out = new URL(`./results/directory-hour-${at.replace(/[:.]/g, '-')}.json`, import.meta.url);
-writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', externalInHeapLimit, size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
+writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', externalInHeapLimit, heapGrowingPercent, size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
 console.log(`written ${out.pathname}`);

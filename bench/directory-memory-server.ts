@@ -12,7 +12,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { buildDirectory } from '../packages/directory/dist/app.js';
-import { countExternalMemoryInHeapLimit } from '../packages/directory/dist/collector-setting.js';
+import { tuneCollectorForServing } from '../packages/directory/dist/collector-setting.js';
 
 const dataDir = process.env.DATA_DIR as string;
 const rounds = Number(process.env.ROUNDS ?? 3);
@@ -90,8 +90,8 @@ function mappingsNow(): Record<string, number> {
   return Object.fromEntries(Object.entries(kb).map(([key, value]) => [key, value / 1024]));
 }
 
-// V8's accounting of memory outside the heap, set as a node's start sets it (collector-setting.ts).
-const externalInHeapLimit = countExternalMemoryInHeapLimit();
+// V8's collector set as a node's start sets it (collector-setting.ts), with DIRECTORY_HEAP_GROWING_PERCENT as an operator would set it.
+const { externalInHeapLimit, heapGrowingPercent } = tuneCollectorForServing(process.env.DIRECTORY_HEAP_GROWING_PERCENT ? Number(process.env.DIRECTORY_HEAP_GROWING_PERCENT) : null);
 const started = performance.now();
 const directory = await buildDirectory({
   dataDir,
@@ -131,6 +131,6 @@ const state = directory.search.peek();
 if (!state) throw new Error('no hour prepared');
 const index = state.index.memory();
 const tables = { 'shuffles (DayShuffles)': state.shuffles.byteLength, 'ranks (HourRanks)': state.ranks.byteLength };
-process.stdout.write(`${JSON.stringify({ done: true, externalInHeapLimit, prepareMs, pagesRendered, searchMs, ready, afterSearches, change, index, tables, stats: state.index.stats() })}\n`);
+process.stdout.write(`${JSON.stringify({ done: true, externalInHeapLimit, heapGrowingPercent, prepareMs, pagesRendered, searchMs, ready, afterSearches, change, index, tables, stats: state.index.stats() })}\n`);
 await directory.close();
 process.exit(0);

@@ -5,13 +5,13 @@
  * sources through tsx, whose helpers (__name on every function made) would be measured too.
  */
 import { buildDirectory } from '../packages/directory/dist/app.js';
-import { countExternalMemoryInHeapLimit } from '../packages/directory/dist/collector-setting.js';
+import { tuneCollectorForServing } from '../packages/directory/dist/collector-setting.js';
 
 const dataDir = process.env.DATA_DIR as string;
 const port = Number(process.env.PORT ?? 0);
 const offset = Date.parse(process.env.BENCH_NOW ?? new Date().toISOString()) - Date.now();
-// V8's accounting of memory outside the heap, set as a node's start sets it (collector-setting.ts).
-const externalInHeapLimit = countExternalMemoryInHeapLimit();
+// V8's collector set as a node's start sets it (collector-setting.ts), with DIRECTORY_HEAP_GROWING_PERCENT as an operator would set it.
+const { externalInHeapLimit, heapGrowingPercent } = tuneCollectorForServing(process.env.DIRECTORY_HEAP_GROWING_PERCENT ? Number(process.env.DIRECTORY_HEAP_GROWING_PERCENT) : null);
 const started = performance.now();
 const directory = await buildDirectory({
   dataDir,
@@ -38,7 +38,7 @@ global.gc?.();
 const address = await directory.http.listen({ host: '127.0.0.1', port });
 const memory = process.memoryUsage();
 process.stdout.write(
-  `${JSON.stringify({ ready: true, address, externalInHeapLimit, prepareMs: readyMs, settledMs: Math.round(performance.now() - started), pagesRendered, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20), stats: directory.search.peek()?.index.stats() })}\n`,
+  `${JSON.stringify({ ready: true, address, externalInHeapLimit, heapGrowingPercent, prepareMs: readyMs, settledMs: Math.round(performance.now() - started), pagesRendered, rssMb: Math.round(memory.rss / 2 ** 20), heapMb: Math.round(memory.heapUsed / 2 ** 20), stats: directory.search.peek()?.index.stats() })}\n`,
 );
 // BENCH_PROFILE=<file>: SIGUSR2 starts a CPU profile, the next SIGUSR2 writes it to <file> (the load only, not the start).
 const profileFile = process.env.BENCH_PROFILE;

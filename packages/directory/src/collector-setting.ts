@@ -6,7 +6,7 @@
  * `--external-memory-accounted-in-global-limit` (the accounting newer V8 moves to) such memory
  * counts toward the heap's own limit, which grows with what is live. Measured in docs/directory.md,
  * "Full collections on the search path": far fewer collections, at the price of more memory held
- * between them.
+ * between them, which an operator may bound (the growing percent below).
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -44,4 +44,41 @@ export function countExternalMemoryInHeapLimit(execArgv: readonly string[] = pro
   if (chosen !== null) return chosen;
   setFlagsFromString(`--${FLAG}`);
   return true;
+}
+
+/**
+ * How far the limit that starts V8's next full collection may grow over what the last one found
+ * live, in percent, when an operator bounds it (DIRECTORY_HEAP_GROWING_PERCENT). With the accounting
+ * above, V8's own factor lets the answers' garbage outside the heap (freed only by a full collection)
+ * reach several hundred MB at 1 M listings, which glibc then keeps: 0.45 → 1.1 KB a listing after
+ * 6,400 searches. 20 holds it at 0.63 KB, but the same bound applies to the heap's own old
+ * generation, and at 5 M it brought five times the full collections and 2.5 times the searches' p99
+ * (docs/directory.md, "Why memory grows as a node keeps searching"): so it is an operator's choice,
+ * off unless set.
+ */
+const GROWING_FLAG = 'heap-growing-percent';
+
+/** Whether the node's command line names `--heap-growing-percent` (an operator's choice, left as it is). */
+export function commandLineHeapGrowing(execArgv: readonly string[] = process.execArgv): boolean {
+  return execArgv.some((arg) => arg.startsWith('--') && arg.slice(2).split('=')[0]!.replaceAll('_', '-') === GROWING_FLAG);
+}
+
+export interface CollectorSetting {
+  /** Memory outside the heap counts in the heap's limit (countExternalMemoryInHeapLimit). */
+  externalInHeapLimit: boolean;
+  /** The growing percent set here; null when V8's own factor (or the command line's choice) holds. */
+  heapGrowingPercent: number | null;
+}
+
+/**
+ * The collector as a serving node runs it: memory outside the heap counted in its limit and, when
+ * `growingPercent` is given, that limit's growth bounded. The bound is set only where the accounting
+ * is on: elsewhere (older V8, or the operator's `--no-`) V8's own trigger for memory outside the
+ * heap already bounds that garbage.
+ */
+export function tuneCollectorForServing(growingPercent: number | null = null, execArgv: readonly string[] = process.execArgv): CollectorSetting {
+  const externalInHeapLimit = countExternalMemoryInHeapLimit(execArgv);
+  if (!externalInHeapLimit || growingPercent === null || commandLineHeapGrowing(execArgv)) return { externalInHeapLimit, heapGrowingPercent: null };
+  setFlagsFromString(`--${GROWING_FLAG}=${growingPercent}`);
+  return { externalInHeapLimit, heapGrowingPercent: growingPercent };
 }

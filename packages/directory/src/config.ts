@@ -15,6 +15,8 @@ export interface DirectoryEnvironment {
   databaseUrl: string | null;
   /** The agentic check (docs/checks.md). */
   checks: { enabled: boolean; dailyBudget: number; concurrency: number; localWeb: string | null };
+  /** DIRECTORY_HEAP_GROWING_PERCENT: bounds V8's heap limit to this much over what is live (collector-setting.ts); null: V8's own factor. */
+  heapGrowingPercent: number | null;
 }
 
 /**
@@ -53,6 +55,7 @@ export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): 
       concurrency: integer(env.DIRECTORY_CHECK_CONCURRENCY, 4, 'DIRECTORY_CHECK_CONCURRENCY', 1, 64),
       localWeb: localWebSetting(env.DIRECTORY_CHECK_LOCAL_WEB),
     },
+    heapGrowingPercent: env.DIRECTORY_HEAP_GROWING_PERCENT ? integer(env.DIRECTORY_HEAP_GROWING_PERCENT, 0, 'DIRECTORY_HEAP_GROWING_PERCENT', 1, 400) : null,
   };
 }
 

@@ -2,14 +2,14 @@
 import { describeStorage, listenOrExplain, storageTarget } from '@svc/shared';
 import { join } from 'node:path';
 import { buildDirectory, type Directory } from './app.js';
-import { countExternalMemoryInHeapLimit } from './collector-setting.js';
+import { tuneCollectorForServing } from './collector-setting.js';
 import { readDirectoryEnvironment } from './config.js';
 import { seedDemoEvidence } from './demo/demo-evidence.js';
 import { DEMO_SEED, seedDemoDirectory } from './demo/seed-directory.js';
 
 export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<{ directory: Directory; lines: string[] }> {
   const settings = readDirectoryEnvironment(env);
-  countExternalMemoryInHeapLimit();
+  tuneCollectorForServing(settings.heapGrowingPercent);
   const directory = await buildDirectory({
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
