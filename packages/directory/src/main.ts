@@ -2,14 +2,14 @@
 import { describeStorage, listenOrExplain, storageTarget } from '@svc/shared';
 import { join } from 'node:path';
 import { buildDirectory, type Directory } from './app.js';
-import { tuneCollectorForServing } from './collector-setting.js';
+import { tuneCollectorForServing, type CollectorSetting } from './collector-setting.js';
 import { readDirectoryEnvironment } from './config.js';
 import { seedDemoEvidence } from './demo/demo-evidence.js';
 import { DEMO_SEED, seedDemoDirectory } from './demo/seed-directory.js';
 
 export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<{ directory: Directory; lines: string[] }> {
   const settings = readDirectoryEnvironment(env);
-  tuneCollectorForServing(settings.heapGrowingPercent);
+  const collector = tuneCollectorForServing(settings.heapGrowingPercent);
   const directory = await buildDirectory({
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
@@ -46,5 +46,13 @@ export async function startDirectoryFromEnvironment(env: NodeJS.ProcessEnv = pro
     `  persons          POST ${base}/v1/persons, /v1/presentations (signed by member inboxes), /v1/passes (a person's key)`,
     `  mail             ${directory.mailer.describe} (DIRECTORY_SMTP_URL, DIRECTORY_MAIL_FROM)`,
   ];
+  if (settings.heapGrowingPercent !== null) lines.push(`  memory           ${collectorLine(settings.heapGrowingPercent, collector)}`);
   return { directory, lines };
+}
+
+/** What became of DIRECTORY_HEAP_GROWING_PERCENT, for the start's lines: an operator sees whether it holds on this Node. */
+function collectorLine(asked: number, collector: CollectorSetting): string {
+  if (collector.heapGrowingPercent !== null) return `a full garbage collection at ${collector.heapGrowingPercent}% over what is live (DIRECTORY_HEAP_GROWING_PERCENT)`;
+  if (!collector.externalInHeapLimit) return `DIRECTORY_HEAP_GROWING_PERCENT=${asked} not used: this Node's V8 (or --no-external-memory-accounted-in-global-limit) keeps its own bound`;
+  return `DIRECTORY_HEAP_GROWING_PERCENT=${asked} not used: --heap-growing-percent on the command line holds`;
 }
