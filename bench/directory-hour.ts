@@ -9,7 +9,7 @@
  *   npx tsx bench/directory-hour.ts [--size 100000] [--seconds 15] [--writes 1000] [--modes rebuild,in-place,ahead]
  *                                   [--dir /tmp/directory-hour] [--database-url postgres://…] [--hour-offset 0] [--load-only true] [--render-workers 0]
  *                                   [--rows-per-transaction 50000] [--rows-per-part 10000]
- *                                   [--external-in-heap-limit true]
+ *                                   [--external-in-heap-limit true] [--release-heap-pages false]
  *
  * For each mode: a directory (in this process, every cache off, answers on the server's thread)
  * builds its index at hour H; --writes listings are renamed (a content change each); searches of
@@ -140,6 +140,9 @@ function summary(latencies: number[]) {
   return { searches: latencies.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
+// As main.ts starts a node: freed heap pages handed back after heavy work, then one collection once
+// searches flow (heap-pages.ts); `--release-heap-pages false`: as buildDirectory's default.
+const releaseHeapPages = args.get('release-heap-pages') !== 'false';
 // As a node's start sets it (main.ts), with DIRECTORY_HEAP_GROWING_PERCENT as an operator would set it.
 const { externalInHeapLimit, heapGrowingPercent } = args.get('external-in-heap-limit') === 'false' ? { externalInHeapLimit: false, heapGrowingPercent: null } : tuneCollectorForServing(process.env.DIRECTORY_HEAP_GROWING_PERCENT ? Number(process.env.DIRECTORY_HEAP_GROWING_PERCENT) : null);
 // The node's full collections (mark-compacts), each window's count and pauses beside its latencies:
@@ -163,7 +166,7 @@ for (const mode of modes) {
   const clock = new TestClock(START + hour * HOUR);
   // The first search waits for the node's start, which at 5 M built from PostgreSQL can pass ten minutes.
   const built = performance.now();
-  const directory = await buildDirectory({ dataDir: dir, databaseUrl: url, baseUrl: BASE, clock, logLevel: 'silent', runJobs: false, hourlyTimer: false, cacheAnswers: false, answerWorkers: 0, rateLimit: 0, searchDeadlineMs: 3_600_000, hourInPlace: mode !== 'rebuild', prepareAhead: mode === 'ahead' });
+  const directory = await buildDirectory({ dataDir: dir, databaseUrl: url, baseUrl: BASE, clock, logLevel: 'silent', runJobs: false, hourlyTimer: false, cacheAnswers: false, answerWorkers: 0, rateLimit: 0, searchDeadlineMs: 3_600_000, hourInPlace: mode !== 'rebuild', prepareAhead: mode === 'ahead', releaseHeapPages });
   await directory.pagesReady;
   const get = async (path: string): Promise<number> => {
     const t = performance.now();
@@ -243,5 +246,5 @@ for (const mode of modes) {
 const at = new Date().toISOString();
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 const out = new URL(`./results/directory-hour-${at.replace(/[:.]/g, '-')}.json`, import.meta.url);
-writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', externalInHeapLimit, heapGrowingPercent, size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
+writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', externalInHeapLimit, heapGrowingPercent, releaseHeapPages, size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
 console.log(`written ${out.pathname}`);

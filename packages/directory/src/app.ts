@@ -37,7 +37,7 @@ import type { DirectoryStore } from './store/store.js';
 import { loadNetworkKey } from './domain/evidence/network-key.js';
 import { HEAD_EVERY_MS, VerifiableOrder } from './domain/evidence/verifiable-order.js';
 import { orderTreeHasher } from './workers/order-tree-workers.js';
-import { releaseFreedHeapPages } from './heap-pages.js';
+import { CollectionOnceBusy, releaseFreedHeapPages } from './heap-pages.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
 
@@ -188,6 +188,10 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const snapshots = new ReputationSnapshots(context);
   // The evidence log, the network's key and each hour's signed statement (docs/verifiable-order.md).
   const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl), orderTreeHasher(options.orderTreeWorkerFrom, statementKeys));
+  // Called only once the server runs (http is declared below).
+  const collectionOnceBusy = options.releaseHeapPages
+    ? new CollectionOnceBusy({ onCollected: (busy) => http.log.info({ busy }, 'heap collected once searches flowed after the index work, so its next limit follows their pace') })
+    : null;
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
     standings: (hourStart) => snapshots.standingsFor(hourStart),
     onOrder: async (hourStart, rules, facts, checks) => void (await order.statements.record(hourStart, rules.version, facts, checks)),
@@ -198,7 +202,13 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
     ...(options.prepareAhead !== undefined ? { prepareAhead: options.prepareAhead } : {}),
     snapshots: (options.indexSnapshots ?? process.env.DIRECTORY_INDEX_SNAPSHOTS !== 'off') ? new IndexSnapshots(store.indexSnapshots, `${loadTaxonomy().meta.release}+${CATEGORIES_VERSION}`, store.queriesOnServer) : null,
     // Called only once the server runs (http is declared below).
-    afterHeavyWork: options.releaseHeapPages ? () => http.log.info({ heap: releaseFreedHeapPages() }, 'heap pages freed by the index work handed back') : null,
+    afterHeavyWork: options.releaseHeapPages
+      ? () => {
+          http.log.info({ heap: releaseFreedHeapPages() }, 'heap pages freed by the index work handed back');
+          collectionOnceBusy?.arm();
+        }
+      : null,
+    onSearch: collectionOnceBusy ? () => collectionOnceBusy.noteSearch() : null,
   });
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };

@@ -49,12 +49,12 @@ export function countExternalMemoryInHeapLimit(execArgv: readonly string[] = pro
 /**
  * How far the limit that starts V8's next full collection may grow over what the last one found
  * live, in percent, when an operator bounds it (DIRECTORY_HEAP_GROWING_PERCENT). With the accounting
- * above, V8's own factor lets the answers' garbage outside the heap (freed only by a full collection)
- * reach several hundred MB at 1 M listings, which glibc then keeps: 0.45 → 1.1 KB a listing after
- * 6,400 searches. 20 holds it at 0.63 KB, but the same bound applies to the heap's own old
- * generation, and at 5 M it brought five times the full collections and 2.5 times the searches' p99
- * (docs/directory.md, "Why memory grows as a node keeps searching"): so it is an operator's choice,
- * off unless set.
+ * above, V8's own factor (up to 4× after an idle spell) lets the searches' garbage outside the heap
+ * pile up before it collects, and glibc keeps that high-water mark; a node's own collection once
+ * searches flow (heap-pages.ts) takes the idle factor away. A fixed percent bounds it further, but
+ * it applies to the heap's old generation too: at 5 M, 20 brought five times the full collections
+ * and 2.5 times the searches' p99 (docs/directory.md, "Why memory grows as a node keeps
+ * searching"). So it is an operator's choice, off unless set.
  */
 const GROWING_FLAG = 'heap-growing-percent';
 

@@ -61,3 +61,57 @@ export function releaseFreedHeapPages(): HeapPagesReleased {
   const rssAfter = process.memoryUsage.rss();
   return { ms: Math.round(ms), rssBeforeMb: Math.round(rssBefore / MB), rssAfterMb: Math.round(rssAfter / MB) };
 }
+
+/**
+ * One full collection once the node is busy again after the collections above. V8 sets the limit
+ * for its next full collection from how fast the program allocated lately: up to 4× what is live
+ * when it was idle, as it is when the start's (or a rebuild's) collections run. With memory outside
+ * the heap counted in that limit (collector-setting.ts), the searches' garbage then piled up to ~1 GB
+ * at 1 M listings before V8 collected again, and glibc kept that high-water mark. A collection made
+ * once searches flow sets the limit from their pace (docs/directory.md, "What sets the limit").
+ * Asynchronous: V8 marks alongside the searches and pauses them only to finish.
+ */
+export class CollectionOnceBusy {
+  readonly #collect: () => void;
+  readonly #now: () => number;
+  readonly #onCollected: (info: { searches: number; ms: number }) => void;
+  #armed = false;
+  #windowStart = 0;
+  #searches = 0;
+
+  constructor(options: { collect?: () => void; now?: () => number; onCollected?: (info: { searches: number; ms: number }) => void } = {}) {
+    this.#collect = options.collect ?? (() => heapCollector()({ type: 'major', execution: 'async' }));
+    this.#now = options.now ?? (() => performance.now());
+    this.#onCollected = options.onCollected ?? (() => undefined);
+  }
+
+  /** After heavy work's collections: the next busy spell gets one collection. */
+  arm(): void {
+    this.#armed = true;
+    this.#searches = 0;
+  }
+
+  /**
+   * Counts a search. Busy means BUSY_SEARCHES searches within BUSY_WINDOW_MS, the last of them at
+   * least BUSY_AFTER_MS after the first: a trickle of searches never triggers it.
+   */
+  noteSearch(): void {
+    if (!this.#armed) return;
+    const now = this.#now();
+    if (this.#searches === 0 || now - this.#windowStart > BUSY_WINDOW_MS) {
+      this.#windowStart = now;
+      this.#searches = 0;
+    }
+    this.#searches++;
+    if (this.#searches < BUSY_SEARCHES || now - this.#windowStart < BUSY_AFTER_MS) return;
+    this.#armed = false;
+    this.#collect();
+    this.#onCollected({ searches: this.#searches, ms: Math.round(now - this.#windowStart) });
+  }
+}
+
+/** Searches within BUSY_WINDOW_MS that make a node busy (100 a second over two seconds). */
+export const BUSY_SEARCHES = 200;
+export const BUSY_WINDOW_MS = 2_000;
+/** How long the searches must have flowed: V8's sense of the pace takes about a second and a half (measured: 0.3 s was too early, 1.5 s enough). */
+export const BUSY_AFTER_MS = 1_500;

@@ -14,12 +14,13 @@ import type { Directory } from '../src/app.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { PREPARE_AHEAD_MS } from '../src/domain/search/search-service.js';
-import { heapCollector, releaseFreedHeapPages } from '../src/heap-pages.js';
+import { BUSY_AFTER_MS, BUSY_SEARCHES, CollectionOnceBusy, heapCollector, releaseFreedHeapPages } from '../src/heap-pages.js';
 import { AFTER_RULES_7, HOUR } from './support/fixtures.js';
 import { TestClock, quietDirectory } from './support/harness.js';
 
 const MB = 2 ** 20;
 const v8Major = Number(process.versions.v8.split('.')[0]);
+const COLLECTED_ONCE_BUSY = 'heap collected once searches flowed after the index work, so its next limit follows their pace';
 const HANDED_BACK = 'heap pages freed by the index work handed back';
 
 describe('freed heap pages', () => {
@@ -93,6 +94,31 @@ describe('freed heap pages', () => {
       expect(handedBack()).toHaveLength(1);
     });
 
+    it('collects once when searches flow after its start\'s work, not before, and once only', { timeout: 60_000 }, async () => {
+      const collectedOnceBusy = () => lines.filter((line) => line.msg === COLLECTED_ONCE_BUSY);
+      // The first test's node was armed by its start and has not met a busy spell: a few searches, one at a time with pauses, are not one.
+      const directory = open[0]!;
+      for (let i = 0; i < 5; i++) {
+        await search(directory);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(collectedOnceBusy()).toHaveLength(0);
+      const started = performance.now();
+      let searches = 0;
+      while (collectedOnceBusy().length === 0 && performance.now() - started < 20_000) {
+        await search(directory);
+        searches++;
+      }
+      expect(collectedOnceBusy()).toHaveLength(1);
+      expect(searches).toBeGreaterThan(BUSY_SEARCHES / 2);
+      // Its window may have begun with the searches above.
+      const busy = collectedOnceBusy()[0]!.busy as { searches: number; ms: number };
+      expect(busy.searches).toBeGreaterThanOrEqual(BUSY_SEARCHES);
+      expect(busy.ms).toBeGreaterThanOrEqual(BUSY_AFTER_MS);
+      for (let i = 0; i < 300; i++) await search(directory);
+      expect(collectedOnceBusy()).toHaveLength(1);
+    });
+
     it('a node left at the default hands nothing back', async () => {
       lines.length = 0;
       const directory = await quietDirectory(dataDir, clock, { logLevel: 'info', logStream });
@@ -101,6 +127,55 @@ describe('freed heap pages', () => {
       await directory.search.settled();
       expect(lines.length).toBeGreaterThan(0);
       expect(handedBack()).toHaveLength(0);
+    });
+  });
+
+  describe('the collection once a node is busy', () => {
+    function busyWatch() {
+      let now = 0;
+      let collected = 0;
+      const watch = new CollectionOnceBusy({ now: () => now, collect: () => void collected++ });
+      /** `count` searches, one every `everyMs`. */
+      const searches = (count: number, everyMs: number) => {
+        for (let i = 0; i < count; i++) {
+          now += everyMs;
+          watch.noteSearch();
+        }
+      };
+      return { watch, searches, collected: () => collected, wait: (ms: number) => void (now += ms) };
+    }
+
+    it('waits for its arming: searches before heavy work is done change nothing', () => {
+      const { searches, collected } = busyWatch();
+      searches(5_000, 1);
+      expect(collected()).toBe(0);
+    });
+
+    it('collects once searches have flowed fast enough for long enough, then never again until armed anew', () => {
+      const { watch, searches, collected, wait } = busyWatch();
+      watch.arm();
+      // 200 searches in a second: fast enough, not yet long enough.
+      searches(BUSY_SEARCHES, 5);
+      expect(collected()).toBe(0);
+      searches(120, 5);
+      expect(collected()).toBe(1);
+      searches(5_000, 1);
+      expect(collected()).toBe(1);
+      wait(60_000);
+      watch.arm();
+      searches(400, 4);
+      expect(collected()).toBe(2);
+    });
+
+    it('leaves a trickle of searches alone, however long it lasts', () => {
+      const { watch, searches, collected } = busyWatch();
+      watch.arm();
+      // 50 a second for a minute: never 200 within two seconds.
+      searches(3_000, 20);
+      expect(collected()).toBe(0);
+      // Then a burst.
+      searches(400, 4);
+      expect(collected()).toBe(1);
     });
   });
 });

@@ -174,6 +174,8 @@ export class DirectorySearch {
    * not pause searches.
    */
   readonly #afterHeavyWork: (() => void) | null;
+  /** Told of each search (heap-pages.ts CollectionOnceBusy: the collection that follows heavy work once searches flow). */
+  readonly #onSearch: (() => void) | null;
   #tidying: Promise<void> | null = null;
   /** Where the current hour's index came from, why a snapshot was not used when one was looked for, and how long the index took (ms). */
   origin: { from: IndexOrigin; refused: string | null; indexMs: number } | null = null;
@@ -182,7 +184,7 @@ export class DirectorySearch {
   constructor(
     ctx: DirectoryContext,
     vocab: VocabularyHooks,
-    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; prepareAhead?: boolean; snapshots?: IndexSnapshots | null; afterHeavyWork?: (() => void) | null } = {},
+    options: { cacheAnswers?: boolean; deadlineMs?: number; assembler?: AnswerAssembler | null; standings?: StandingsOfHour; onOrder?: OrderStored; hourInPlace?: boolean; prepareAhead?: boolean; snapshots?: IndexSnapshots | null; afterHeavyWork?: (() => void) | null; onSearch?: (() => void) | null } = {},
   ) {
     this.#ctx = ctx;
     this.#vocab = vocab;
@@ -196,6 +198,7 @@ export class DirectorySearch {
     this.#prepareAhead = this.#hourInPlace && (options.prepareAhead ?? true);
     this.#snapshots = options.snapshots ?? null;
     this.#afterHeavyWork = options.afterHeavyWork ?? null;
+    this.#onSearch = options.onSearch ?? null;
     this.#answers = new AnswerCache<SearchAnswer>(options.cacheAnswers ?? true);
   }
 
@@ -676,6 +679,7 @@ export class DirectorySearch {
 
   async search(raw: RawSearch, options: { cursor?: string | undefined; limit: number }) {
     const started = performance.now();
+    this.#onSearch?.();
     // The hour's state is ready on all but the first search of an hour: no deadline timer for those.
     const ready = this.#state;
     const state = ready && ready.hourStart === hourStartOf(this.#ctx.clock.now()) ? ready : await withDeadline(this.hour(), this.#deadlineMs);
