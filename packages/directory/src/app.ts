@@ -188,7 +188,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const snapshots = new ReputationSnapshots(context);
   // The evidence log, the network's key and each hour's signed statement (docs/verifiable-order.md).
   const order = new VerifiableOrder(context, loadNetworkKey(options.dataDir, baseUrl), orderTreeHasher(options.orderTreeWorkerFrom, statementKeys));
-  // Called only once the server runs (http is declared below).
+  // Its log, like afterHeavyWork's below, is written only once the server runs.
   const collectionOnceBusy = options.releaseHeapPages
     ? new CollectionOnceBusy({ onCollected: (busy) => http.log.info({ busy }, 'heap collected once searches flowed after the index work, so its next limit follows their pace') })
     : null;

@@ -18,6 +18,11 @@ export function v8CountsExternalMemoryFlag(v8Version = process.versions.v8): boo
 
 const FLAG = 'external-memory-accounted-in-global-limit';
 
+/** A command-line argument's V8 flag name, with dashes as V8 reads underscores too; null when it is no flag. */
+function flagName(arg: string): string | null {
+  return arg.startsWith('--') ? arg.slice(2).split('=')[0]!.replaceAll('_', '-') : null;
+}
+
 /**
  * What the node's command line says of the flag (`--FLAG` or `--no-FLAG`, with dashes or
  * underscores as V8 accepts; the last one counts): an operator's choice, left as it is. Null when it
@@ -26,8 +31,7 @@ const FLAG = 'external-memory-accounted-in-global-limit';
 export function commandLineExternalAccounting(execArgv: readonly string[] = process.execArgv): boolean | null {
   let choice: boolean | null = null;
   for (const arg of execArgv) {
-    if (!arg.startsWith('--')) continue;
-    const name = arg.slice(2).split('=')[0]!.replaceAll('_', '-');
+    const name = flagName(arg);
     if (name === FLAG) choice = true;
     else if (name === `no-${FLAG}` || name === `no${FLAG}`) choice = false;
   }
@@ -60,7 +64,7 @@ const GROWING_FLAG = 'heap-growing-percent';
 
 /** Whether the node's command line names `--heap-growing-percent` (an operator's choice, left as it is). */
 export function commandLineHeapGrowing(execArgv: readonly string[] = process.execArgv): boolean {
-  return execArgv.some((arg) => arg.startsWith('--') && arg.slice(2).split('=')[0]!.replaceAll('_', '-') === GROWING_FLAG);
+  return execArgv.some((arg) => flagName(arg) === GROWING_FLAG);
 }
 
 export interface CollectorSetting {
