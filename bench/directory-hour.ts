@@ -47,6 +47,7 @@ import { buildDirectory, listingPageRenderer } from '../packages/directory/src/a
 import { tuneCollectorForServing } from '../packages/directory/src/collector-setting.js';
 import { openDirectoryStore } from '../packages/directory/src/store/kysely/kysely-directory-store.js';
 import { TestClock } from '../test-support/http-client.js';
+import { glibcMallocSettings } from './support/malloc-settings.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
@@ -246,5 +247,5 @@ for (const mode of modes) {
 const at = new Date().toISOString();
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 const out = new URL(`./results/directory-hour-${at.replace(/[:.]/g, '-')}.json`, import.meta.url);
-writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', externalInHeapLimit, heapGrowingPercent, releaseHeapPages, size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
+writeFileSync(out, `${JSON.stringify({ at, node: process.version, engine: url ? 'postgres' : 'sqlite', externalInHeapLimit, heapGrowingPercent, releaseHeapPages, malloc: glibcMallocSettings(), size, seconds, writes, hourOffset: Number(args.get('hour-offset') ?? 0), results }, null, 2)}\n`);
 console.log(`written ${out.pathname}`);

@@ -29,6 +29,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { glibcMallocSettings } from './support/malloc-settings.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(String(process.argv[i]).replace(/^--/, ''), String(process.argv[i + 1]));
@@ -105,5 +106,5 @@ for (const size of sizes) {
 }
 mkdirSync(join(root, 'results'), { recursive: true });
 const file = join(root, 'results', `directory-memory-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-writeFileSync(file, JSON.stringify({ benchNow, rounds: Number(rounds), hourChange, report }, null, 2));
+writeFileSync(file, JSON.stringify({ benchNow, rounds: Number(rounds), hourChange, malloc: glibcMallocSettings(), report }, null, 2));
 console.log(`\nwrote ${file}`);
