@@ -37,7 +37,7 @@ import type { DirectoryStore } from './store/store.js';
 import { loadNetworkKey } from './domain/evidence/network-key.js';
 import { HEAD_EVERY_MS, VerifiableOrder } from './domain/evidence/verifiable-order.js';
 import { orderTreeHasher } from './workers/order-tree-workers.js';
-import { CollectionOnceBusy, releaseFreedHeapPages } from './heap-pages.js';
+import { BUSY_SEARCHES, CollectionOnceBusy, CollectionWhenIdle, NODE_IDLE_MS, releaseFreedHeapPages } from './heap-pages.js';
 
 export const DIRECTORY_VERSION = '0.1.0';
 
@@ -192,6 +192,13 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const collectionOnceBusy = options.releaseHeapPages
     ? new CollectionOnceBusy({ onCollected: (busy) => http.log.info({ busy }, 'heap collected once searches flowed after the index work, so its next limit follows their pace') })
     : null;
+  const collectionWhenIdle = options.releaseHeapPages
+    ? new CollectionWhenIdle({
+        idleMs: NODE_IDLE_MS,
+        minWork: BUSY_SEARCHES,
+        collect: () => http.log.info({ heap: releaseFreedHeapPages() }, 'heap pages handed back once searches paused'),
+      })
+    : null;
   const search = new DirectorySearch(context, { categoryKeysOf, categoryWordsOf, categoryPath }, {
     standings: (hourStart) => snapshots.standingsFor(hourStart),
     onOrder: async (hourStart, rules, facts, checks) => void (await order.statements.record(hourStart, rules.version, facts, checks)),
@@ -208,7 +215,13 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
           collectionOnceBusy?.arm();
         }
       : null,
-    onSearch: collectionOnceBusy ? () => collectionOnceBusy.noteSearch() : null,
+    onSearch:
+      collectionOnceBusy && collectionWhenIdle
+        ? () => {
+            collectionOnceBusy.noteSearch();
+            collectionWhenIdle.noteWork();
+          }
+        : null,
   });
   const businesses = new BusinessViews(context, search);
   const checkSettings: CheckSettings = { ...DEFAULT_CHECK_SETTINGS, ...(options.checks ?? {}) };
@@ -326,6 +339,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
       await jobs.stop();
       await checkWorker.stop();
       await http.close();
+      collectionWhenIdle?.stop();
       search.stopRebuilding();
       await search.settled().catch(() => 0);
       await answerWorkers?.close();

@@ -8,13 +8,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { dropTestDatabase } from '../../../test-support/test-database.js';
 import type { Directory } from '../src/app.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { PREPARE_AHEAD_MS } from '../src/domain/search/search-service.js';
-import { BUSY_AFTER_MS, BUSY_SEARCHES, CollectionOnceBusy, heapCollector, releaseFreedHeapPages } from '../src/heap-pages.js';
+import { BUSY_AFTER_MS, BUSY_SEARCHES, CollectionOnceBusy, CollectionWhenIdle, NODE_IDLE_MS, heapCollector, releaseFreedHeapPages } from '../src/heap-pages.js';
 import { AFTER_RULES_7, HOUR } from './support/fixtures.js';
 import { TestClock, quietDirectory } from './support/harness.js';
 
@@ -22,6 +22,7 @@ const MB = 2 ** 20;
 const v8Major = Number(process.versions.v8.split('.')[0]);
 const COLLECTED_ONCE_BUSY = 'heap collected once searches flowed after the index work, so its next limit follows their pace';
 const HANDED_BACK = 'heap pages freed by the index work handed back';
+const PAUSED = 'heap pages handed back once searches paused';
 
 describe('freed heap pages', () => {
   it('gives no context a gc it did not ask for', () => {
@@ -119,6 +120,22 @@ describe('freed heap pages', () => {
       expect(collectedOnceBusy()).toHaveLength(1);
     });
 
+    it('hands its heap back once searches pause after a busy spell, and not after a trickle', { timeout: 60_000 }, async () => {
+      // The node above has answered hundreds of searches: a pause gets its collections.
+      const directory = open[0]!;
+      const paused = () => lines.filter((line) => line.msg === PAUSED);
+      expect(paused()).toHaveLength(0);
+      await new Promise((resolve) => setTimeout(resolve, NODE_IDLE_MS + 1_500));
+      expect(paused()).toHaveLength(1);
+      const heap = paused()[0]!.heap as { ms: number; rssBeforeMb: number; rssAfterMb: number };
+      expect(heap.ms).toBeGreaterThanOrEqual(0);
+      expect(heap.rssAfterMb).toBeGreaterThan(0);
+      // A few searches and another pause: too little work for another.
+      for (let i = 0; i < 10; i++) await search(directory);
+      await new Promise((resolve) => setTimeout(resolve, NODE_IDLE_MS + 1_500));
+      expect(paused()).toHaveLength(1);
+    });
+
     it('a node left at the default hands nothing back', async () => {
       lines.length = 0;
       const directory = await quietDirectory(dataDir, clock, { logLevel: 'info', logStream });
@@ -176,6 +193,66 @@ describe('freed heap pages', () => {
       // Then a burst.
       searches(400, 4);
       expect(collected()).toBe(1);
+    });
+  });
+
+  describe('the collection once a thread falls idle', () => {
+    let now = 0;
+    beforeEach(() => {
+      vi.useFakeTimers();
+      now = 0;
+    });
+    afterEach(() => vi.useRealTimers());
+
+    function idleWatch(minWork: number) {
+      let collected = 0;
+      const watch = new CollectionWhenIdle({ idleMs: 2_000, minWork, now: () => now, collect: () => void collected++ });
+      const wait = (ms: number) => {
+        now += ms;
+        vi.advanceTimersByTime(ms);
+      };
+      /** `count` units of work, one every `everyMs`. */
+      const work = (count: number, everyMs: number) => {
+        for (let i = 0; i < count; i++) {
+          wait(everyMs);
+          watch.noteWork();
+        }
+      };
+      return { watch, work, wait, collected: () => collected };
+    }
+
+    it('collects once no work has come for its idle time after enough work, then counts anew', () => {
+      const { work, wait, collected } = idleWatch(100);
+      work(150, 5);
+      wait(1_999);
+      expect(collected()).toBe(0);
+      wait(2);
+      expect(collected()).toBe(1);
+      wait(60_000);
+      expect(collected()).toBe(1);
+      // Less than `minWork` since: a pause gets nothing; the rest of it later does.
+      work(60, 5);
+      wait(10_000);
+      expect(collected()).toBe(1);
+      work(40, 5);
+      wait(2_001);
+      expect(collected()).toBe(2);
+    });
+
+    it('never collects while the work flows, however long, with gaps shorter than its idle time', () => {
+      const { work, wait, collected } = idleWatch(10);
+      work(1_000, 1_900);
+      expect(collected()).toBe(0);
+      wait(2_000);
+      expect(collected()).toBe(1);
+    });
+
+    it('stops a collection that is waiting', () => {
+      const { watch, work, wait, collected } = idleWatch(1);
+      work(5, 5);
+      watch.stop();
+      wait(10_000);
+      expect(collected()).toBe(0);
     });
   });
 });

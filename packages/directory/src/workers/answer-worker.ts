@@ -9,6 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { assembleAnswer } from '../domain/search/answer-assembly.js';
 import type { StoredListingPage } from '../domain/listings/listing-page.js';
 import { PageReader } from '../store/kysely/page-reader.js';
+import { ANSWER_WORKER_IDLE_MS, ANSWER_WORKER_MIN_ANSWERS, CollectionWhenIdle } from '../heap-pages.js';
 import { decodePlan, type AnswerRequest, type AnswerResponse, type AnswerWorkerData, type AnswerWorkerReady } from './answer-protocol.js';
 
 const { storage, pageVersion, cacheKib } = workerData as AnswerWorkerData;
@@ -27,6 +28,8 @@ const readPages: (version: string, seqs: readonly number[]) => Map<number, Store
   const reader = new PageReader(sqlite);
   return (version: string, seqs: readonly number[]) => reader.read(version, seqs);
 })();
+
+const whenIdle = new CollectionWhenIdle({ idleMs: ANSWER_WORKER_IDLE_MS, minWork: ANSWER_WORKER_MIN_ANSWERS });
 
 port.postMessage({ ready: true } satisfies AnswerWorkerReady);
 
@@ -67,4 +70,5 @@ function answer(id: number, assemble: () => ReturnType<typeof assembleAnswer>, f
     response = { id, bytes: null, error: error instanceof Error ? error.message : String(error) };
   }
   (port as NonNullable<typeof port>).postMessage(response, transfer);
+  whenIdle.noteWork();
 }
