@@ -10,9 +10,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { getHeapSpaceStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, type HeapInfo } from 'node:v8';
 import { buildDirectory } from '../packages/directory/dist/app.js';
 import { tuneCollectorForServing } from '../packages/directory/dist/collector-setting.js';
+import { ANSWER_WORKER_IDLE_MS, NODE_IDLE_MS } from '../packages/directory/dist/heap-pages.js';
 
 const dataDir = process.env.DATA_DIR as string;
 const rounds = Number(process.env.ROUNDS ?? 3);
@@ -38,8 +39,12 @@ async function searchFromAnotherProcess(address: string, times: number): Promise
 }
 
 const MB = 2 ** 20;
+/** The answer workers' heaps (each collected first would need its own `gc`; these are as the workers left them). */
+async function answerWorkerHeaps(): Promise<HeapInfo[]> {
+  return (await directory.answerWorkers?.heapStatistics()) ?? [];
+}
 /** The process's memory now, in MB: V8's view and the kernel's (/proc/self/status). */
-function memoryNow(): Record<string, number> {
+function memoryNow(workerHeaps: readonly HeapInfo[] = []): Record<string, number> {
   global.gc?.();
   global.gc?.();
   const m = process.memoryUsage();
@@ -55,6 +60,11 @@ function memoryNow(): Record<string, number> {
     if (found) out[found[1]!] = Number(found[2]) / 1024;
   }
   Object.assign(out, mappingsNow());
+  for (const [i, heap] of workerHeaps.entries()) {
+    out[`worker${i}.heapTotal`] = heap.total_heap_size / MB;
+    out[`worker${i}.heapUsed`] = heap.used_heap_size / MB;
+    out[`worker${i}.external`] = heap.external_memory / MB;
+  }
   // The V8 heap's spaces, reserved (used): where a heap larger than what it holds keeps its pages.
   for (const space of getHeapSpaceStatistics()) if (space.space_size >= MB) out[`v8.${space.space_name}`] = space.space_size / MB;
   for (const key of Object.keys(out)) out[key] = Math.round(out[key]! * 10) / 10;
@@ -92,6 +102,9 @@ function mappingsNow(): Record<string, number> {
 
 // V8's collector set as a node's start sets it (collector-setting.ts), with DIRECTORY_HEAP_GROWING_PERCENT as an operator would set it.
 const { externalInHeapLimit, heapGrowingPercent } = tuneCollectorForServing(process.env.DIRECTORY_HEAP_GROWING_PERCENT ? Number(process.env.DIRECTORY_HEAP_GROWING_PERCENT) : null);
+const releaseHeapPages = process.env.RELEASE_HEAP_PAGES !== '0';
+/** Past the idle wait, time for the collections themselves (100–160 ms on the node's thread at 1 M). */
+const IDLE_MARGIN_MS = 1_500;
 const started = performance.now();
 const directory = await buildDirectory({
   dataDir,
@@ -102,7 +115,7 @@ const directory = await buildDirectory({
   runJobs: false,
   hourlyTimer: false,
   // As a node started by main.ts unless the run compares without (RELEASE_HEAP_PAGES=0): heap-pages.ts.
-  releaseHeapPages: process.env.RELEASE_HEAP_PAGES !== '0',
+  releaseHeapPages,
 });
 await directory.search.hour();
 const pagesRendered = await directory.pagesReady;
@@ -110,13 +123,17 @@ const prepareMs = Math.round(performance.now() - started);
 // Each figure once the work the node does off the search path is done (the hour's statement, a
 // snapshot being written, a rebuild in the background): what it holds from then on, not on the way.
 await directory.search.settled();
-const ready = memoryNow();
+const ready = memoryNow(await answerWorkerHeaps());
 const address = await directory.http.listen({ host: '127.0.0.1', port: 0 });
 const searchStarted = performance.now();
 await searchFromAnotherProcess(address, rounds);
 const searchMs = Math.round(performance.now() - searchStarted);
 await directory.search.settled();
-const afterSearches = memoryNow();
+// At the searches' end, then once the node and its workers have had their pause (heap-pages.ts
+// CollectionWhenIdle): what a node holds while searches flow, and what it keeps once they pause.
+const atSearchesEnd = memoryNow(await answerWorkerHeaps());
+await new Promise((resolve) => setTimeout(resolve, (releaseHeapPages ? NODE_IDLE_MS : ANSWER_WORKER_IDLE_MS) + IDLE_MARGIN_MS));
+const afterSearches = memoryNow(await answerWorkerHeaps());
 let change: Record<string, unknown> | null = null;
 if (hourChange) {
   offset += 3_600_000;
@@ -125,12 +142,12 @@ if (hourChange) {
   await response.arrayBuffer();
   const ms = Math.round(performance.now() - changeStarted);
   await directory.search.settled();
-  change = { ms, status: response.status, after: memoryNow() };
+  change = { ms, status: response.status, after: memoryNow(await answerWorkerHeaps()) };
 }
 const state = directory.search.peek();
 if (!state) throw new Error('no hour prepared');
 const index = state.index.memory();
 const tables = { 'shuffles (DayShuffles)': state.shuffles.byteLength, 'ranks (HourRanks)': state.ranks.byteLength };
-process.stdout.write(`${JSON.stringify({ done: true, externalInHeapLimit, heapGrowingPercent, prepareMs, pagesRendered, searchMs, ready, afterSearches, change, index, tables, stats: state.index.stats() })}\n`);
+process.stdout.write(`${JSON.stringify({ done: true, externalInHeapLimit, heapGrowingPercent, prepareMs, pagesRendered, searchMs, ready, atSearchesEnd, afterSearches, change, index, tables, stats: state.index.stats() })}\n`);
 await directory.close();
 process.exit(0);

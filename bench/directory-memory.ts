@@ -84,10 +84,11 @@ for (const size of sizes) {
     const listed = stats.listings;
     const perListing = (mb: number) => `${((mb * 2 ** 20) / listed).toFixed(0)} B`;
     const ready = r.ready as Record<string, number>;
+    const atEnd = r.atSearchesEnd as Record<string, number>;
     const after = r.afterSearches as Record<string, number>;
     console.log(`\n== ${size.toLocaleString('en')} listings (${listed.toLocaleString('en')} listed), ${r.engine}, ${workers} answer worker(s); semi-space ${semiSpaceMb || 'default'}${nodeFlags.length > 0 ? ` ${nodeFlags.join(' ')}` : ''}; freed heap pages ${releaseHeapPages ? 'handed back' : 'kept'}; ready in ${r.prepareMs} ms; load ${r.loadBefore}–${r.loadAfter}`);
     console.log(`  postings ${stats.postings.toLocaleString('en')}, terms ${stats.terms.toLocaleString('en')}, with hours ${stats.withHours.toLocaleString('en')}, with a point ${stats.withGeo.toLocaleString('en')}`);
-    for (const [name, m] of [['ready', ready], ['after the searches', after], ...(r.change ? [['after the hour changed', (r.change as { after: Record<string, number> }).after]] : [])] as [string, Record<string, number>][]) {
+    for (const [name, m] of [['ready', ready], ['at the searches\' end', atEnd], ['once they paused', after], ...(r.change ? [['after the hour changed', (r.change as { after: Record<string, number> }).after]] : [])] as [string, Record<string, number>][]) {
       console.log(
         `  ${name.padEnd(22)} RSS ${fmt(m.rss!)} (${perListing(m.rss!)} a listing; anon ${fmt(m.RssAnon!)}, file ${fmt(m.RssFile!)}), peak ${fmt(m.VmHWM!)}; heap ${fmt(m.heapUsed!)} of ${fmt(m.heapTotal!)}; external ${fmt(m.external!)} (array buffers ${fmt(m.arrayBuffers!)})` +
           (m.mallocHeap === undefined ? '' : `; mappings: malloc's main heap ${fmt(m.mallocHeap)}, anonymous ≥ 1 MB ${fmt(m.anonLarge!)}, < 1 MB ${fmt(m.anonSmall!)}`),
