@@ -103,6 +103,11 @@ function mappingsNow(): Record<string, number> {
 // V8's collector set as a node's start sets it (collector-setting.ts), with DIRECTORY_HEAP_GROWING_PERCENT as an operator would set it.
 const { externalInHeapLimit, heapGrowingPercent } = tuneCollectorForServing(process.env.DIRECTORY_HEAP_GROWING_PERCENT ? Number(process.env.DIRECTORY_HEAP_GROWING_PERCENT) : null);
 const releaseHeapPages = process.env.RELEASE_HEAP_PAGES !== '0';
+const heapEvents: { msg: string; heap?: unknown; busy?: unknown }[] = [];
+function keepHeapEvent(line: string): void {
+  const entry = JSON.parse(line) as { msg?: string; heap?: unknown; busy?: unknown };
+  if (entry.msg?.startsWith('heap')) heapEvents.push({ msg: entry.msg, heap: entry.heap, busy: entry.busy });
+}
 /** Past the idle wait, time for the collections themselves (100–160 ms on the node's thread at 1 M). */
 const IDLE_MARGIN_MS = 1_500;
 const started = performance.now();
@@ -111,7 +116,9 @@ const directory = await buildDirectory({
   baseUrl: 'http://127.0.0.1',
   rateLimit: 0,
   clock: { now: () => Date.now() + offset },
-  logLevel: 'silent',
+  // Only the node's own accounts of its collections are kept (what each held the thread, and the RSS before and after).
+  logLevel: 'info',
+  logStream: { write: (line: string) => void keepHeapEvent(line) },
   runJobs: false,
   hourlyTimer: false,
   // As a node started by main.ts unless the run compares without (RELEASE_HEAP_PAGES=0): heap-pages.ts.
@@ -148,6 +155,6 @@ const state = directory.search.peek();
 if (!state) throw new Error('no hour prepared');
 const index = state.index.memory();
 const tables = { 'shuffles (DayShuffles)': state.shuffles.byteLength, 'ranks (HourRanks)': state.ranks.byteLength };
-process.stdout.write(`${JSON.stringify({ done: true, externalInHeapLimit, heapGrowingPercent, prepareMs, pagesRendered, searchMs, ready, atSearchesEnd, afterSearches, change, index, tables, stats: state.index.stats() })}\n`);
+process.stdout.write(`${JSON.stringify({ done: true, externalInHeapLimit, heapGrowingPercent, prepareMs, pagesRendered, searchMs, ready, atSearchesEnd, afterSearches, change, heapEvents, index, tables, stats: state.index.stats() })}\n`);
 await directory.close();
 process.exit(0);
