@@ -9,7 +9,7 @@ import { networkHost, type PersonsDeps } from './domain/persons/persons.js';
 import { installPersonRoutes } from './doors/rest/person-routes.js';
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
-import { answerWorkersFromEnvironment } from './config.js';
+import { answerWorkerYoungMbFromEnvironment, answerWorkersFromEnvironment } from './config.js';
 import type { DirectoryContext, DirectorySettings } from './domain/context.js';
 import { HOUR_MS } from './domain/ranking/hourly-order.js';
 import { VERIFY_JOB, verificationHandler } from './domain/registration/instances.js';
@@ -180,6 +180,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
           storage: storage.engine === 'postgres' ? { ...storage, connections: workerConnections } : storage,
           pageVersion: pages.version,
           cacheKib: DIRECTORY_CACHE_KIB,
+          youngGenerationMb: answerWorkerYoungMbFromEnvironment(),
           ...(options.answerTimeoutMs !== undefined ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
           // Called only once the server runs (http is declared below).
           onError: (message, error) => http.log.warn({ err: error }, message),

@@ -68,6 +68,17 @@ export function answerWorkersFromEnvironment(env: NodeJS.ProcessEnv = process.en
   return integer(env.DIRECTORY_ANSWER_WORKERS, Math.min(4, Math.max(1, availableParallelism() - 1)), 'DIRECTORY_ANSWER_WORKERS', 0, 16);
 }
 
+/**
+ * Each answer worker's young generation in MB (DIRECTORY_ANSWER_WORKER_YOUNG_MB; 0, the default: V8's
+ * own). On PostgreSQL a worker's page reads wait on the network, so what they allocate outlives
+ * scavenges and V8 grows its young generation to the largest (145 MB of heap at 1 M listings after
+ * 6,400 searches); a cap keeps it small, for 7–14% of PostgreSQL's search throughput, so it is the
+ * operator's choice (docs/directory.md, "A busy node's young generations").
+ */
+export function answerWorkerYoungMbFromEnvironment(env: NodeJS.ProcessEnv = process.env): number {
+  return integer(env.DIRECTORY_ANSWER_WORKER_YOUNG_MB, 0, 'DIRECTORY_ANSWER_WORKER_YOUNG_MB', 0, 1024);
+}
+
 /** DIRECTORY_CHECK_LOCAL_WEB: development only, the local web of sample sites at 127.0.0.1:<port> (unset: off). */
 function localWebSetting(value: string | undefined): string | null {
   if (value === undefined || value === '' || value === 'off') return null;

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerWorkersFromEnvironment } from '../src/config.js';
+import { answerWorkerYoungMbFromEnvironment, answerWorkersFromEnvironment } from '../src/config.js';
 import { generateListings } from '../src/demo/listing-generator.js';
 import { taxonomyCategoryPicker } from '../src/demo/seed-directory.js';
 import { AnswerWorkers } from '../src/workers/answer-workers.js';
@@ -137,6 +137,45 @@ describe('DIRECTORY_ANSWER_WORKERS', () => {
     expect(answerWorkersFromEnvironment({ DIRECTORY_ANSWER_WORKERS: '3' })).toBe(3);
     for (const bad of ['-1', '17', '1.5', 'two']) {
       expect(() => answerWorkersFromEnvironment({ DIRECTORY_ANSWER_WORKERS: bad })).toThrow(/DIRECTORY_ANSWER_WORKERS must be a whole number from 0 to 16/);
+    }
+  });
+});
+
+describe("an answer worker's young generation", () => {
+  async function limitsOfWorker(youngGenerationMb: number | undefined): Promise<{ maxYoungGenerationSizeMb: number }> {
+    const workers = new AnswerWorkers({
+      count: 1,
+      storage: { engine: 'sqlite', file: 'unused' },
+      pageVersion: 'any',
+      cacheKib: 1024,
+      onError: () => undefined,
+      workerModule: new URL('./support/limits-answer-worker.ts', import.meta.url),
+      ...(youngGenerationMb !== undefined ? { youngGenerationMb } : {}),
+    });
+    try {
+      const bytes = await workers.assemble(PLAN);
+      expect(bytes).not.toBeNull();
+      return JSON.parse(String(bytes)) as { maxYoungGenerationSizeMb: number };
+    } finally {
+      await workers.close();
+    }
+  }
+
+  it('is capped at the size asked for, and left to V8 when none is', async () => {
+    expect((await limitsOfWorker(16)).maxYoungGenerationSizeMb).toBe(16);
+    expect((await limitsOfWorker(1)).maxYoungGenerationSizeMb).toBe(1);
+    const own = (await limitsOfWorker(undefined)).maxYoungGenerationSizeMb;
+    // V8's own choice, whatever it is on this Node, is not the cap.
+    expect(own === -1 || own === 0 || own > 16).toBe(true);
+  });
+
+  it('is set by DIRECTORY_ANSWER_WORKER_YOUNG_MB: V8\'s own (0) unless a whole number of MB is given, anything else refused', () => {
+    expect(answerWorkerYoungMbFromEnvironment({})).toBe(0);
+    expect(answerWorkerYoungMbFromEnvironment({ DIRECTORY_ANSWER_WORKER_YOUNG_MB: '' })).toBe(0);
+    expect(answerWorkerYoungMbFromEnvironment({ DIRECTORY_ANSWER_WORKER_YOUNG_MB: '0' })).toBe(0);
+    expect(answerWorkerYoungMbFromEnvironment({ DIRECTORY_ANSWER_WORKER_YOUNG_MB: '48' })).toBe(48);
+    for (const bad of ['-1', '1025', '1.5', 'big']) {
+      expect(() => answerWorkerYoungMbFromEnvironment({ DIRECTORY_ANSWER_WORKER_YOUNG_MB: bad })).toThrow(/DIRECTORY_ANSWER_WORKER_YOUNG_MB must be a whole number from 0 to 1024/);
     }
   });
 });

@@ -43,6 +43,8 @@ export interface AnswerWorkersOptions extends AnswerWorkerData {
   startTimeoutMs?: number;
   respawnMs?: number;
   workerModule?: URL;
+  /** Each worker's young generation in MB (`resourceLimits.maxYoungGenerationSizeMb`); unset: V8's own. */
+  youngGenerationMb?: number;
 }
 
 export class AnswerWorkers implements AnswerAssembler {
@@ -119,7 +121,8 @@ export class AnswerWorkers implements AnswerAssembler {
     try {
       const workerData: AnswerWorkerData = { storage, pageVersion, cacheKib };
       const module = this.#options.workerModule ?? WORKER_URL;
-      worker = startModuleWorker(module, workerData);
+      const young = this.#options.youngGenerationMb;
+      worker = startModuleWorker(module, workerData, young ? { maxYoungGenerationSizeMb: young } : undefined);
     } catch (error) {
       this.#options.onError('an answer worker could not start', error);
       return null;

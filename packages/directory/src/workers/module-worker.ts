@@ -5,15 +5,16 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 
 /** The module `name` (without extension) beside `from`: `.ts` when `from` is TypeScript source, else `.js`. */
 export function siblingModule(name: string, from: string): URL {
   return new URL(`./${name}${from.endsWith('.ts') ? '.ts' : '.js'}`, from);
 }
 
-export function startModuleWorker(module: URL, workerData: unknown): Worker {
-  return module.pathname.endsWith('.ts') ? new Worker(sourceBootstrap(module), { eval: true, workerData }) : new Worker(module, { workerData });
+export function startModuleWorker(module: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
+  const options = { workerData, ...(resourceLimits ? { resourceLimits } : {}) };
+  return module.pathname.endsWith('.ts') ? new Worker(sourceBootstrap(module), { eval: true, ...options }) : new Worker(module, options);
 }
 
 /**
