@@ -6,6 +6,7 @@
  *   npx tsx bench/directory-memory.ts [--sizes 100000,1000000] [--workers 1] [--rounds 3]
  *                                     [--hour-change false] [--semi-space 64] [--database-url postgres://…]
  *                                     [--release-heap-pages true,false] [--node-flags "--flag=value …"]
+ *                                     [--heap-mb 20000]
  *
  * The data sets are those of bench/directory.ts (bench/.data/directory-<size>, made by
  * `npx tsx bench/directory.ts --sizes <size> --prepare-only true`; with --database-url, its
@@ -17,7 +18,9 @@
  * runs it; 0: Node's default, as `npm start` runs it). `--release-heap-pages true,false` runs the node
  * with and without handing back the heap pages its start freed (heap-pages.ts; on, as main.ts runs a
  * node, by default), one after the other in the same run. `--node-flags` adds flags to the node's
- * command line (V8's, such as --heap-growing-percent=20).
+ * command line (V8's, such as --heap-growing-percent=20). `--heap-mb` is the node's
+ * --max-old-space-size (20000 by default; 0: Node's own, as `npm start` runs it, which also sizes a
+ * smaller young generation).
  *
  * Prints per size: RSS, heap, external (typed arrays), the kernel's RssAnon / RssFile and peak
  * (VmHWM), per listed listing, and on Linux RSS by kind of mapping (mappingsNow in
@@ -40,6 +43,7 @@ const hourChange = args.get('hour-change') === 'true';
 const postgresUrl = args.get('database-url') ?? null;
 const benchNow = args.get('now') ?? '2026-12-08T12:00:00Z';
 const semiSpaceMb = Number(args.get('semi-space') ?? 64);
+const heapMb = Number(args.get('heap-mb') ?? 20000);
 const nodeFlags = (args.get('node-flags') ?? '').split(' ').filter((flag) => flag !== '');
 const releaseChoices = (args.get('release-heap-pages') ?? 'true').split(',').map((choice) => choice === 'true');
 const root = new URL('.', import.meta.url).pathname;
@@ -60,7 +64,7 @@ async function run(size: number, workers: string, releaseHeapPages: boolean): Pr
   const url = databaseUrl(size);
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dir, BENCH_NOW: benchNow, DIRECTORY_ANSWER_CACHE: 'off', DIRECTORY_ANSWER_WORKERS: workers, ROUNDS: rounds, HOUR_CHANGE: hourChange ? '1' : '0', RELEASE_HEAP_PAGES: releaseHeapPages ? '1' : '0' };
   if (url) env.DIRECTORY_DATABASE_URL = url;
-  const child = spawn(process.execPath, [...nodeFlags, '--max-old-space-size=20000', ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []), '--expose-gc', '--import', 'tsx', join(root, 'directory-memory-server.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...(heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : []), ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []), '--expose-gc', '--import', 'tsx', join(root, 'directory-memory-server.ts')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const reader = createInterface({ input: child.stdout });
   const loadBefore = load();
   const result = await new Promise<Record<string, unknown>>((resolve, reject) => {
@@ -71,7 +75,7 @@ async function run(size: number, workers: string, releaseHeapPages: boolean): Pr
     });
   });
   await new Promise((resolve) => child.once('close', resolve));
-  return { size, engine: url ? 'postgres' : 'sqlite', workers: Number(workers), semiSpaceMb, nodeFlags, releaseHeapPages, loadBefore, loadAfter: load(), ...result };
+  return { size, engine: url ? 'postgres' : 'sqlite', workers: Number(workers), semiSpaceMb, heapMb, nodeFlags, releaseHeapPages, loadBefore, loadAfter: load(), ...result };
 }
 
 const fmt = (mb: number) => `${mb.toFixed(0)} MB`;
