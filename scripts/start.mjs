@@ -11,10 +11,10 @@ env.DIRECTORY_ALLOW_LOCAL_INBOXES ??= 'true';
 env.INBOX_ALLOW_LOCAL_NETWORKS ??= 'true';
 env.INBOX_DIRECTORY_URL ??= env.DIRECTORY_PUBLIC_URL || `http://${directoryHost}:${directoryPort}`;
 
-/** Ends the start: a refusal that says what to do (a port in use: ListenError; a database that cannot be reached: StartRefusal) as it is, anything else with its stack. */
+/** Ends the start: a refusal that says what to do (a port in use: ListenError; a database that cannot be reached: StartRefusal; a setting it cannot take: SettingError) as it is, anything else with its stack. */
 async function stop(error, ...running) {
   await Promise.allSettled(running.map((service) => service.close()));
-  const text = error?.name === 'ListenError' || error?.name === 'StartRefusal' ? error.message : (error?.stack ?? String(error));
+  const text = ['ListenError', 'StartRefusal', 'SettingError'].includes(error?.name) ? error.message : (error?.stack ?? String(error));
   process.stderr.write(`\nnpm start stopped: ${text}\n`);
   process.exit(1);
 }

@@ -3,7 +3,7 @@
  * runner (manifest verification and refresh) and the HTTP server. Tests build it with their own
  * clock and data folder.
  */
-import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, poolSizeOf, storageTarget, trustProxyFromSetting, type Mailer, type StorageTarget } from '@svc/shared';
+import { JobRunner, SettingError, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, poolSizeOf, storageTarget, trustProxyFromSetting, type Mailer, type StorageTarget } from '@svc/shared';
 import { loadNetworkPepper } from './domain/persons/network-pepper.js';
 import { networkHost, type PersonsDeps } from './domain/persons/persons.js';
 import { installPersonRoutes } from './doors/rest/person-routes.js';
@@ -142,7 +142,7 @@ export function shareConnections(target: StorageTarget, workers: number): { main
   if (target.engine !== 'postgres') return { main: target, workerConnections: 1, statementKeys: target };
   const max = poolSizeOf(target.url);
   if (workers > 0 && max - workers < MIN_MAIN_CONNECTIONS) {
-    throw new Error(`DIRECTORY_DATABASE_URL: max=${max} leaves fewer than ${MIN_MAIN_CONNECTIONS} connections beside the ${workers} answer workers' (one each); raise max or lower DIRECTORY_ANSWER_WORKERS`);
+    throw new SettingError(`DIRECTORY_DATABASE_URL: max=${max} leaves fewer than ${MIN_MAIN_CONNECTIONS} connections beside the ${workers} answer workers' (one each); raise max or lower DIRECTORY_ANSWER_WORKERS`);
   }
   const workerConnections = workers === 0 ? 1 : Math.max(1, Math.min(WORKER_CONNECTIONS, Math.floor((max - MIN_MAIN_CONNECTIONS) / workers)));
   const left = max - (workers === 0 ? 0 : workers * workerConnections);
@@ -154,6 +154,8 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   const clock = options.clock ?? { now: () => Date.now() };
   const logLevel = options.logLevel ?? process.env.LOG_LEVEL ?? 'info';
   const workerCount = options.answerWorkers ?? answerWorkersFromEnvironment();
+  // Read even without workers: a setting the node cannot take stops its start, whatever the others say.
+  const workerYoungMb = answerWorkerYoungMbFromEnvironment();
   const { main: storage, workerConnections, statementKeys } = shareConnections(
     storageTarget(options.databaseUrl === undefined ? process.env.DIRECTORY_DATABASE_URL : options.databaseUrl, join(options.dataDir, 'directory.sqlite'), 'DIRECTORY_DATABASE_URL'),
     workerCount,
@@ -180,7 +182,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
           storage: storage.engine === 'postgres' ? { ...storage, connections: workerConnections } : storage,
           pageVersion: pages.version,
           cacheKib: DIRECTORY_CACHE_KIB,
-          youngGenerationMb: answerWorkerYoungMbFromEnvironment(),
+          youngGenerationMb: workerYoungMb,
           ...(options.answerTimeoutMs !== undefined ? { answerTimeoutMs: options.answerTimeoutMs } : {}),
           // Called only once the server runs (http is declared below).
           onError: (message, error) => http.log.warn({ err: error }, message),
@@ -247,7 +249,7 @@ export async function buildDirectory(options: DirectoryOptions): Promise<Directo
   // Persons, keys and passes (docs/identity.md "The network side"); keys go out by mail.
   const host = networkHost(baseUrl);
   const mailSettings = mailEnvironment('DIRECTORY', /^[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$/i.test(new URL(baseUrl).hostname) ? `keys@${new URL(baseUrl).hostname}` : 'keys@network.localhost');
-  if (!isMailAddress(mailSettings.from)) throw new Error(`DIRECTORY_MAIL_FROM must be a plain mail address, not ${mailSettings.from}`);
+  if (!isMailAddress(mailSettings.from)) throw new SettingError(`DIRECTORY_MAIL_FROM must be a plain mail address, not ${mailSettings.from}`);
   const sinkFolder = join(options.dataDir, 'network-mail');
   const mailer = options.mailer ?? (mailSettings.smtpUrl ? smtpMailer({ url: mailSettings.smtpUrl, from: mailSettings.from }) : sinkMailer(sinkFolder, mailSettings.from, `${baseUrl}/dev/mail`));
   const persons: PersonsDeps = { ctx: context, pepper: loadNetworkPepper(options.dataDir), host, mailer, name: `The network at ${host}` };

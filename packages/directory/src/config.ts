@@ -1,4 +1,5 @@
 /** Directory settings from the environment, each with an embedded default (documented in README.md). */
+import { SettingError } from '@svc/shared';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
@@ -30,7 +31,7 @@ export const SHARED_DATABASE_NEEDS_PUBLIC_URL =
 function integer(value: string | undefined, fallback: number, name: string, min: number, max: number): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, not ${value}`);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) throw new SettingError(`${name} must be a whole number from ${min} to ${max}, not ${value}`);
   return parsed;
 }
 
@@ -38,7 +39,7 @@ export function readDirectoryEnvironment(env: NodeJS.ProcessEnv = process.env): 
   const host = env.DIRECTORY_HOST || '127.0.0.1';
   const port = integer(env.DIRECTORY_PORT, 8080, 'DIRECTORY_PORT', 0, 65_535);
   const databaseUrl = env.DIRECTORY_DATABASE_URL || null;
-  if (databaseUrl !== null && !env.DIRECTORY_PUBLIC_URL) throw new Error(SHARED_DATABASE_NEEDS_PUBLIC_URL);
+  if (databaseUrl !== null && !env.DIRECTORY_PUBLIC_URL) throw new SettingError(SHARED_DATABASE_NEEDS_PUBLIC_URL);
   return {
     dataDir: resolve(env.DATA_DIR || './data'),
     host,
@@ -82,6 +83,6 @@ export function answerWorkerYoungMbFromEnvironment(env: NodeJS.ProcessEnv = proc
 /** DIRECTORY_CHECK_LOCAL_WEB: development only, the local web of sample sites at 127.0.0.1:<port> (unset: off). */
 function localWebSetting(value: string | undefined): string | null {
   if (value === undefined || value === '' || value === 'off') return null;
-  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{1,5}$/.test(value)) throw new Error(`DIRECTORY_CHECK_LOCAL_WEB must be 127.x.x.x:<port> (the local web of sample sites), not ${value}`);
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{1,5}$/.test(value)) throw new SettingError(`DIRECTORY_CHECK_LOCAL_WEB must be 127.x.x.x:<port> (the local web of sample sites), not ${value}`);
   return value;
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import type { Clock } from './domain/types.js';
 import { buildHttpServer } from './doors/rest/http-server.js';
-import { JobRunner, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, storageTarget, trustProxyFromSetting, type Mailer } from '@svc/shared';
+import { JobRunner, SettingError, installSinkPage, isMailAddress, mailEnvironment, rateLimitScale, sinkMailer, smtpMailer, storageTarget, trustProxyFromSetting, type Mailer } from '@svc/shared';
 import { loadIdentityKeys } from './domain/identity/identity-keys.js';
 import { defaultFromAddress, type MailServices } from './domain/mail/mail-services.js';
 import { NOTICE_JOB } from './domain/mail/notices.js';
@@ -126,7 +126,7 @@ export async function buildInbox(options: InboxOptions): Promise<Inbox> {
   config.pushPublicKey = vapid.keys.publicKey;
   const mailSettings = mailEnvironment('INBOX', defaultFromAddress(config.publicBaseUrl));
   const fromAddress = options.mailFrom ?? mailSettings.from;
-  if (!isMailAddress(fromAddress)) throw new Error(`INBOX_MAIL_FROM must be a plain mail address, such as inbox@salon.example, not ${fromAddress}`);
+  if (!isMailAddress(fromAddress)) throw new SettingError(`INBOX_MAIL_FROM must be a plain mail address, such as inbox@salon.example, not ${fromAddress}`);
   const sinkFolder = join(options.dataDir, 'mail');
   const mailer =
     options.mailer ??

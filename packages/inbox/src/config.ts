@@ -1,4 +1,5 @@
 /** Settings from the environment, each with an embedded default (documented in README.md). */
+import { SettingError } from '@svc/shared';
 import { resolve } from 'node:path';
 
 export interface InboxEnvironment {
@@ -25,7 +26,7 @@ export interface InboxEnvironment {
 function port(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) throw new Error(`${name} must be a port number, not ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) throw new SettingError(`${name} must be a port number, not ${value}`);
   return parsed;
 }
 

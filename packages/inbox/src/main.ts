@@ -1,5 +1,5 @@
 /** Starts an inbox from the environment, with a demo business on first start (used by `npm start`). */
-import { ListenError, describeStorage, listenOrExplain, storageTarget } from '@svc/shared';
+import { ListenError, SettingError, describeStorage, listenOrExplain, storageTarget } from '@svc/shared';
 import { join } from 'node:path';
 import { buildInbox, type Inbox } from './app.js';
 import { readEnvironment } from './config.js';
@@ -104,5 +104,5 @@ export async function startInboxFromEnvironment(environment: NodeJS.ProcessEnv =
 function directoryNetwork(directoryUrl: string, allowLocalNetworks: boolean): string {
   const checked = networkOrigin(new URL(directoryUrl).origin, { allowLocalNetworks });
   if ('origin' in checked) return checked.origin;
-  throw new Error(`INBOX_DIRECTORY_URL ${directoryUrl}: a network ${checked.problem} (INBOX_ALLOW_LOCAL_NETWORKS=true allows http on 127.0.0.1 in development).`);
+  throw new SettingError(`INBOX_DIRECTORY_URL ${directoryUrl}: a network ${checked.problem} (INBOX_ALLOW_LOCAL_NETWORKS=true allows http on 127.0.0.1 in development).`);
 }

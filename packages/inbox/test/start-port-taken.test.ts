@@ -155,3 +155,26 @@ describe('npm start when a port is taken on the first start', { timeout: 90_000 
     expect(ownerKeysIn(dataDir)).toBe(1);
   });
 });
+
+describe('npm start with a setting it cannot take', { timeout: 90_000 }, () => {
+  let dataDir: string;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'start-bad-setting-'));
+  });
+  afterAll(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  for (const [setting, value, said] of [
+    ['DIRECTORY_ANSWER_WORKER_YOUNG_MB', 'big', 'DIRECTORY_ANSWER_WORKER_YOUNG_MB must be a whole number from 0 to 1024, not big'],
+    ['INBOX_PORT', 'eighty', 'INBOX_PORT must be a port number, not eighty'],
+  ] as const) {
+    it(`stops on ${setting}=${value}, saying which setting and what it takes, without a stack`, async () => {
+      const run = await runStart({ ...environment(dataDir, await freePort(), await freePort()), [setting]: value });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(`npm start stopped: ${said}`);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(ownerKeysIn(dataDir)).toBe(0);
+    });
+  }
+});

@@ -12,8 +12,8 @@ try {
     process.once(signal, () => void inbox.close().finally(() => process.exit(0)));
   }
 } catch (error) {
-  // A refusal that says what to do (a port in use, a database that cannot be reached) as it is; anything else with its stack.
-  const said = error instanceof Error && (error.name === 'ListenError' || error.name === 'StartRefusal');
+  // A refusal that says what to do (a port in use, a database that cannot be reached, a setting it cannot take) as it is; anything else with its stack.
+  const said = error instanceof Error && (error.name === 'ListenError' || error.name === 'StartRefusal' || error.name === 'SettingError');
   process.stderr.write(`inbox stopped: ${said ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 }

@@ -8,6 +8,7 @@
  * One setting per service scales every budget (INBOX_RATE_LIMIT, DIRECTORY_RATE_LIMIT): 2 doubles
  * them, 0 turns limits off (benchmarks and load tests).
  */
+import { SettingError } from '../errors/setting-error.js';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -47,7 +48,7 @@ const REMEMBERED_CALLERS = 50_000;
 export function rateLimitScale(value: string | undefined, name: string): number {
   if (value === undefined || value.trim() === '') return 1;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed < 0) throw new Error(`${name} must be a number of at least 0 (0 turns limits off), not ${value}`);
+  if (!Number.isFinite(parsed) || parsed < 0) throw new SettingError(`${name} must be a number of at least 0 (0 turns limits off), not ${value}`);
   return parsed;
 }
 

@@ -6,6 +6,7 @@
  * header, one plain address per recipient (header injection is refused, never repaired). nodemailer is
  * loaded when a mailer is made, not with this module (the answer workers import @svc/shared too).
  */
+import { SettingError } from '../errors/setting-error.js';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SendMailOptions, Transporter } from 'nodemailer';
@@ -112,7 +113,7 @@ export interface SmtpSettings {
 /** Sends through an SMTP server. */
 export function smtpMailer(settings: SmtpSettings): Mailer {
   const url = new URL(settings.url);
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new Error('the SMTP URL must start with smtp:// or smtps://');
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new SettingError('the SMTP URL must start with smtp:// or smtps://');
   const timeout = settings.timeoutMs ?? 10_000;
   const transport = transportOf({
     host: url.hostname.replace(/^\[|\]$/g, ''),

@@ -9,6 +9,7 @@
  * turn, keeping only a server that takes writes when it says `target_session_attrs=read-write` (or
  * `primary`), as libpq does.
  */
+import { SettingError } from '../errors/setting-error.js';
 import { randomBytes } from 'node:crypto';
 import { Kysely, sql, type Migration } from 'kysely';
 import pg from 'pg';
@@ -53,7 +54,7 @@ export function poolSizeOf(url: string): number {
   const first = postgresLocation(url).hostUrls[0] as string;
   const max = new URL(first).searchParams.get('max');
   const size = max === null ? DEFAULT_POOL_SIZE : Number(max);
-  if (!Number.isInteger(size) || size < 1 || size > 1_000) throw new Error(`max=${max} in the database URL must be a whole number of connections from 1 to 1000`);
+  if (!Number.isInteger(size) || size < 1 || size > 1_000) throw new SettingError(`max=${max} in the database URL must be a whole number of connections from 1 to 1000`);
   return size;
 }
 

@@ -3,6 +3,7 @@
  * (INBOX_DATABASE_URL, DIRECTORY_DATABASE_URL) opens PostgreSQL; without one, the service's SQLite
  * file in its data folder, the embedded default.
  */
+import { SettingError } from '../errors/setting-error.js';
 import type { Kysely, Migration } from 'kysely';
 import type { StorageEngine } from './engine.js';
 import { DEFAULT_POSTGRES_SETTINGS, openPostgres, type PostgresSettings } from './postgres.js';
@@ -29,7 +30,7 @@ function milliseconds(env: NodeJS.ProcessEnv, name: string, fallback: number): n
   const value = env[name]?.trim();
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 3_600_000) throw new Error(`${name} must be a whole number of milliseconds (0 to 3600000), not ${value}`);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 3_600_000) throw new SettingError(`${name} must be a whole number of milliseconds (0 to 3600000), not ${value}`);
   return parsed;
 }
 
@@ -52,12 +53,12 @@ export function postgresSettingsFromEnvironment(settingName: string, env: NodeJS
 export function storageTarget(setting: string | undefined | null, sqliteFile: string, settingName: string, env: NodeJS.ProcessEnv = process.env): StorageTarget {
   const value = setting?.trim() ?? '';
   if (value === '') return { engine: 'sqlite', file: sqliteFile };
-  if (!isPostgresUrl(value)) throw new Error(`${settingName} must be a postgres:// or postgresql:// URL (or unset for the SQLite file in the data folder)`);
+  if (!isPostgresUrl(value)) throw new SettingError(`${settingName} must be a postgres:// or postgresql:// URL (or unset for the SQLite file in the data folder)`);
   try {
     postgresLocation(value);
   } catch (error) {
     const why = (error as Error).message;
-    throw new Error(why.includes('not a valid URL') ? `${settingName} is not a valid URL` : `${settingName}: ${why}`);
+    throw new SettingError(why.includes('not a valid URL') ? `${settingName} is not a valid URL` : `${settingName}: ${why}`);
   }
   return { engine: 'postgres', url: value, setting: settingName, settings: postgresSettingsFromEnvironment(settingName, env) };
 }
