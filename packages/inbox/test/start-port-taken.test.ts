@@ -168,6 +168,9 @@ describe('npm start with a setting it cannot take', { timeout: 90_000 }, () => {
   for (const [setting, value, said] of [
     ['DIRECTORY_ANSWER_WORKER_YOUNG_MB', 'big', 'DIRECTORY_ANSWER_WORKER_YOUNG_MB must be a whole number from 0 to 1024, not big'],
     ['INBOX_PORT', 'eighty', 'INBOX_PORT must be a port number, not eighty'],
+    ['TRUST_PROXY', 'maybe-not', "TRUST_PROXY must be true, a number of hops, or the proxies' addresses or CIDRs separated by commas, not maybe-not"],
+    ['INBOX_SECRET_KEY', 'abc', 'INBOX_SECRET_KEY must be base64 of 32 bytes (such as `openssl rand -base64 32`); it holds 2'],
+    ['DIRECTORY_PERSONS_KEY', 'xyz', 'DIRECTORY_PERSONS_KEY must be base64 of 32 bytes (such as `openssl rand -base64 32`); it holds 2'],
   ] as const) {
     it(`stops on ${setting}=${value}, saying which setting and what it takes, without a stack`, async () => {
       const run = await runStart({ ...environment(dataDir, await freePort(), await freePort()), [setting]: value });

@@ -3,6 +3,8 @@
  * (including those Fastify raises before routing), the JSON body parser, /healthz, /openapi.json
  * generated from the operation table, and /problems/{code}. Services add their own routes.
  */
+import { isIP } from 'node:net';
+import { SettingError } from '../errors/setting-error.js';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import pino from 'pino';
@@ -42,7 +44,21 @@ export function trustProxyFromSetting(value: string | undefined): boolean | numb
   if (text === '' || text === 'false' || text === '0') return false;
   if (text === 'true') return true;
   if (/^\d+$/.test(text)) return Number(text);
-  return text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const proxies = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const refused = proxies.find((entry) => !isProxyAddress(entry));
+  if (refused !== undefined) throw new SettingError(`TRUST_PROXY must be true, a number of hops, or the proxies' addresses or CIDRs separated by commas, not ${refused}`);
+  return proxies;
+}
+
+/** What Fastify's proxy list takes: an address, a CIDR (address/bits or address/netmask), or loopback, linklocal, uniquelocal. */
+function isProxyAddress(entry: string): boolean {
+  if (entry === 'loopback' || entry === 'linklocal' || entry === 'uniquelocal') return true;
+  const [address = '', range, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128);
+  return family === 4 && isIP(range) === 4;
 }
 
 export function createServiceApp(options: ServiceAppOptions): FastifyInstance {

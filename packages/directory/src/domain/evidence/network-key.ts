@@ -5,6 +5,7 @@
  * search nodes sharing one database share it through that setting. Its public half is published at
  * GET /v1/log/key (as a note verifier key and a JWK Set), like an inbox's receipt keys.
  */
+import { keyFromSetting } from '@svc/shared';
 import { createHash, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ export function networkHostOf(baseUrl: string): string {
 
 export function loadNetworkKey(dataDir: string, baseUrl: string, fromEnvironment: string | undefined = process.env.DIRECTORY_LOG_KEY): NetworkKey {
   const host = networkHostOf(baseUrl);
-  if (fromEnvironment) return networkKeyFromSeed(Buffer.from(fromEnvironment, 'base64'), host);
+  if (fromEnvironment) return networkKeyFromSeed(keyFromSetting('DIRECTORY_LOG_KEY', fromEnvironment, 32), host);
   const file = join(dataDir, 'network-log.key');
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -3,6 +3,7 @@
  * person ids businesses see are made with it. `<data folder>/persons.key`, made at first start and
  * readable by its owner only, or DIRECTORY_PERSONS_KEY (base64 of 32 bytes).
  */
+import { keyFromSetting } from '@svc/shared';
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ export class NetworkPepper {
 }
 
 export function loadNetworkPepper(dataDir: string, fromEnvironment: string | undefined = process.env.DIRECTORY_PERSONS_KEY): NetworkPepper {
-  if (fromEnvironment) return new NetworkPepper(Buffer.from(fromEnvironment, 'base64'));
+  if (fromEnvironment) return new NetworkPepper(keyFromSetting('DIRECTORY_PERSONS_KEY', fromEnvironment, 32));
   const file = join(dataDir, 'persons.key');
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -5,7 +5,7 @@
  * Sealed form: `v1.<iv>.<ciphertext+tag>` in base64url.
  */
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { pooledRandomBytes } from '@svc/shared';
+import { keyFromSetting, pooledRandomBytes } from '@svc/shared';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -50,7 +50,7 @@ export class SecretBox {
  * sealed secrets unreadable, so it lives beside the database it protects and is backed up with it.
  */
 export function loadSecretBox(dataDir: string, fromEnvironment: string | undefined = process.env.INBOX_SECRET_KEY): SecretBox {
-  if (fromEnvironment) return new SecretBox(Buffer.from(fromEnvironment, 'base64'));
+  if (fromEnvironment) return new SecretBox(keyFromSetting('INBOX_SECRET_KEY', fromEnvironment, KEY_BYTES));
   const file = join(dataDir, 'secret.key');
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
