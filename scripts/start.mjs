@@ -2,6 +2,7 @@
 // http://127.0.0.1:8787 that registers itself with it, on embedded defaults (see README.md).
 import { SAMPLE_SITES, startDirectoryFromEnvironment, startLocalWeb } from '@svc/directory';
 import { startInboxFromEnvironment } from '@svc/inbox';
+import { whyStartStopped } from '@svc/shared';
 
 const env = process.env;
 const directoryPort = env.DIRECTORY_PORT || '8080';
@@ -11,11 +12,10 @@ env.DIRECTORY_ALLOW_LOCAL_INBOXES ??= 'true';
 env.INBOX_ALLOW_LOCAL_NETWORKS ??= 'true';
 env.INBOX_DIRECTORY_URL ??= env.DIRECTORY_PUBLIC_URL || `http://${directoryHost}:${directoryPort}`;
 
-/** Ends the start: a refusal that says what to do (a port in use: ListenError; a database that cannot be reached: StartRefusal; a setting it cannot take: SettingError) as it is, anything else with its stack. */
+/** Ends the start, saying why (a refusal in its own words, anything else with its stack: whyStartStopped). */
 async function stop(error, ...running) {
   await Promise.allSettled(running.map((service) => service.close()));
-  const text = ['ListenError', 'StartRefusal', 'SettingError'].includes(error?.name) ? error.message : (error?.stack ?? String(error));
-  process.stderr.write(`\nnpm start stopped: ${text}\n`);
+  process.stderr.write(`\nnpm start stopped: ${whyStartStopped(error)}\n`);
   process.exit(1);
 }
 

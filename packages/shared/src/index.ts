@@ -2,6 +2,7 @@ export * from './errors/problem-codes.js';
 export * from './errors/problem.js';
 export * from './errors/zod-fields.js';
 export * from './errors/setting-error.js';
+export * from './errors/start-stop.js';
 export * from './ids.js';
 export * from './cursor.js';
 export * from './hashing.js';

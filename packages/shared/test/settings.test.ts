@@ -5,7 +5,7 @@
  */
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { SettingError, keyFromSetting, trustProxyFromSetting } from '../src/index.js';
+import { ListenError, SettingError, StartRefusal, keyFromSetting, trustProxyFromSetting, whyStartStopped } from '../src/index.js';
 
 /** Whether Fastify takes this proxy list, and answers a request with it. */
 async function fastifyTakes(proxies: string[]): Promise<boolean> {
@@ -52,5 +52,17 @@ describe('a key given as a setting', () => {
       expect(() => keyFromSetting('DIRECTORY_LOG_KEY', value, 32)).toThrow(SettingError);
       expect(() => keyFromSetting('DIRECTORY_LOG_KEY', value, 32)).toThrow(`DIRECTORY_LOG_KEY must be base64 of 32 bytes (such as \`openssl rand -base64 32\`); it holds ${holds}`);
     }
+  });
+});
+
+describe('what a start prints when it stops', () => {
+  it('is a refusal\'s own sentence, and anything else with its stack', () => {
+    expect(whyStartStopped(new SettingError('INBOX_PORT must be a port number, not eighty'))).toBe('INBOX_PORT must be a port number, not eighty');
+    expect(whyStartStopped(new StartRefusal('The database cannot be reached.', null))).toBe('The database cannot be reached.');
+    expect(whyStartStopped(new ListenError('The inbox cannot listen.', 'EADDRINUSE'))).toBe('The inbox cannot listen.');
+    const defect = new TypeError('x is not a function');
+    expect(whyStartStopped(defect)).toBe(defect.stack);
+    expect(whyStartStopped(defect)).toMatch(/\n\s+at /);
+    expect(whyStartStopped('a string thrown')).toBe('a string thrown');
   });
 });

@@ -3,6 +3,7 @@
  * process, several of them on one PostgreSQL database (docs/storage.md). `npm start` starts an
  * inbox and a directory together; this starts the inbox alone. Stops on SIGINT and SIGTERM.
  */
+import { whyStartStopped } from '@svc/shared';
 import { startInboxFromEnvironment } from '../main.js';
 
 try {
@@ -12,8 +13,6 @@ try {
     process.once(signal, () => void inbox.close().finally(() => process.exit(0)));
   }
 } catch (error) {
-  // A refusal that says what to do (a port in use, a database that cannot be reached, a setting it cannot take) as it is; anything else with its stack.
-  const said = error instanceof Error && (error.name === 'ListenError' || error.name === 'StartRefusal' || error.name === 'SettingError');
-  process.stderr.write(`inbox stopped: ${said ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`inbox stopped: ${whyStartStopped(error)}\n`);
   process.exit(1);
 }
