@@ -27,6 +27,7 @@ import {
   storageTarget,
   transactionWithRetry,
   utf8Bytes,
+  utf8BytesOf,
   bulkBytes,
   bytesOf,
   copyBytesInto,
@@ -167,7 +168,13 @@ describe(`the dialect layer on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     const prefixed = await db.selectFrom('things').select('name').where(startsWith('name', 'a_')).execute();
     expect(prefixed.map((r) => r.name)).toEqual(['a_b']);
     const row = await db.selectFrom('things').select(utf8Bytes(db, 'name').as('raw')).where('name', '=', 'épée').executeTakeFirstOrThrow();
-    expect(bytesOf(row.raw)).toEqual(Buffer.from('épée', 'utf8'));
+    expect(utf8BytesOf(row.raw)).toEqual(Buffer.from('épée', 'utf8'));
+    // Backslashes, quotes, characters outside the BMP (four UTF-8 bytes) and a control character come back byte for byte.
+    const awkward = 'a\\b \\x41 "q" \'s 🍕 日本 \u0001 \u00ff';
+    await db.insertInto('things').values({ name: awkward, at: 9, bytes: null, doc: '{}', flag: 0 }).execute();
+    const read = await db.selectFrom('things').select(utf8Bytes(db, 'name').as('raw')).where('name', '=', awkward).executeTakeFirstOrThrow();
+    expect(utf8BytesOf(read.raw).equals(Buffer.from(awkward, 'utf8'))).toBe(true);
+    await db.deleteFrom('things').where('name', '=', awkward).execute();
   });
 
   it('reads a binary column of every byte value whole', async () => {

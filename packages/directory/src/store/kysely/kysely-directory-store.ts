@@ -10,7 +10,7 @@
  */
 import { KyselyEvidenceStore, KyselyStatementStore } from './evidence-store.js';
 import { KyselyPersonStore } from './person-store.js';
-import { KyselyJobStore, bytesOf, compileOnce, engineOf, inList, lockUntilCommit, slotsOf, transactionWithRetry, type SqlScalar, WriteBatch, utf8Bytes, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
+import { KyselyJobStore, compileOnce, engineOf, inList, lockUntilCommit, slotsOf, transactionWithRetry, type SqlScalar, WriteBatch, utf8Bytes, utf8BytesOf, type SqliteDatabase, type StorageEngine, type StorageHealth, type StorageTarget, type TableWrites } from '@svc/shared';
 import { FileIndexSnapshotStore, KyselyIndexSnapshotStore } from './index-snapshot-store.js';
 import type { SqliteStatement } from '@svc/shared/sqlite-driver';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -233,7 +233,7 @@ class KyselyListingStore implements ListingStore {
     if (!renderer || seqs.length === 0) return found;
     if (this.#sqlite) return (this.#pageReader ??= new PageReader(this.#sqlite)).read(renderer.version, seqs);
     for (const row of await this.#pageQuery(renderer.version, seqs).execute()) {
-      found.set(row.seq, new StoredListingPage(row.inputs, bytesOf(row.fixed)));
+      found.set(row.seq, new StoredListingPage(row.inputs, utf8BytesOf(row.fixed)));
     }
     return found;
   }

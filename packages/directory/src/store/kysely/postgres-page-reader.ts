@@ -1,8 +1,8 @@
 /**
  * page-reader.ts's read on PostgreSQL, through Kysely, on a connection of its own (an answer
- * worker's): the current pages of a page of results, `fixed` as its UTF-8 bytes (sent as base64, sql-dialect.ts `utf8Bytes`).
+ * worker's): the current pages of a page of results, `fixed` as its UTF-8 bytes (sql-dialect.ts `utf8Bytes`: the text as it is, encoded here).
  */
-import { anyOfArray, bytesOf, compileOnce, connectPostgres, utf8Bytes, type PostgresSettings } from '@svc/shared/storage';
+import { anyOfArray, compileOnce, connectPostgres, utf8Bytes, utf8BytesOf, type PostgresSettings } from '@svc/shared/storage';
 import type { Kysely } from 'kysely';
 import { StoredListingPage } from '../../domain/listings/listing-page.js';
 import type { DirectoryDatabase } from './schema.js';
@@ -28,7 +28,7 @@ export class PostgresPageReader {
     const found = new Map<number, StoredListingPage>();
     if (seqs.length === 0) return found;
     const rows = await pagesOf.all(this.#db, { version, seqs });
-    for (const row of rows) found.set(row.seq, new StoredListingPage(row.inputs, bytesOf(row.fixed)));
+    for (const row of rows) found.set(row.seq, new StoredListingPage(row.inputs, utf8BytesOf(row.fixed)));
     return found;
   }
 
