@@ -68,8 +68,7 @@ export function utf8Bytes(db: AnyKysely, column: string): RawBuilder<Buffer | st
 
 /** The bytes of a `utf8Bytes` column as read: the blob, or the text's UTF-8 (lossless: a database text holds no lone surrogate). */
 export function utf8BytesOf(value: Buffer | Uint8Array | string): Buffer {
-  if (typeof value === 'string') return Buffer.from(value, 'utf8');
-  return Buffer.isBuffer(value) ? value : Buffer.from(value);
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : bytesOf(value);
 }
 
 /**
