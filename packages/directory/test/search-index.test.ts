@@ -912,7 +912,9 @@ describe('search index: random directory against a reference', () => {
 describe('search index: more listings than 16 bits count', () => {
   it('lists past position 65,535 and lists kept as bitsets find what a reference finds, in a new order too', () => {
     const N = 140_000;
-    const wordsOf = (seq: number): string[] => [seq % 3 === 0 ? 'trio' : '', seq % 1000 === 7 ? 'rarum' : '', seq % 97 === 1 ? 'medius' : ''].filter(Boolean);
+    // 'extremum': the first and last 1,000 seqs, so in the reversed order a list with nothing between positions 1,000 and 139,000
+    const wordsOf = (seq: number): string[] =>
+      [seq % 3 === 0 ? 'trio' : '', seq % 1000 === 7 ? 'rarum' : '', seq % 97 === 1 ? 'medius' : '', seq <= 1000 || seq > N - 1000 ? 'extremum' : ''].filter(Boolean);
     const many = Array.from({ length: N }, (_, i) => listing({ seq: i + 1, name: ['Shop', ...wordsOf(i + 1)].join(' ') }));
     const reversed = Int32Array.from(many.map((l) => l.seq).reverse());
     // a second order: every listing, scattered (a multiplier prime to N)
@@ -922,7 +924,7 @@ describe('search index: more listings than 16 bits count', () => {
       [built, reversed],
       [built.withOrder(scattered), scattered],
     ] as const) {
-      for (const words of [['rarum'], ['medius'], ['trio'], ['medius', 'trio'], ['rarum', 'trio'], ['rarum', 'medius']]) {
+      for (const words of [['rarum'], ['medius'], ['trio'], ['medius', 'trio'], ['rarum', 'trio'], ['rarum', 'medius'], ['extremum'], ['extremum', 'medius'], ['extremum', 'trio'], ['extremum', 'rarum']]) {
         const want = [...order].filter((seq) => words.every((w) => wordsOf(seq).includes(w)));
         expect(want.length).toBeGreaterThan(0);
         expect(all(index, query({ words }), 100).seqs, words.join(' ')).toEqual(want);

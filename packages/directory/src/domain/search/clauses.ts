@@ -95,66 +95,84 @@ export class ListClause implements Clause {
   }
 }
 
+/** First index i in lo[from, to) with lo[i] >= target (to when none), galloping from `from`. */
+function gallop16(lo: Uint16Array, target: number, from: number, to: number): number {
+  if (from >= to || lo[from]! >= target) return from;
+  let a = from + 1;
+  let b = a;
+  let step = 1;
+  while (b < to && lo[b]! < target) {
+    a = b + 1;
+    step <<= 1;
+    b = a + step;
+  }
+  if (b > to) b = to;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (lo[mid]! < target) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
 /**
- * A sorted posting list kept packed: position i is (hi[i] << 16) | lo[i] (3 bytes a position while
- * the index holds fewer than 2^24 listings); probes by bitset when it has one, otherwise by
- * galloping from the last probe, as ListClause.
+ * A sorted posting list kept packed (postings.ts): each position's low 16 bits in `lo`, cut in chunks
+ * by the rest, chunk h being entries starts[first + h] to starts[first + h + 1]. Probes by bitset
+ * when it has one, otherwise by galloping from the last probe within the sought position's chunk.
  */
 export class PackedListClause implements Clause {
-  private cur = 0;
+  /** Index into lo of the last probe's answer (every earlier entry of its chunk is below it). */
+  private cur: number;
   private bits: Uint32Array | null;
   readonly size: number;
 
   constructor(
     private readonly lo: Uint16Array,
-    private readonly hi: Uint8Array | Uint16Array,
+    private readonly starts: Int32Array,
+    private readonly first: number,
+    private readonly chunks: number,
     bits: Uint32Array | null,
     private readonly bitsSource: () => Uint32Array,
   ) {
-    this.size = lo.length;
+    this.cur = starts[first]!;
+    this.size = starts[first + chunks]! - this.cur;
     this.bits = bits;
   }
 
-  private at(i: number): number {
-    return (this.hi[i]! << 16) | this.lo[i]!;
-  }
-
-  /** First index i in [lo, hi) with at(i) >= target (hi when none). */
-  private lowerBound(target: number, lo: number, hi: number): number {
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.at(mid) < target) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  private index(from: number): number {
-    const len = this.size;
-    const i = this.cur;
-    if (i > 0 && this.at(i - 1) >= from) return (this.cur = this.lowerBound(from, 0, i)); // went back
-    if (i >= len || this.at(i) >= from) return i;
-    let lo = i + 1;
-    let hi = lo;
-    let step = 1;
-    while (hi < len && this.at(hi) < from) {
-      lo = hi + 1;
-      step <<= 1;
-      hi = lo + step;
-    }
-    return (this.cur = this.lowerBound(from, lo, hi < len ? hi : len));
-  }
-
   seek(from: number): number {
-    const i = this.index(from);
-    return i < this.size ? this.at(i) : END;
+    if (from < 0) from = 0;
+    const h = from >>> 16;
+    if (h >= this.chunks) return END;
+    const { lo, starts } = this;
+    const c = this.first + h;
+    const s = starts[c]!;
+    let e = starts[c + 1]!;
+    const low = from & 0xffff;
+    let i = s;
+    const cur = this.cur;
+    if (cur > s && cur <= e) {
+      // the last answer lies in this chunk: ahead of it, or (went back) before it
+      if (lo[cur - 1]! < low) i = cur;
+      else e = cur;
+    }
+    i = gallop16(lo, low, i, e);
+    if (i < e) {
+      this.cur = i;
+      return (h << 16) | lo[i]!;
+    }
+    // none left in this chunk: the first of the next chunk that has any
+    const end = starts[this.first + this.chunks]!;
+    this.cur = i;
+    if (i >= end) return END;
+    let k = c + 1;
+    while (starts[k + 1]! <= i) k++;
+    return ((k - this.first) << 16) | lo[i]!;
   }
 
   has(pos: number): boolean {
     const bits = this.bits;
     if (bits !== null) return ((bits[pos >>> 5]! >>> (pos & 31)) & 1) === 1;
-    const i = this.index(pos);
-    return i < this.size && this.at(i) === pos;
+    return this.seek(pos) === pos;
   }
 
   word(w: number): number {

@@ -20,7 +20,7 @@ import type { IndexSnapshotStore } from '../../store/store.js';
 import { indexFromParts, indexParts, type IndexParts, type SearchIndex } from './search-index.js';
 
 /** Raise with any change of what a snapshot holds or of how the index is made from listings (a snapshot of another format is never read). */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
 /** Snapshots kept in the database: the newest, and the one before while a node may still be reading it. */
 export const SNAPSHOTS_KEPT = 2;
 const MAGIC = Buffer.from('DIRINDEX', 'latin1');

@@ -8,69 +8,90 @@ import { STEP_MASK } from '../stepwise.js';
 
 /**
  * Posting lists by term, over positions. A list of at least n/BITS_SHARE positions is kept as a
- * bitset (n/8 bytes, less than its positions' 3 bytes each): slot bitSlot[t] of termBits, wordCount(n)
- * words, bitSize[slot] positions; any other list as its positions, packed: entries termOff[t] to
- * termOff[t + 1] of postLo (low 16 bits) and postHi (the rest: a byte while n < 2^24), empty for a
- * term kept as a bitset.
+ * bitset: slot bitSlot[t] of termBits, wordCount(n) words, bitSize[slot] positions. Any other list
+ * is kept as its positions' low 16 bits in postLo, cut in chunks by the rest (chunk h holds positions
+ * h·2^16 to h·2^16 + 65,535): entries chunkOff[t·C + h] to chunkOff[t·C + h + 1] of postLo, C being
+ * chunkCount(n). A term's list ends where the next term's begins (chunkOff[(t + 1)·C]), and is empty
+ * for a term kept as a bitset. 2 bytes a position, and 4 bytes a term and chunk (C is 16 at 1 M
+ * listings): a byte of every position's high part was 36 MB at 1 M.
  */
 export interface Postings {
-  termOff: Int32Array;
+  chunkOff: Int32Array;
   postLo: Uint16Array;
-  postHi: Uint8Array | Uint16Array;
   bitSlot: Int32Array;
   termBits: Uint32Array;
   bitSize: Int32Array;
 }
 
-/** The high part of n positions' packed form (see Postings). */
-export function highPart(n: number, length: number): Uint8Array | Uint16Array {
-  return n <= 1 << 24 ? new Uint8Array(length) : new Uint16Array(length);
+/** Chunks of 2^16 positions in an index of n listings (at least one). */
+export function chunkCount(n: number): number {
+  return Math.max(1, (n + 0xffff) >>> 16);
+}
+
+/** Where term t's list begins in postLo, and where it ends. */
+export function listStart(p: Postings, t: number, chunks: number): number {
+  return p.chunkOff[t * chunks]!;
+}
+export function listEnd(p: Postings, t: number, chunks: number): number {
+  return p.chunkOff[(t + 1) * chunks]!;
 }
 
 export const BITS_SHARE = 32;
+
+/**
+ * chunkOff from counts: entry k + 1 holds how many positions chunk k (term-major, as postLo is laid
+ * out) has; made, in place, where each chunk begins.
+ */
+function* countsToStarts(chunkOff: Int32Array): Generator<void, void> {
+  for (let k = 1; k < chunkOff.length; k++) {
+    chunkOff[k]! += chunkOff[k - 1]!;
+    if ((k & STEP_MASK) === STEP_MASK) yield;
+  }
+}
 
 /** Postings of each record's terms, laid out by position: counted, then filled in position order, so every list comes out sorted. */
 export function* layPostings(termCount: number, terms: RecordTerms, denseAt: Int32Array): Generator<void, Postings> {
   const { recOff, recTerms } = terms;
   const n = denseAt.length;
   const W = wordCount(n);
+  const C = chunkCount(n);
   const len = new Int32Array(termCount);
   for (let i = 0; i < recTerms.length; i++) len[recTerms[i]!]!++;
   const bitSlot = new Int32Array(termCount).fill(-1);
-  const off = new Int32Array(termCount + 1);
+  // where each term's list begins, moved on as it is filled
+  const fill = new Int32Array(termCount);
   let slots = 0;
+  let listed = 0;
   for (let t = 0; t < termCount; t++) {
     const l = len[t]!;
-    if (l > 0 && l * BITS_SHARE >= n) {
-      bitSlot[t] = slots++;
-      off[t + 1] = off[t]!;
-    } else off[t + 1] = off[t]! + l;
+    fill[t] = listed;
+    if (l > 0 && l * BITS_SHARE >= n) bitSlot[t] = slots++;
+    else listed += l;
   }
   const bitSize = new Int32Array(slots);
   for (let t = 0; t < termCount; t++) if (bitSlot[t]! >= 0) bitSize[bitSlot[t]!] = len[t]!;
   const termBits = new Uint32Array(slots * W);
-  const fill = off.slice(0, termCount);
-  const postLo = new Uint16Array(off[termCount]!);
-  const postHi = highPart(n, off[termCount]!);
+  const postLo = new Uint16Array(listed);
+  const chunkOff = new Int32Array(termCount * C + 1);
   for (let q = 0; q < n; q++) {
     const d = denseAt[q]!;
     const word = q >>> 5;
     const bit = 1 << (q & 31);
     const lo = q & 0xffff;
-    const hi = q >>> 16;
+    const chunk = q >>> 16;
     for (let i = recOff[d]!, e = recOff[d + 1]!; i < e; i++) {
       const t = recTerms[i]!;
       const slot = bitSlot[t]!;
       if (slot >= 0) termBits[slot * W + word]! |= bit;
       else {
-        const o = fill[t]!++;
-        postLo[o] = lo;
-        postHi[o] = hi;
+        postLo[fill[t]!++] = lo;
+        chunkOff[t * C + chunk + 1]!++;
       }
     }
     if ((q & STEP_MASK) === STEP_MASK) yield;
   }
-  return { termOff: off, postLo, postHi, bitSlot, termBits, bitSize };
+  yield* countsToStarts(chunkOff);
+  return { chunkOff, postLo, bitSlot, termBits, bitSize };
 }
 
 /**
@@ -82,34 +103,41 @@ export function* layPostings(termCount: number, terms: RecordTerms, denseAt: Int
 const WORDS_PER_STEP = (1 << 12) - 1;
 
 export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: number): Generator<void, Postings> {
-  const { termOff: off, postLo: oldLo, postHi: oldHi } = old;
+  const { chunkOff: oldOff, postLo: oldLo } = old;
   const n = move.length;
+  const C = chunkCount(n);
+  const T = (oldOff.length - 1) / C;
   const postLo = new Uint16Array(oldLo.length);
-  const postHi = highPart(n, oldLo.length);
+  // counts first (entry k + 1 for chunk k), made starts at the end
+  const chunkOff = new Int32Array(oldOff.length);
   const W = wordCount(n);
   const bits = new Uint32Array(W);
   let longest = 0;
-  for (let t = 0, T = off.length - 1; t < T; t++) {
-    longest = Math.max(longest, off[t + 1]! - off[t]!);
+  for (let t = 0; t < T; t++) {
+    longest = Math.max(longest, listEnd(old, t, C) - listStart(old, t, C));
     if ((t & STEP_MASK) === STEP_MASK) yield;
   }
   const sorted = new Int32Array(longest);
   let work = 0;
-  for (let t = 0, T = off.length - 1; t < T; t++) {
-    const a = off[t]!;
-    const b = off[t + 1]!;
+  for (let t = 0; t < T; t++) {
+    const a = listStart(old, t, C);
+    const b = listEnd(old, t, C);
     work += b - a + 1;
     if (work > STEP_MASK) {
       work = 0;
       yield;
     }
     if (b === a) continue;
+    const counts = t * C + 1;
     if ((b - a) * bitsetShare >= n) {
       // a long list (millions of postings at 5 M listings): pauses inside it too
-      for (let i = a; i < b; i++) {
-        const q = move[(oldHi[i]! << 16) | oldLo[i]!]!;
-        bits[q >>> 5]! |= 1 << (q & 31);
-        if (((i - a) & STEP_MASK) === STEP_MASK) yield;
+      for (let h = 0; h < C; h++) {
+        const high = h << 16;
+        for (let i = oldOff[t * C + h]!, e = oldOff[t * C + h + 1]!; i < e; i++) {
+          const q = move[high | oldLo[i]!]!;
+          bits[q >>> 5]! |= 1 << (q & 31);
+          if (((i - a) & STEP_MASK) === STEP_MASK) yield;
+        }
       }
       yield;
       let o = a;
@@ -122,20 +150,25 @@ export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: num
           const low = x & -x;
           x ^= low;
           const q = (w << 5) | (31 - Math.clz32(low));
-          postLo[o] = q & 0xffff;
-          postHi[o++] = q >>> 16;
+          postLo[o++] = q & 0xffff;
+          chunkOff[counts + (q >>> 16)]!++;
         }
       }
     } else {
-      for (let i = a; i < b; i++) sorted[i - a] = move[(oldHi[i]! << 16) | oldLo[i]!]!;
+      let o = 0;
+      for (let h = 0; h < C; h++) {
+        const high = h << 16;
+        for (let i = oldOff[t * C + h]!, e = oldOff[t * C + h + 1]!; i < e; i++) sorted[o++] = move[high | oldLo[i]!]!;
+      }
       const list = sorted.subarray(0, b - a).sort();
       for (let i = a; i < b; i++) {
         const q = list[i - a]!;
         postLo[i] = q & 0xffff;
-        postHi[i] = q >>> 16;
+        chunkOff[counts + (q >>> 16)]!++;
       }
     }
   }
+  yield* countsToStarts(chunkOff);
   const termBits = new Uint32Array(old.termBits.length);
   for (let base = 0; base < termBits.length; base += W) {
     yield;
@@ -152,6 +185,5 @@ export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: num
     }
   }
   // the terms, their slots and sizes are the same in every order
-  return { termOff: off, postLo, postHi, bitSlot: old.bitSlot, termBits, bitSize: old.bitSize };
+  return { chunkOff, postLo, bitSlot: old.bitSlot, termBits, bitSize: old.bitSize };
 }
-

@@ -40,7 +40,7 @@ import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRo
 import type { GeoBox } from './geo.js';
 import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type Built, type Core, type CoreSettings, type HoursTable, type Namespace, type RecordData } from './index-core.js';
 import { OpenAnswers } from './open-answers.js';
-import { layPostings, relayPostings, type Postings } from './postings.js';
+import { chunkCount, layPostings, listEnd, listStart, relayPostings, type Postings } from './postings.js';
 import { SLICE_MS, STEP_MASK, backgroundTurn, filledInSteps, runAtOnce, runInSteps } from '../stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, foldWords, tagKey } from './text.js';
@@ -339,6 +339,8 @@ class Index implements SearchIndex {
   private readonly orderIdxAt: Int32Array;
   /** Posting lists by term (see Postings). */
   private readonly postings: Postings;
+  /** The postings' chunks of 2^16 positions (chunkCount). */
+  private readonly chunks: number;
   /** Bitsets of lists kept as positions, made for probing them (least recently used dropped first). */
   private readonly bitsCache: Map<number, Uint32Array> = new Map();
   /** The open-now answers of a search, in arrays kept from search to search (made at the first). */
@@ -366,6 +368,7 @@ class Index implements SearchIndex {
     this.records = laid.records;
     this.orderIdxAt = laid.orderIdxAt;
     this.postings = laid.postings;
+    this.chunks = chunkCount(n);
     this.rec = laid.rec;
     this.places = laid.places ?? null;
     if (laid.bitsCache) {
@@ -575,9 +578,8 @@ class Index implements SearchIndex {
         seqAt: index.seqAt,
         orderIdxAt: index.orderIdxAt,
         order: index.order,
-        termOff: postings.termOff,
+        chunkOff: postings.chunkOff,
         postLo: postings.postLo,
-        postHi: postings.postHi,
         bitSlot: postings.bitSlot,
         termBits: postings.termBits,
         bitSize: postings.bitSize,
@@ -618,19 +620,17 @@ class Index implements SearchIndex {
     const core: Core = { words, facets, termCount: v.termCount, zones: v.zones, hours };
     const seqAt = i32('seqAt');
     const n = seqAt.length;
-    const postHi = a.postHi;
-    if (!(postHi instanceof Uint8Array || postHi instanceof Uint16Array)) throw new Error('snapshot: postHi missing');
-    const postings: Postings = { termOff: i32('termOff'), postLo: typed('postLo', Uint16Array), postHi, bitSlot: i32('bitSlot'), termBits: typed('termBits', Uint32Array), bitSize: i32('bitSize') };
+    const postings: Postings = { chunkOff: i32('chunkOff'), postLo: typed('postLo', Uint16Array), bitSlot: i32('bitSlot'), termBits: typed('termBits', Uint32Array), bitSize: i32('bitSize') };
     const rec: RecordData = { lat: typed('lat', Float64Array), lng: typed('lng', Float64Array), hoursOf: i32('hoursOf'), pingBits: typed('pingBits', Uint32Array), pingRank: i32('pingRank'), pingAt: typed('pingAt', Float64Array) };
     const orderIdxAt = i32('orderIdxAt');
     if (
-      postings.termOff.length !== v.termCount + 1 ||
+      postings.chunkOff.length !== v.termCount * chunkCount(n) + 1 ||
+      postings.chunkOff[postings.chunkOff.length - 1] !== postings.postLo.length ||
       orderIdxAt.length !== n ||
       rec.lat.length !== n ||
       rec.lng.length !== n ||
       rec.hoursOf.length !== n ||
-      rec.pingBits.length !== wordCount(n) ||
-      postings.postLo.length !== postings.postHi.length
+      rec.pingBits.length !== wordCount(n)
     )
       throw new Error('snapshot: sizes disagree');
     return new Index(core, i32('order'), { seqAt, posOfSeq: seqMap(seqAt), records: null, orderIdxAt, postings, rec }, DEFAULT_TUNING);
@@ -798,10 +798,14 @@ class Index implements SearchIndex {
 
   /** The positions of a term kept as a list (none for one kept as a bitset). */
   private list(t: number): Int32Array {
-    const { postLo, postHi, termOff } = this.postings;
-    const a = termOff[t]!;
-    const out = new Int32Array(termOff[t + 1]! - a);
-    for (let i = 0; i < out.length; i++) out[i] = (postHi[a + i]! << 16) | postLo[a + i]!;
+    const { postLo, chunkOff } = this.postings;
+    const C = this.chunks;
+    const a = listStart(this.postings, t, C);
+    const out = new Int32Array(listEnd(this.postings, t, C) - a);
+    for (let h = 0; h < C; h++) {
+      const high = h << 16;
+      for (let i = chunkOff[t * C + h]!, e = chunkOff[t * C + h + 1]!; i < e; i++) out[i - a] = high | postLo[i]!;
+    }
     return out;
   }
 
@@ -812,9 +816,9 @@ class Index implements SearchIndex {
   }
 
   private termLength(t: number): number {
-    const { termOff, bitSlot, bitSize } = this.postings;
+    const { bitSlot, bitSize } = this.postings;
     const slot = bitSlot[t]!;
-    return slot >= 0 ? bitSize[slot]! : termOff[t + 1]! - termOff[t]!;
+    return slot >= 0 ? bitSize[slot]! : listEnd(this.postings, t, this.chunks) - listStart(this.postings, t, this.chunks);
   }
 
   /** The positions of a term, ascending. */
@@ -846,12 +850,12 @@ class Index implements SearchIndex {
     if (t === undefined) return null;
     const slot = this.postings.bitSlot[t]!;
     if (slot >= 0) return new BitsClause(this.slotBits(slot), this.size, this.postings.bitSize[slot]!);
-    const { termOff, postLo, postHi } = this.postings;
-    const a = termOff[t]!;
-    const b = termOff[t + 1]!;
+    const C = this.chunks;
+    const a = listStart(this.postings, t, C);
+    const b = listEnd(this.postings, t, C);
     if (b === a) return null;
     const big = (b - a) * this.tuning.bitsetShare >= this.size;
-    return new PackedListClause(postLo.subarray(a, b), postHi.subarray(a, b), big ? this.bitsOf(t) : null, () => this.bitsOf(t));
+    return new PackedListClause(this.postings.postLo, this.postings.chunkOff, t * C, C, big ? this.bitsOf(t) : null, () => this.bitsOf(t));
   }
 
   private facet(ns: Namespace, value: string): Clause | null {
