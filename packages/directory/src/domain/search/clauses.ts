@@ -121,7 +121,7 @@ function gallop16(lo: Uint16Array, target: number, from: number, to: number): nu
  * when it has one, otherwise by galloping from the last probe within the sought position's chunk.
  */
 export class PackedListClause implements Clause {
-  /** Index into lo of the last probe's answer (every earlier entry of its chunk is below it). */
+  /** Index into lo where the last probe stopped: the next one gallops on from there when it seeks further in the same chunk. */
   private cur: number;
   private bits: Uint32Array | null;
   readonly size: number;
