@@ -6,18 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { END, ListClause, PackedListClause } from '../src/domain/search/clauses.js';
 import { chunkCount, layPostings, listEnd, listStart, relayPostings, type Postings } from '../src/domain/search/postings.js';
 import { runAtOnce } from '../src/domain/stepwise.js';
-
-/** A small deterministic generator (mulberry32), so a failure can be run again. */
-function randomOf(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { sfc32 as randomOf } from '../src/demo/prng.js';
 
 const N = 300_000; // five chunks of 2^16 positions
 
