@@ -36,6 +36,17 @@ export function listEnd(p: Postings, t: number, chunks: number): number {
   return p.chunkOff[(t + 1) * chunks]!;
 }
 
+/** Term t's listed positions, ascending, written into `into` from its start; returns how many. */
+export function readList(p: Postings, t: number, chunks: number, into: Int32Array): number {
+  const { chunkOff, postLo } = p;
+  const a = chunkOff[t * chunks]!;
+  for (let h = 0; h < chunks; h++) {
+    const high = h << 16;
+    for (let i = chunkOff[t * chunks + h]!, e = chunkOff[t * chunks + h + 1]!; i < e; i++) into[i - a] = high | postLo[i]!;
+  }
+  return chunkOff[(t + 1) * chunks]! - a;
+}
+
 export const BITS_SHARE = 32;
 
 /**
@@ -155,12 +166,9 @@ export function* relayPostings(old: Postings, move: Int32Array, bitsetShare: num
         }
       }
     } else {
-      let o = 0;
-      for (let h = 0; h < C; h++) {
-        const high = h << 16;
-        for (let i = oldOff[t * C + h]!, e = oldOff[t * C + h + 1]!; i < e; i++) sorted[o++] = move[high | oldLo[i]!]!;
-      }
-      const list = sorted.subarray(0, b - a).sort();
+      const m = readList(old, t, C, sorted);
+      for (let j = 0; j < m; j++) sorted[j] = move[sorted[j]!]!;
+      const list = sorted.subarray(0, m).sort();
       for (let i = a; i < b; i++) {
         const q = list[i - a]!;
         postLo[i] = q & 0xffff;

@@ -40,7 +40,7 @@ import { CELL_DEG, GRID_COLS, GRID_ROWS, boxAround, boxCellRuns, gridCol, gridRo
 import type { GeoBox } from './geo.js';
 import { IntBuf, NAMESPACES, WARM, buildCore, coreBuilder, permuteRecordData, pingIndex, type Built, type Core, type CoreSettings, type HoursTable, type Namespace, type RecordData } from './index-core.js';
 import { OpenAnswers } from './open-answers.js';
-import { chunkCount, layPostings, listEnd, listStart, relayPostings, type Postings } from './postings.js';
+import { chunkCount, layPostings, listEnd, listStart, readList, relayPostings, type Postings } from './postings.js';
 import { SLICE_MS, STEP_MASK, backgroundTurn, filledInSteps, runAtOnce, runInSteps } from '../stepwise.js';
 import { TermTable } from './term-table.js';
 import { foldText, foldWords, tagKey } from './text.js';
@@ -798,14 +798,8 @@ class Index implements SearchIndex {
 
   /** The positions of a term kept as a list (none for one kept as a bitset). */
   private list(t: number): Int32Array {
-    const { postLo, chunkOff } = this.postings;
-    const C = this.chunks;
-    const a = listStart(this.postings, t, C);
-    const out = new Int32Array(listEnd(this.postings, t, C) - a);
-    for (let h = 0; h < C; h++) {
-      const high = h << 16;
-      for (let i = chunkOff[t * C + h]!, e = chunkOff[t * C + h + 1]!; i < e; i++) out[i - a] = high | postLo[i]!;
-    }
+    const out = new Int32Array(listEnd(this.postings, t, this.chunks) - listStart(this.postings, t, this.chunks));
+    readList(this.postings, t, this.chunks, out);
     return out;
   }
 
