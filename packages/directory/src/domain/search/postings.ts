@@ -12,8 +12,8 @@ import { STEP_MASK } from '../stepwise.js';
  * is kept as its positions' low 16 bits in postLo, cut in chunks by the rest (chunk h holds positions
  * h·2^16 to h·2^16 + 65,535): entries chunkOff[t·C + h] to chunkOff[t·C + h + 1] of postLo, C being
  * chunkCount(n). A term's list ends where the next term's begins (chunkOff[(t + 1)·C]), and is empty
- * for a term kept as a bitset. 2 bytes a position, and 4 bytes a term and chunk (C is 16 at 1 M
- * listings): a byte of every position's high part was 36 MB at 1 M.
+ * for a term kept as a bitset. 2 bytes a position, and 4 bytes a term and chunk (C is 14 at 1 M
+ * stored listings, 908,227 listed): a byte of every position's high part was 36 MB there.
  */
 export interface Postings {
   chunkOff: Int32Array;
